@@ -1,0 +1,36 @@
+// accumlab-cli: the headless front end (DESIGN.md §8).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "accumlab/input_error.h"
+#include "run_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"AccumLab: gradient accumulation, measured", "accumlab-cli"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "accumlab-cli 0.1.0");
+  accumlab::cli::RunCommand run(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "accumlab-cli: %s (see accumlab-cli --help)\n", e.what());
+    return 2;
+  }
+  try {
+    if (app.got_subcommand("run")) return run.execute();
+  } catch (const accumlab::InputError& e) {
+    std::fprintf(stderr, "accumlab-cli: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "accumlab-cli: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,112 @@
+#include "progress_sink.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace accumlab::cli {
+
+namespace {
+constexpr auto kTerminalRedraw = std::chrono::milliseconds(100);  // ~10 redraws a second
+constexpr auto kPlainInterval = std::chrono::seconds(5);          // log lines when piped
+
+std::string formatDuration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  const auto s = static_cast<long long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", s / 3600, (s / 60) % 60, s % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%02lld:%02lld", s / 60, s % 60);
+  }
+  return buf;
+}
+}  // namespace
+
+ProgressSink::ProgressSink(std::FILE* out, bool interactive) : out_(out), interactive_(interactive) {}
+
+void ProgressSink::onRunStarted(const RunInfo& info) {
+  budget_ = info.budget_samples;
+  for (ArmKind a : info.config.arms) {
+    order_.push_back(toString(a));
+    arms_[toString(a)] = ArmLine{};
+  }
+  std::fprintf(out_, "data   %s\nmodel  %s\ndevice %s\nbudget %lld samples per arm, m=%lld K=%lld\n",
+               info.dataset.c_str(), info.model.c_str(), info.device.c_str(),
+               static_cast<long long>(budget_), static_cast<long long>(info.config.micro_batch),
+               static_cast<long long>(info.config.accum));
+  std::fflush(out_);
+}
+
+void ProgressSink::onStep(const StepRecord& r) {
+  ArmLine& line = arms_[toString(r.arm)];
+  line.samples = r.samples_seen;
+  line.loss = r.loss;
+  line.samples_per_s = r.samples_per_s;
+  draw(false);
+}
+
+void ProgressSink::onEvent(const EventRecord& e) {
+  if (e.kind == "diverged" || e.kind == "failed" || e.kind == "dropped") return;  // shown per arm
+  if (interactive_ && drawn_lines_ > 0) {
+    std::fprintf(out_, "\033[%dA\033[J", drawn_lines_);
+    drawn_lines_ = 0;
+  }
+  std::fprintf(out_, "event  %s%s%s\n", e.arm.empty() ? "" : (e.arm + ": ").c_str(),
+               e.message.c_str(), "");
+  draw(true);
+}
+
+void ProgressSink::onArmFinished(const ArmSummary& s) {
+  ArmLine& line = arms_[toString(s.arm)];
+  line.samples = s.samples_seen;
+  line.state = toString(s.status);
+  if (!s.message.empty()) line.state += ": " + s.message;
+  draw(true);
+}
+
+void ProgressSink::onRunFinished(const RunSummary&) {
+  draw(true);
+  if (interactive_) std::fprintf(out_, "\n");
+  std::fflush(out_);
+}
+
+double ProgressSink::etaSeconds() const {
+  // Arms share one thread, so the time left is the sum of each arm's time left.
+  double eta = 0;
+  for (const auto& [name, line] : arms_) {
+    if (line.state != "running") continue;
+    if (line.samples_per_s <= 0) return NAN;
+    eta += static_cast<double>(budget_ - line.samples) / line.samples_per_s;
+  }
+  return eta;
+}
+
+std::string ProgressSink::lineFor(const std::string& arm, const ArmLine& l) const {
+  char buf[256];
+  const double pct = budget_ > 0 ? 100.0 * static_cast<double>(l.samples) / static_cast<double>(budget_) : 0;
+  std::snprintf(buf, sizeof buf, "%-10s %10lld/%lld (%5.1f%%)  loss %-10.4g %9.0f samples/s  %s",
+                arm.c_str(), static_cast<long long>(l.samples), static_cast<long long>(budget_),
+                pct, l.loss, l.samples_per_s, l.state == "running" ? "" : l.state.c_str());
+  return buf;
+}
+
+void ProgressSink::draw(bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  const auto interval = interactive_ ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kTerminalRedraw)
+                                     : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kPlainInterval);
+  if (!force && now - last_draw_ < interval) return;
+  if (!interactive_ && force) {
+    // Piped output: finished arms and events are logged, but not every redraw.
+    if (now - last_draw_ < std::chrono::milliseconds(1)) return;
+  }
+  last_draw_ = now;
+  if (interactive_ && drawn_lines_ > 0) std::fprintf(out_, "\033[%dA", drawn_lines_);
+  for (const auto& name : order_) {
+    std::fprintf(out_, "%s%s\n", lineFor(name, arms_.at(name)).c_str(), interactive_ ? "\033[K" : "");
+  }
+  std::fprintf(out_, "ETA %s%s\n", formatDuration(etaSeconds()).c_str(), interactive_ ? "\033[K" : "");
+  drawn_lines_ = static_cast<int>(order_.size()) + 1;
+  std::fflush(out_);
+}
+
+}  // namespace accumlab::cli

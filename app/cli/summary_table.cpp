@@ -1,0 +1,68 @@
+#include "summary_table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+namespace accumlab::cli {
+
+std::string formatBytes(int64_t bytes) {
+  char buf[32];
+  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
+  std::snprintf(buf, sizeof buf, mib >= 1024 ? "%.2f GiB" : "%.1f MiB", mib >= 1024 ? mib / 1024 : mib);
+  return buf;
+}
+
+namespace {
+
+std::string num(double v, const char* fmt = "%.4g") {
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string formatSummaryTable(const RunSummary& summary) {
+  const std::vector<std::string> header = {"arm",      "status",   "m x K",   "steps",
+                                           "train loss", "val loss", "val acc", "loss var",
+                                           "trΣ/B_eff", "B_simple", "samples/s", "peak mem",
+                                           "equiv diff"};
+  std::vector<std::vector<std::string>> rows = {header};
+  for (const ArmSummary& a : summary.arms) {
+    rows.push_back({toString(a.arm), toString(a.status),
+                    std::to_string(a.micro_batch) + " x " + std::to_string(a.accum),
+                    std::to_string(a.steps), num(a.final_train_loss), num(a.val_loss),
+                    num(a.val_accuracy * 100, "%.2f%%"), num(a.loss_variance),
+                    num(a.noise_per_update), num(a.b_simple, "%.1f"), num(a.samples_per_s, "%.0f"),
+                    formatBytes(a.peak_memory_bytes), num(a.equivalence_rel_diff, "%.2e")});
+  }
+  // Column widths in characters (UTF-8 aware for the Σ in the header).
+  auto width = [](const std::string& s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
+  };
+  std::vector<size_t> w(header.size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], width(row[i]));
+  }
+  std::ostringstream out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t i = 0; i < rows[r].size(); ++i) {
+      out << rows[r][i] << std::string(w[i] - width(rows[r][i]) + (i + 1 < rows[r].size() ? 2 : 0), ' ');
+    }
+    out << '\n';
+  }
+  for (const ArmSummary& a : summary.arms) {
+    if (!a.message.empty()) out << toString(a.arm) << ": " << a.message << '\n';
+  }
+  out << "loss var: variance of the per-update loss over the last "
+      << summary.info.config.variance_window
+      << " updates; equiv diff: max relative weight difference between accum and big-batch\n";
+  return out.str();
+}
+
+}  // namespace accumlab::cli

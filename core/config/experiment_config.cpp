@@ -1,0 +1,251 @@
+#include "accumlab/experiment_config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <utility>
+
+#include "accumlab/input_error.h"
+
+namespace accumlab {
+namespace {
+
+template <typename E>
+using Names = std::vector<std::pair<E, const char*>>;
+
+const Names<ArmKind> kArmNames = {
+    {ArmKind::kNoAccum, "no-accum"}, {ArmKind::kAccum, "accum"}, {ArmKind::kBigBatch, "big-batch"}};
+const Names<OptimizerKind> kOptimizerNames = {
+    {OptimizerKind::kSgd, "sgd"}, {OptimizerKind::kAdam, "adam"}, {OptimizerKind::kAdamW, "adamw"}};
+const Names<LrSchedule> kScheduleNames = {
+    {LrSchedule::kConstant, "constant"}, {LrSchedule::kStep, "step"}, {LrSchedule::kCosine, "cosine"}};
+const Names<LrScaling> kScalingNames = {
+    {LrScaling::kNone, "none"}, {LrScaling::kLinear, "linear"}, {LrScaling::kSqrt, "sqrt"}};
+const Names<WindowPolicy> kPolicyNames = {{WindowPolicy::kStream, "stream"},
+                                          {WindowPolicy::kFlushExact, "flush-exact"},
+                                          {WindowPolicy::kFlushDivideByK, "flush-divide-by-K"},
+                                          {WindowPolicy::kDrop, "drop"}};
+const Names<DType> kDTypeNames = {{DType::kFloat32, "float32"}, {DType::kFloat64, "float64"}};
+const Names<Task> kTaskNames = {
+    {Task::kAuto, "auto"}, {Task::kClassification, "classification"}, {Task::kRegression, "regression"}};
+
+template <typename E>
+std::string nameOf(const Names<E>& names, E v) {
+  for (const auto& [value, name] : names) {
+    if (value == v) return name;
+  }
+  return "?";
+}
+
+template <typename E>
+E parseName(const Names<E>& names, const std::string& s, const char* what) {
+  std::string accepted;
+  for (const auto& [value, name] : names) {
+    if (s == name) return value;
+    accepted += (accepted.empty() ? "" : ", ") + std::string(name);
+  }
+  throw InputError(std::string(what) + " '" + s + "' is not known: use one of " + accepted);
+}
+
+using nlohmann::json;
+
+}  // namespace
+
+std::string toString(ArmKind v) { return nameOf(kArmNames, v); }
+std::string toString(OptimizerKind v) { return nameOf(kOptimizerNames, v); }
+std::string toString(LrSchedule v) { return nameOf(kScheduleNames, v); }
+std::string toString(LrScaling v) { return nameOf(kScalingNames, v); }
+std::string toString(WindowPolicy v) { return nameOf(kPolicyNames, v); }
+std::string toString(DType v) { return nameOf(kDTypeNames, v); }
+std::string toString(Task v) { return nameOf(kTaskNames, v); }
+
+ArmKind parseArmKind(const std::string& s) { return parseName(kArmNames, s, "arm"); }
+OptimizerKind parseOptimizerKind(const std::string& s) {
+  return parseName(kOptimizerNames, s, "optimizer");
+}
+LrSchedule parseLrSchedule(const std::string& s) {
+  return parseName(kScheduleNames, s, "LR schedule");
+}
+LrScaling parseLrScaling(const std::string& s) { return parseName(kScalingNames, s, "LR scaling"); }
+WindowPolicy parseWindowPolicy(const std::string& s) {
+  return parseName(kPolicyNames, s, "window policy");
+}
+DType parseDType(const std::string& s) { return parseName(kDTypeNames, s, "dtype"); }
+Task parseTask(const std::string& s) { return parseName(kTaskNames, s, "task"); }
+
+int64_t armMicroBatch(ArmKind arm, int64_t m, int64_t k) {
+  return arm == ArmKind::kBigBatch ? m * k : m;
+}
+
+int64_t armAccum(ArmKind arm, int64_t m, int64_t k) { return arm == ArmKind::kAccum ? k : 1; }
+
+std::string configToJson(const ExperimentConfig& c, int indent) {
+  const OptimizerConfig& o = c.optimizer;
+  json arms = json::array();
+  for (ArmKind a : c.arms) arms.push_back(toString(a));
+  json j = {
+      {"name", c.name},
+      {"data", c.data},
+      {"label", c.label},
+      {"task", toString(c.task)},
+      {"val_fraction", c.val_fraction},
+      {"synthetic_samples", c.synthetic_samples},
+      {"model", c.model},
+      {"micro_batch", c.micro_batch},
+      {"accum", c.accum},
+      {"arms", arms},
+      {"optimizer",
+       {{"kind", toString(o.kind)},
+        {"lr", o.lr},
+        {"momentum", o.momentum},
+        {"nesterov", o.nesterov},
+        {"weight_decay", o.weight_decay},
+        {"beta1", o.beta1},
+        {"beta2", o.beta2},
+        {"eps", o.eps},
+        {"lr_scaling", toString(o.scaling)},
+        {"lr_schedule", toString(o.schedule)},
+        {"warmup_samples", o.warmup_samples},
+        {"step_every_samples", o.step_every_samples},
+        {"step_gamma", o.step_gamma},
+        {"clip_norm", o.clip_norm}}},
+      {"window_policy", toString(c.window_policy)},
+      {"dtype", toString(c.dtype)},
+      {"device", c.device},
+      {"seed", c.seed},
+      {"epochs", c.epochs},
+      {"samples", c.samples},
+      {"eval_every", c.eval_every},
+      {"noise_stats", c.noise_stats},
+      {"variance_window", c.variance_window},
+      {"noise_ema", c.noise_ema},
+      {"threads", c.threads},
+  };
+  return j.dump(indent);
+}
+
+namespace {
+
+template <typename T>
+void read(const json& j, const char* key, T& out, const std::string& source) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    throw InputError(source + ": key '" + key + "' has the wrong type (" +
+                     std::string(it->type_name()) + ")");
+  }
+}
+
+template <typename E>
+void readEnum(const json& j, const char* key, E& out, E (*parse)(const std::string&),
+              const std::string& source) {
+  std::string name;
+  read(j, key, name, source);
+  if (name.empty()) return;
+  try {
+    out = parse(name);
+  } catch (const InputError& e) {
+    throw InputError(source + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+ExperimentConfig configFromJson(const std::string& text, const std::string& source) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(source + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  if (!j.is_object()) throw InputError(source + " must hold a JSON object of experiment settings");
+  ExperimentConfig c;
+  read(j, "name", c.name, source);
+  read(j, "data", c.data, source);
+  read(j, "label", c.label, source);
+  readEnum(j, "task", c.task, parseTask, source);
+  read(j, "val_fraction", c.val_fraction, source);
+  read(j, "synthetic_samples", c.synthetic_samples, source);
+  read(j, "model", c.model, source);
+  read(j, "micro_batch", c.micro_batch, source);
+  read(j, "accum", c.accum, source);
+  if (j.contains("arms")) {
+    std::vector<std::string> names;
+    read(j, "arms", names, source);
+    c.arms.clear();
+    for (const auto& n : names) {
+      try {
+        c.arms.push_back(parseArmKind(n));
+      } catch (const InputError& e) {
+        throw InputError(source + ": " + e.what());
+      }
+    }
+  }
+  if (j.contains("optimizer")) {
+    const json& o = j["optimizer"];
+    if (!o.is_object()) throw InputError(source + ": key 'optimizer' must be an object");
+    OptimizerConfig& oc = c.optimizer;
+    readEnum(o, "kind", oc.kind, parseOptimizerKind, source);
+    read(o, "lr", oc.lr, source);
+    read(o, "momentum", oc.momentum, source);
+    read(o, "nesterov", oc.nesterov, source);
+    read(o, "weight_decay", oc.weight_decay, source);
+    read(o, "beta1", oc.beta1, source);
+    read(o, "beta2", oc.beta2, source);
+    read(o, "eps", oc.eps, source);
+    readEnum(o, "lr_scaling", oc.scaling, parseLrScaling, source);
+    readEnum(o, "lr_schedule", oc.schedule, parseLrSchedule, source);
+    read(o, "warmup_samples", oc.warmup_samples, source);
+    read(o, "step_every_samples", oc.step_every_samples, source);
+    read(o, "step_gamma", oc.step_gamma, source);
+    read(o, "clip_norm", oc.clip_norm, source);
+  }
+  readEnum(j, "window_policy", c.window_policy, parseWindowPolicy, source);
+  readEnum(j, "dtype", c.dtype, parseDType, source);
+  read(j, "device", c.device, source);
+  read(j, "seed", c.seed, source);
+  read(j, "epochs", c.epochs, source);
+  read(j, "samples", c.samples, source);
+  read(j, "eval_every", c.eval_every, source);
+  read(j, "noise_stats", c.noise_stats, source);
+  read(j, "variance_window", c.variance_window, source);
+  read(j, "noise_ema", c.noise_ema, source);
+  read(j, "threads", c.threads, source);
+  return c;
+}
+
+ExperimentConfig loadConfigFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read config file " + path + ": no such file or no permission");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return configFromJson(buffer.str(), "config file " + path);
+}
+
+void validateConfig(const ExperimentConfig& c) {
+  auto fail = [](const std::string& m) { throw InputError(m); };
+  if (c.micro_batch < 1) fail("micro-batch size must be at least 1, got " + std::to_string(c.micro_batch));
+  if (c.accum < 1) fail("accumulation count K must be at least 1, got " + std::to_string(c.accum));
+  if (c.arms.empty()) fail("at least one arm is needed: no-accum, accum or big-batch");
+  for (size_t i = 0; i < c.arms.size(); ++i) {
+    for (size_t j = i + 1; j < c.arms.size(); ++j) {
+      if (c.arms[i] == c.arms[j]) fail("arm '" + toString(c.arms[i]) + "' is listed twice");
+    }
+  }
+  if (!(c.optimizer.lr >= 0)) fail("learning rate must be zero or positive");
+  if (!(c.optimizer.momentum >= 0 && c.optimizer.momentum < 1)) fail("momentum must be in [0, 1)");
+  if (c.optimizer.nesterov && c.optimizer.momentum <= 0) fail("Nesterov needs a momentum above 0");
+  if (!(c.optimizer.weight_decay >= 0)) fail("weight decay must be zero or positive");
+  if (!(c.optimizer.clip_norm >= 0)) fail("clip norm must be zero (off) or positive");
+  if (c.samples < 0) fail("the sample budget must be positive");
+  if (c.samples == 0 && !(c.epochs > 0)) fail("the budget needs epochs > 0 or samples > 0");
+  if (!(c.val_fraction >= 0 && c.val_fraction < 1)) fail("validation fraction must be in [0, 1)");
+  if (c.eval_every < 0) fail("eval interval must be zero (per epoch) or positive");
+  if (c.variance_window < 2) fail("the variance window W must be at least 2 updates");
+  if (!(c.noise_ema >= 0 && c.noise_ema < 1)) fail("noise EMA factor must be in [0, 1)");
+  if (c.threads < 0) fail("threads must be zero (default) or positive");
+}
+
+}  // namespace accumlab

@@ -1,0 +1,60 @@
+#include "data/dataset_factory.h"
+
+#include <sstream>
+
+#include "accumlab/input_error.h"
+
+namespace accumlab {
+namespace {
+
+constexpr int64_t kSpiralsSamples = 6000;
+constexpr int64_t kBlobsSamples = 20000;
+constexpr int64_t kBlobsDim = 32;
+constexpr int64_t kLinregSamples = 20000;
+constexpr int64_t kLinregDim = 10;
+
+// "1x28x28" → {1, 28, 28}
+std::vector<int64_t> parseShape(const std::string& spec, const std::string& text) {
+  std::vector<int64_t> shape;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, 'x')) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(part, &used);
+      if (used != part.size() || v < 1) throw std::invalid_argument(part);
+      shape.push_back(v);
+    } catch (const std::exception&) {
+      throw InputError("dataset '" + spec + "': the sample shape must look like 32 or 1x28x28");
+    }
+  }
+  if (shape.empty()) throw InputError("dataset '" + spec + "': the sample shape is empty");
+  return shape;
+}
+
+}  // namespace
+
+Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth) {
+  const std::string& spec = config.data;
+  const auto colon = spec.find(':');
+  const std::string kind = spec.substr(0, colon);
+  const std::string arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  auto samples = [&](int64_t fallback) {
+    return config.synthetic_samples > 0 ? config.synthetic_samples : fallback;
+  };
+  if (kind == "spirals" && arg.empty()) {
+    return makeSpirals(samples(kSpiralsSamples), config.val_fraction, config.seed);
+  }
+  if (kind == "blobs") {
+    const auto shape = arg.empty() ? std::vector<int64_t>{kBlobsDim} : parseShape(spec, arg);
+    return makeBlobs(samples(kBlobsSamples), shape, config.val_fraction, config.seed);
+  }
+  if (kind == "linreg") {
+    const auto shape = arg.empty() ? std::vector<int64_t>{kLinregDim} : parseShape(spec, arg);
+    if (shape.size() != 1) throw InputError("dataset '" + spec + "': linreg takes one dimension");
+    return makeLinreg(samples(kLinregSamples), shape[0], config.val_fraction, config.seed, truth);
+  }
+  throw InputError("unknown dataset '" + spec + "': use spirals, blobs, blobs:1x28x28 or linreg");
+}
+
+}  // namespace accumlab

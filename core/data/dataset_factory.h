@@ -1,0 +1,14 @@
+#pragma once
+
+#include "accumlab/experiment_config.h"
+#include "data/dataset.h"
+#include "data/synthetic.h"
+
+namespace accumlab {
+
+/// Loads the dataset named by `config.data` (DESIGN.md §8), split for training and
+/// validation. Throws InputError with a message naming the file and the problem.
+/// For `linreg`, `truth` (if given) receives the true parameters.
+Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth = nullptr);
+
+}  // namespace accumlab

@@ -1,0 +1,93 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+/// The arms of an experiment (DESIGN.md §2).
+enum class ArmKind { kNoAccum, kAccum, kBigBatch };
+enum class OptimizerKind { kSgd, kAdam, kAdamW };
+enum class LrSchedule { kConstant, kStep, kCosine };
+/// How the LR of the larger-batch arms (accum, big-batch) is scaled from the base LR.
+enum class LrScaling { kNone, kLinear, kSqrt };
+/// What happens to the short last window at an epoch end (DESIGN.md §2).
+enum class WindowPolicy { kStream, kFlushExact, kFlushDivideByK, kDrop };
+enum class DType { kFloat32, kFloat64 };
+enum class Task { kAuto, kClassification, kRegression };
+
+struct OptimizerConfig {
+  OptimizerKind kind = OptimizerKind::kSgd;
+  double lr = 0.05;            ///< base LR, used as is by the no-accum arm
+  double momentum = 0.9;       ///< SGD only
+  bool nesterov = false;       ///< SGD only
+  double weight_decay = 0.0;   ///< L2 for SGD/Adam, decoupled for AdamW
+  double beta1 = 0.9;          ///< Adam/AdamW
+  double beta2 = 0.999;        ///< Adam/AdamW
+  double eps = 1e-8;           ///< Adam/AdamW
+  LrScaling scaling = LrScaling::kNone;
+  LrSchedule schedule = LrSchedule::kConstant;
+  int64_t warmup_samples = 0;      ///< linear warm-up length, in samples seen
+  int64_t step_every_samples = 0;  ///< kStep: decay period in samples (0: one epoch)
+  double step_gamma = 0.1;         ///< kStep: factor per period
+  double clip_norm = 0.0;          ///< clip the accumulated gradient to this norm; 0 = off
+};
+
+/// Everything that defines an experiment; plain data, JSON round-trip below.
+struct ExperimentConfig {
+  std::string name;
+  std::string data = "spirals";   ///< data SPEC (DESIGN.md §8)
+  std::string label;              ///< CSV label column (name or index)
+  Task task = Task::kAuto;
+  double val_fraction = 0.1;      ///< held-out share when the dataset has no test split
+  int64_t synthetic_samples = 0;  ///< size of a synthetic dataset; 0 = its default
+  std::string model = "mlp";      ///< model SPEC (DESIGN.md §8)
+  int64_t micro_batch = 8;        ///< m
+  int64_t accum = 8;              ///< K
+  std::vector<ArmKind> arms = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
+  OptimizerConfig optimizer;
+  WindowPolicy window_policy = WindowPolicy::kStream;
+  DType dtype = DType::kFloat32;
+  std::string device = "auto";    ///< auto, cpu, cuda, cuda:N
+  uint64_t seed = 42;
+  double epochs = 1.0;            ///< budget in epochs, used when samples == 0
+  int64_t samples = 0;            ///< budget in samples seen per arm; overrides epochs
+  int64_t eval_every = 0;         ///< evaluate every N samples seen; 0 = once per epoch
+  bool noise_stats = true;        ///< gradient-noise estimators on/off
+  int64_t variance_window = 50;   ///< W: rolling window of the per-update loss variance
+  double noise_ema = 0.95;        ///< EMA factor of the trΣ and |G|² estimates
+  int threads = 0;                ///< CPU intra-op threads; 0 = the documented default
+};
+
+std::string toString(ArmKind v);
+std::string toString(OptimizerKind v);
+std::string toString(LrSchedule v);
+std::string toString(LrScaling v);
+std::string toString(WindowPolicy v);
+std::string toString(DType v);
+std::string toString(Task v);
+
+/// Parsers for the names above; throw InputError naming the field and the accepted values.
+ArmKind parseArmKind(const std::string& s);
+OptimizerKind parseOptimizerKind(const std::string& s);
+LrSchedule parseLrSchedule(const std::string& s);
+LrScaling parseLrScaling(const std::string& s);
+WindowPolicy parseWindowPolicy(const std::string& s);
+DType parseDType(const std::string& s);
+Task parseTask(const std::string& s);
+
+/// Returns the config as a JSON object text.
+std::string configToJson(const ExperimentConfig& config, int indent = 2);
+/// Parses a JSON object; missing keys keep their defaults. `source` names the file in errors.
+ExperimentConfig configFromJson(const std::string& text, const std::string& source);
+/// Reads and parses a JSON config file; throws InputError naming the file on any problem.
+ExperimentConfig loadConfigFile(const std::string& path);
+/// Throws InputError with a one-sentence message for the first invalid value.
+void validateConfig(const ExperimentConfig& config);
+
+/// The micro-batch size and accumulation count of one arm under the given m and K.
+int64_t armMicroBatch(ArmKind arm, int64_t m, int64_t k);
+int64_t armAccum(ArmKind arm, int64_t m, int64_t k);
+
+}  // namespace accumlab

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "accumlab/records.h"
+
+namespace accumlab {
+
+/// Receives a run's records. Every call is made on the training thread, in order; an
+/// implementation that hands records to another thread must guard them itself.
+class MetricsSink {
+ public:
+  virtual ~MetricsSink() = default;
+  /// Called once, after data and model are loaded and before the first step.
+  virtual void onRunStarted(const RunInfo& info) {}
+  virtual void onStep(const StepRecord& record) = 0;
+  virtual void onEval(const EvalRecord& record) {}
+  virtual void onEvent(const EventRecord& record) {}
+  /// Called once per arm when it ends (finished, stopped, diverged or failed).
+  virtual void onArmFinished(const ArmSummary& summary) {}
+  virtual void onRunFinished(const RunSummary& summary) {}
+};
+
+/// Forwards every call to several sinks, in order.
+class FanOutSink : public MetricsSink {
+ public:
+  explicit FanOutSink(std::vector<MetricsSink*> sinks) : sinks_(std::move(sinks)) {}
+  void onRunStarted(const RunInfo& info) override {
+    for (auto* s : sinks_) s->onRunStarted(info);
+  }
+  void onStep(const StepRecord& r) override {
+    for (auto* s : sinks_) s->onStep(r);
+  }
+  void onEval(const EvalRecord& r) override {
+    for (auto* s : sinks_) s->onEval(r);
+  }
+  void onEvent(const EventRecord& r) override {
+    for (auto* s : sinks_) s->onEvent(r);
+  }
+  void onArmFinished(const ArmSummary& s) override {
+    for (auto* x : sinks_) x->onArmFinished(s);
+  }
+  void onRunFinished(const RunSummary& s) override {
+    for (auto* x : sinks_) x->onRunFinished(s);
+  }
+
+ private:
+  std::vector<MetricsSink*> sinks_;
+};
+
+}  // namespace accumlab

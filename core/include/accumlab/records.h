@@ -1,0 +1,109 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+
+namespace accumlab {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+enum class ArmStatus { kRunning, kFinished, kStopped, kDiverged, kFailed, kInterrupted };
+std::string toString(ArmStatus v);
+ArmStatus parseArmStatus(const std::string& s);
+
+/// One optimizer step of one arm (DESIGN.md §3). Quantities that do not apply are NaN.
+struct StepRecord {
+  ArmKind arm = ArmKind::kNoAccum;
+  int64_t step = 0;            ///< optimizer steps taken by this arm, 1-based
+  int64_t samples_seen = 0;    ///< samples consumed by this arm so far
+  double wall_ms = 0;          ///< since the start of training
+  int64_t micro_batch = 0;     ///< m of this window
+  int64_t accum = 0;           ///< micro-batches in this window
+  int64_t window_samples = 0;  ///< samples in this window
+  double loss = kNaN;          ///< sample-weighted mean loss of the window
+  double mb_loss_mean = kNaN;  ///< mean of the micro-batch mean losses
+  double mb_loss_var = kNaN;   ///< their variance (0 for a single micro-batch)
+  double grad_norm = kNaN;     ///< norm of the applied (accumulated, pre-clip) gradient
+  double lr = kNaN;
+  double samples_per_s = kNaN;    ///< this arm's training throughput so far
+  int64_t memory_bytes = 0;       ///< CUDA allocator peak, or process RSS on CPU
+  double g_small_sq = kNaN;       ///< mean |g_i|² over the micro-batches (B_small)
+  double g_big_sq = kNaN;         ///< |G|² of the window gradient (B_big)
+  double b_small = kNaN;          ///< samples per small-batch gradient
+  double b_big = kNaN;            ///< samples per big-batch gradient
+  double trace_sigma_est = kNaN;  ///< unbiased trΣ estimate of this step
+  double g_sq_est = kNaN;         ///< unbiased |G|² estimate of this step
+  double trace_sigma_ema = kNaN;  ///< debiased EMA of trace_sigma_est
+  double g_sq_ema = kNaN;         ///< debiased EMA of g_sq_est
+  double b_simple = kNaN;         ///< trace_sigma_ema / g_sq_ema
+  double noise_per_update = kNaN; ///< trace_sigma_ema / B_eff: noise of this arm's update
+  double loss_var_rolling = kNaN; ///< variance of `loss` over the last W updates
+  double weight_rel_diff = kNaN;  ///< big-batch arm: max relative weight difference to accum
+};
+
+/// One evaluation on the held-out split.
+struct EvalRecord {
+  ArmKind arm = ArmKind::kNoAccum;
+  int64_t step = 0;
+  int64_t samples_seen = 0;
+  double wall_ms = 0;
+  double loss = kNaN;
+  double accuracy = kNaN;  ///< NaN for regression
+};
+
+/// Something that happened: a slider change, pause, a policy note, a divergence.
+struct EventRecord {
+  int64_t samples_seen = 0;
+  double wall_ms = 0;
+  std::string kind;     ///< e.g. "micro_batch", "accum", "pause", "resume", "stop", "diverged"
+  std::string arm;      ///< the arm it concerns, empty for all
+  std::string message;  ///< a sentence for people
+};
+
+struct ArmSummary {
+  ArmKind arm = ArmKind::kNoAccum;
+  ArmStatus status = ArmStatus::kRunning;
+  std::string message;  ///< why it failed or diverged; empty otherwise
+  int64_t micro_batch = 0;
+  int64_t accum = 0;
+  int64_t steps = 0;
+  int64_t samples_seen = 0;
+  double final_train_loss = kNaN;  ///< mean window loss over the last W updates
+  double val_loss = kNaN;
+  double val_accuracy = kNaN;
+  double loss_variance = kNaN;     ///< per-update loss variance over the last W updates
+  double noise_per_update = kNaN;  ///< trΣ/B_eff at the end
+  double b_simple = kNaN;
+  double samples_per_s = kNaN;
+  int64_t peak_memory_bytes = 0;
+  double equivalence_rel_diff = kNaN;  ///< accum vs big-batch, max relative weight difference
+  int64_t diverged_at_step = -1;
+  double wall_s = 0;
+};
+
+/// What the run was: the resolved config and where it ran.
+struct RunInfo {
+  ExperimentConfig config;
+  std::string device;         ///< e.g. "cpu (2 threads)" or "cuda:0 (NVIDIA …)"
+  std::string dataset;        ///< a description: name, sizes, shape, classes
+  std::string model;          ///< a description: spec and parameter count
+  int64_t train_samples = 0;
+  int64_t val_samples = 0;
+  int64_t budget_samples = 0;  ///< per arm
+  int64_t parameters = 0;
+  std::vector<std::string> class_names;
+};
+
+struct RunSummary {
+  RunInfo info;
+  std::vector<ArmSummary> arms;
+};
+
+/// The summary as JSON text (the CLI's --json output, DESIGN.md §8).
+std::string summaryToJson(const RunSummary& summary, int indent = 2);
+
+}  // namespace accumlab

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "accumlab/experiment_config.h"
+#include "accumlab/metrics_sink.h"
+#include "accumlab/records.h"
+
+namespace accumlab {
+
+/// Trains the arms of one experiment side by side (DESIGN.md §2).
+///
+/// Threads: run() is called on one (training) thread. The request*() controls may be called
+/// from any thread at any time; they are atomics and a mutex-guarded command queue, read by
+/// the training loop between windows.
+class Trainer {
+ public:
+  explicit Trainer(ExperimentConfig config);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  /// Loads the data and model, trains every arm to the budget and reports to `sink`.
+  /// Throws InputError for a bad config, dataset or model; arm failures (divergence,
+  /// out-of-memory) are reported in the summary, not thrown.
+  RunSummary run(MetricsSink& sink);
+
+  /// Pauses at the next window boundary.
+  void requestPause();
+  void requestResume();
+  /// Stops every arm at the next window boundary (status `stopped`).
+  void requestStop();
+  /// Changes m for every arm at its next window boundary.
+  void requestMicroBatch(int64_t m);
+  /// Changes K for every arm at its next window boundary.
+  void requestAccum(int64_t k);
+  bool isPaused() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace accumlab

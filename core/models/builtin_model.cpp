@@ -1,0 +1,116 @@
+#include "models/builtin_model.h"
+
+#include <functional>
+#include <sstream>
+
+#include "accumlab/input_error.h"
+
+namespace accumlab {
+
+BuiltinModel::BuiltinModel(std::shared_ptr<NetImpl> net, std::string spec, bool batch_dependent)
+    : net_(std::move(net)), spec_(std::move(spec)), batch_dependent_(batch_dependent) {}
+
+torch::Tensor BuiltinModel::forward(const torch::Tensor& input) { return net_->forward(input); }
+
+std::vector<torch::Tensor> BuiltinModel::parameters() { return net_->parameters(); }
+
+std::vector<torch::Tensor> BuiltinModel::buffers() { return net_->buffers(); }
+
+void BuiltinModel::setTraining(bool training) { net_->train(training); }
+
+void BuiltinModel::to(const torch::Device& device, torch::Dtype dtype) {
+  net_->to(device, dtype);
+}
+
+void BuiltinModel::save(const std::string& path) {
+  torch::serialize::OutputArchive archive;
+  net_->save(archive);
+  archive.save_to(path);
+}
+
+namespace {
+
+using NetMaker = std::function<std::shared_ptr<NetImpl>()>;
+
+class BuiltinFactory : public ModelFactory {
+ public:
+  BuiltinFactory(NetMaker make, std::string spec, bool batch_dependent, uint64_t seed)
+      : make_(std::move(make)), spec_(std::move(spec)), batch_dependent_(batch_dependent),
+        seed_(seed) {}
+
+  std::unique_ptr<Model> create() override {
+    // Every replica is initialised from the same seed, so all arms start identical.
+    torch::manual_seed(seed_);
+    return std::make_unique<BuiltinModel>(make_(), spec_, batch_dependent_);
+  }
+
+ private:
+  NetMaker make_;
+  std::string spec_;
+  bool batch_dependent_;
+  uint64_t seed_;
+};
+
+std::vector<int64_t> parseHidden(const std::string& spec, const std::string& list) {
+  std::vector<int64_t> hidden;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      const long long v = std::stoll(item, &used);
+      if (used != item.size() || v < 1) throw std::invalid_argument(item);
+      hidden.push_back(v);
+    } catch (const std::exception&) {
+      throw InputError("model '" + spec + "': hidden sizes must be positive integers like " +
+                       "mlp:256,128, found '" + item + "'");
+    }
+  }
+  return hidden;
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+std::unique_ptr<ModelFactory> makeBuiltinFactory(const std::string& spec,
+                                                 const std::vector<int64_t>& shape,
+                                                 int64_t outputs, uint64_t seed) {
+  constexpr const char* kDefaultHidden = "128,128";
+  int64_t inputs = 1;
+  for (int64_t s : shape) inputs *= s;
+  const std::string name = spec.substr(0, spec.find(':'));
+  const std::string args = spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
+  if (name == "logreg" && args.empty()) {
+    return std::make_unique<BuiltinFactory>(
+        [=] { return std::make_shared<MlpImpl>(inputs, std::vector<int64_t>{}, outputs); },
+        spec, false, seed);
+  }
+  if (name == "mlp") {
+    const auto hidden = parseHidden(spec, args.empty() ? kDefaultHidden : args);
+    const std::string resolved = args.empty() ? "mlp:" + std::string(kDefaultHidden) : spec;
+    return std::make_unique<BuiltinFactory>(
+        [=] { return std::make_shared<MlpImpl>(inputs, hidden, outputs); }, resolved, false,
+        seed);
+  }
+  if ((name == "cnn" || name == "cnn_bn") && args.empty()) {
+    const bool bn = name == "cnn_bn";
+    std::vector<int64_t> chw = shape;
+    if (chw.size() == 2) chw.insert(chw.begin(), 1);  // [H, W] images get one channel
+    if (chw.size() != 3 || chw[1] < 12 || chw[2] < 12) {
+      throw InputError("model '" + spec + "' needs image samples [channels x height x width] " +
+                       "of at least 12x12, but the dataset's samples are " + shapeText(shape) +
+                       "; use mlp or logreg for this dataset");
+    }
+    return std::make_unique<BuiltinFactory>(
+        [=] { return std::make_shared<CnnImpl>(chw[0], chw[1], chw[2], outputs, bn); }, spec, bn,
+        seed);
+  }
+  return nullptr;
+}
+
+}  // namespace accumlab

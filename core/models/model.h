@@ -1,0 +1,53 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+/// A trainable model, built-in or loaded. One instance per arm, used on the training thread.
+class Model {
+ public:
+  virtual ~Model() = default;
+  /// Logits (classification) or predictions (regression), shape [batch, outputs].
+  virtual torch::Tensor forward(const torch::Tensor& input) = 0;
+  /// Every trained parameter, in a fixed order shared by all replicas.
+  virtual std::vector<torch::Tensor> parameters() = 0;
+  /// Non-trained state (e.g. BatchNorm running statistics), in a fixed order.
+  virtual std::vector<torch::Tensor> buffers() = 0;
+  /// Switches train/eval mode (dropout, BatchNorm).
+  virtual void setTraining(bool training) = 0;
+  /// Moves parameters and buffers to a device and floating dtype.
+  virtual void to(const torch::Device& device, torch::Dtype dtype) = 0;
+  /// True when the output of one sample depends on the others in its batch (BatchNorm):
+  /// then splitting a batch changes the result.
+  virtual bool batchDependent() const = 0;
+  /// The spec it was made from, e.g. "mlp:128,128".
+  virtual std::string spec() const = 0;
+  /// Saves the model (weights, or a TorchScript archive) to `path`.
+  virtual void save(const std::string& path) = 0;
+
+  /// Copies parameters and buffers from another replica of the same model.
+  void copyStateFrom(Model& other);
+  int64_t parameterCount();
+};
+
+/// Makes identical replicas of one model spec for the arms of an experiment.
+class ModelFactory {
+ public:
+  virtual ~ModelFactory() = default;
+  /// A new replica; every replica has the same initial weights.
+  virtual std::unique_ptr<Model> create() = 0;
+};
+
+/// Factory for a model SPEC (DESIGN.md §8) fitted to a dataset's sample shape and outputs.
+/// Throws InputError for an unknown spec or a model that cannot take this shape.
+std::unique_ptr<ModelFactory> makeModelFactory(const std::string& spec,
+                                               const std::vector<int64_t>& sample_shape,
+                                               int64_t outputs, uint64_t seed);
+
+}  // namespace accumlab

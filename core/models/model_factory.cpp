@@ -1,0 +1,15 @@
+#include "accumlab/input_error.h"
+#include "models/builtin_model.h"
+#include "models/model.h"
+
+namespace accumlab {
+
+std::unique_ptr<ModelFactory> makeModelFactory(const std::string& spec,
+                                               const std::vector<int64_t>& sample_shape,
+                                               int64_t outputs, uint64_t seed) {
+  if (auto builtin = makeBuiltinFactory(spec, sample_shape, outputs, seed)) return builtin;
+  throw InputError("unknown model '" + spec +
+                   "': use logreg, mlp, mlp:256,128 (hidden sizes), cnn or cnn_bn");
+}
+
+}  // namespace accumlab

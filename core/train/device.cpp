@@ -1,0 +1,71 @@
+#include "accumlab/device.h"
+
+#include <dlfcn.h>
+#include <torch/torch.h>
+
+#include "train/device_select.h"
+
+#include "accumlab/input_error.h"
+
+namespace accumlab {
+
+namespace {
+// Two cores: one torch intra-op thread and one OpenBLAS thread per process measured fastest
+// for micro-batches up to a few hundred samples (see bench/README.md).
+constexpr int kDefaultThreads = 1;
+}  // namespace
+
+bool cudaAvailable() { return torch::cuda::is_available(); }
+
+int cudaDeviceCount() { return cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+
+void configureThreads(int threads) {
+  const int n = threads > 0 ? threads : kDefaultThreads;
+  torch::set_num_threads(n);
+  // OpenBLAS keeps its own pool; looked up at run time because the BLAS behind LibTorch
+  // is chosen by the system (Debian's alternatives), not at link time.
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+    set(n);
+  }
+}
+
+torch::Device resolveDevice(const std::string& spec) {
+  if (spec == "cpu") return torch::Device(torch::kCPU);
+  if (spec == "auto") {
+    return cudaAvailable() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  }
+  if (spec == "cuda" || spec.rfind("cuda:", 0) == 0) {
+    int index = 0;
+    if (spec.size() > 5) {
+      try {
+        size_t used = 0;
+        index = std::stoi(spec.substr(5), &used);
+        if (used != spec.size() - 5 || index < 0) throw std::invalid_argument(spec);
+      } catch (const std::exception&) {
+        throw InputError("device '" + spec + "' is not valid: use auto, cpu, cuda or cuda:N");
+      }
+    }
+    if (!cudaAvailable()) {
+      throw InputError("device '" + spec +
+                       "' was requested but this LibTorch has no CUDA device; use --device cpu "
+                       "or auto");
+    }
+    if (index >= cudaDeviceCount()) {
+      throw InputError("device '" + spec + "' does not exist: " +
+                       std::to_string(cudaDeviceCount()) + " CUDA device(s) found");
+    }
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+  }
+  throw InputError("device '" + spec + "' is not valid: use auto, cpu, cuda or cuda:N");
+}
+
+std::string describeDevice(const torch::Device& device) {
+  if (device.is_cpu()) {
+    return "cpu (" + std::to_string(torch::get_num_threads()) + " thread" +
+           (torch::get_num_threads() == 1 ? "" : "s") + ")";
+  }
+  return device.str();
+}
+
+}  // namespace accumlab

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include "data/dataset.h"
+#include "models/model.h"
+
+namespace accumlab {
+
+struct EvalResult {
+  double loss = 0;      ///< mean per-sample loss on the validation split
+  double accuracy = 0;  ///< NaN for regression
+};
+
+/// Evaluates on the whole validation split in eval mode without gradients; restores train
+/// mode. Must run on the training thread (grad mode is thread-local).
+EvalResult evaluate(Model& model, const Dataset& data, const torch::Device& device,
+                    torch::Dtype dtype);
+
+}  // namespace accumlab

@@ -1,0 +1,74 @@
+#include "train/optimizer_factory.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace accumlab {
+
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig& c,
+                                                       std::vector<torch::Tensor> params,
+                                                       double lr) {
+  switch (c.kind) {
+    case OptimizerKind::kSgd:
+      return std::make_unique<torch::optim::SGD>(
+          std::move(params), torch::optim::SGDOptions(lr)
+                                 .momentum(c.momentum)
+                                 .nesterov(c.nesterov)
+                                 .weight_decay(c.weight_decay));
+    case OptimizerKind::kAdam:
+      return std::make_unique<torch::optim::Adam>(
+          std::move(params), torch::optim::AdamOptions(lr)
+                                 .betas({c.beta1, c.beta2})
+                                 .eps(c.eps)
+                                 .weight_decay(c.weight_decay));
+    case OptimizerKind::kAdamW:
+      return std::make_unique<torch::optim::AdamW>(
+          std::move(params), torch::optim::AdamWOptions(lr)
+                                 .betas({c.beta1, c.beta2})
+                                 .eps(c.eps)
+                                 .weight_decay(c.weight_decay));
+  }
+  throw std::logic_error("unknown optimizer kind");
+}
+
+void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+}
+
+double scaledBaseLr(const OptimizerConfig& c, double batch_ratio) {
+  switch (c.scaling) {
+    case LrScaling::kNone:
+      return c.lr;
+    case LrScaling::kLinear:
+      return c.lr * batch_ratio;
+    case LrScaling::kSqrt:
+      return c.lr * std::sqrt(batch_ratio);
+  }
+  return c.lr;
+}
+
+double scheduledLr(const OptimizerConfig& c, double base_lr, int64_t samples_seen,
+                   int64_t budget, int64_t epoch_size) {
+  const double s = static_cast<double>(samples_seen);
+  double factor = 1.0;
+  switch (c.schedule) {
+    case LrSchedule::kConstant:
+      break;
+    case LrSchedule::kStep: {
+      const int64_t period = c.step_every_samples > 0 ? c.step_every_samples : epoch_size;
+      factor = std::pow(c.step_gamma, static_cast<double>(samples_seen / std::max<int64_t>(1, period)));
+      break;
+    }
+    case LrSchedule::kCosine: {
+      const double progress = std::min(1.0, s / static_cast<double>(std::max<int64_t>(1, budget)));
+      factor = 0.5 * (1.0 + std::cos(M_PI * progress));
+      break;
+    }
+  }
+  if (c.warmup_samples > 0 && samples_seen < c.warmup_samples) {
+    factor *= (s + 1.0) / static_cast<double>(c.warmup_samples);
+  }
+  return base_lr * factor;
+}
+
+}  // namespace accumlab

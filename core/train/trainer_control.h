@@ -1,0 +1,70 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+
+namespace accumlab {
+
+/// The commands other threads send to a running Trainer. Written from any thread, read by
+/// the training loop between windows; the flags are atomics, the pending sizes and the
+/// pause wait are guarded by `mutex_`.
+class TrainerControl {
+ public:
+  void requestPause() { paused_ = true; }
+  void requestResume() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      paused_ = false;
+    }
+    wake_.notify_all();
+  }
+  void requestStop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+  }
+  void requestMicroBatch(int64_t m) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_m_ = m;
+  }
+  void requestAccum(int64_t k) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_k_ = k;
+  }
+  bool paused() const { return paused_; }
+  bool stopRequested() const { return stop_; }
+
+  /// Takes the pending changes (training thread).
+  std::optional<int64_t> takeMicroBatch() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto v = pending_m_;
+    pending_m_.reset();
+    return v;
+  }
+  std::optional<int64_t> takeAccum() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto v = pending_k_;
+    pending_k_.reset();
+    return v;
+  }
+  /// Blocks while paused, until resumed or stopped (training thread).
+  void waitWhilePaused() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake_.wait(lock, [this] { return !paused_ || stop_; });
+  }
+
+ private:
+  std::atomic<bool> paused_{false};
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::optional<int64_t> pending_m_;
+  std::optional<int64_t> pending_k_;
+};
+
+}  // namespace accumlab

@@ -1,0 +1,58 @@
+#include "train/window_plan.h"
+
+#include <algorithm>
+
+namespace accumlab {
+
+std::vector<torch::Tensor> splitMicroBatches(const torch::Tensor& rows, int64_t m) {
+  std::vector<torch::Tensor> out;
+  const int64_t n = rows.size(0);
+  for (int64_t begin = 0; begin < n; begin += m) {
+    out.push_back(rows.slice(0, begin, std::min(n, begin + m)));
+  }
+  return out;
+}
+
+WindowPlan planWindow(SampleStream& stream, int64_t m, int64_t k, WindowPolicy policy,
+                      int64_t budget_left) {
+  WindowPlan plan;
+  const int64_t full = m * k;
+  int64_t take = std::min(full, budget_left);
+  if (policy != WindowPolicy::kStream) take = std::min(take, stream.remainingInEpoch());
+  if (take <= 0) return plan;
+  plan.partial = take < full;
+  plan.consumed = take;
+  torch::Tensor rows = stream.take(take);
+  if (plan.partial && policy == WindowPolicy::kDrop) {
+    plan.dropped = true;
+    return plan;
+  }
+  plan.micro_batches = splitMicroBatches(rows, m);
+  plan.samples = take;
+  plan.exact_mean = !(plan.partial && policy == WindowPolicy::kFlushDivideByK);
+  for (const auto& mb : plan.micro_batches) {
+    // sum/N_window gives the sample-weighted mean gradient; Lightning's mean/K does not
+    // when the window is short or uneven.
+    const double n = static_cast<double>(mb.size(0));
+    plan.loss_scales.push_back(policy == WindowPolicy::kFlushDivideByK
+                                   ? 1.0 / (n * static_cast<double>(k))
+                                   : 1.0 / static_cast<double>(take));
+  }
+  return plan;
+}
+
+}  // namespace accumlab
+
+namespace accumlab {
+
+WindowPlan splitInHalves(const WindowPlan& plan) {
+  WindowPlan out = plan;
+  if (plan.micro_batches.size() != 1 || plan.samples < 2) return out;
+  const torch::Tensor& rows = plan.micro_batches.front();
+  const int64_t half = rows.size(0) / 2;
+  out.micro_batches = {rows.slice(0, 0, half), rows.slice(0, half, rows.size(0))};
+  out.loss_scales = {plan.loss_scales.front(), plan.loss_scales.front()};
+  return out;
+}
+
+}  // namespace accumlab

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+#include "data/sample_stream.h"
+
+namespace accumlab {
+
+/// The micro-batches of one window and how each micro-batch's summed loss is scaled.
+struct WindowPlan {
+  std::vector<torch::Tensor> micro_batches;  ///< row indices into the train split
+  std::vector<double> loss_scales;           ///< multiplies each micro-batch's summed loss
+  int64_t samples = 0;                       ///< samples trained in this window
+  int64_t consumed = 0;                      ///< samples taken from the stream (incl. dropped)
+  bool partial = false;                      ///< fewer than m·K samples
+  bool dropped = false;                      ///< a partial window discarded by `drop`
+  /// True when the scaled gradient sum is the sample-weighted mean gradient (false only for
+  /// a short window under `flush-divide-by-K`).
+  bool exact_mean = true;
+};
+
+/// Plans the next window of an arm with micro-batch `m` and `k` micro-batches per window.
+/// `budget_left` caps the samples taken. Window semantics of DESIGN.md §2:
+/// `stream` windows cross epoch ends; the other policies end a window at the epoch end and
+/// then update exactly (`flush-exact`), under-scaled by mean/K (`flush-divide-by-K`) or not
+/// at all (`drop`). A window cut short by the budget follows the same policy, except under
+/// `stream`, where it is normalised exactly.
+WindowPlan planWindow(SampleStream& stream, int64_t m, int64_t k, WindowPolicy policy,
+                      int64_t budget_left);
+
+/// The same window with its single micro-batch cut in two halves (same scales, so the same
+/// update): lets a K = 1 arm measure gradient noise at two batch sizes.
+WindowPlan splitInHalves(const WindowPlan& plan);
+
+/// Splits rows into consecutive micro-batches of `m` (the last may be shorter).
+std::vector<torch::Tensor> splitMicroBatches(const torch::Tensor& rows, int64_t m);
+
+}  // namespace accumlab

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# End-to-end tests of accumlab-cli. Usage: cli_test.sh CASE PATH/TO/accumlab-cli
+set -uo pipefail
+case_name="$1"
+cli="$2"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
+
+# expect_exit CODE PATTERN ARGS… : runs the CLI, checks the exit code and that stderr has PATTERN.
+expect_exit() {
+  local want="$1" pattern="$2"
+  shift 2
+  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || fail "exit $got, expected $want for: $* (stderr: $(head -c 400 "$tmp/err"))"
+  [ -z "$pattern" ] || grep -qE -- "$pattern" "$tmp/err" || fail "stderr lacks /$pattern/ for: $* (stderr: $(head -c 400 "$tmp/err"))"
+  [ "$want" -eq 0 ] || [ "$(wc -l <"$tmp/err")" -le 2 ] || fail "error message is not one line for: $*"
+}
+
+case "$case_name" in
+  default_json)
+    "$cli" run --samples 4096 --json -q >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    /usr/bin/python3 - "$tmp/out" <<'PY' || fail "JSON summary is wrong: $(head -c 600 "$tmp/out")"
+import json, math, sys
+s = json.load(open(sys.argv[1]))
+assert s["config"]["micro_batch"] == 8 and s["config"]["accum"] == 8, s["config"]
+arms = s["arms"]
+assert set(arms) == {"no-accum", "accum", "big-batch"}, arms.keys()
+for name, a in arms.items():
+    assert a["status"] == "finished", (name, a["status"])
+    assert a["samples_seen"] == 4096, (name, a["samples_seen"])
+    assert a["samples_per_s"] > 0 and a["peak_memory_bytes"] > 0
+    assert 0 <= a["val_accuracy"] <= 1
+assert arms["accum"]["steps"] == 4096 // 64 and arms["no-accum"]["steps"] == 4096 // 8
+# 64 steps: accum and big-batch must agree to float32 rounding.
+assert arms["accum"]["equivalence_rel_diff"] < 1e-5, arms["accum"]["equivalence_rel_diff"]
+PY
+    ;;
+  bad_options)
+    expect_exit 2 "micro-batch|--micro-batch" run --micro-batch 0
+    expect_exit 2 "optimizer 'rmsprop'" run --optimizer rmsprop --samples 64
+    expect_exit 2 "window policy" run --window-policy sometimes --samples 64
+    expect_exit 2 "unknown dataset 'nosuch'" run --data nosuch --samples 64
+    expect_exit 2 "unknown model 'resnet'" run --model resnet --samples 64
+    expect_exit 2 "needs image samples" run --model cnn --data spirals --samples 64
+    expect_exit 2 "--frobnicate" run --frobnicate
+    expect_exit 2 "device 'cuda:x'" run --device cuda:x --samples 64
+    expect_exit 2 "" run --epochs 1 --samples 10
+    ;;
+  exit_codes)
+    expect_exit 0 "" --help
+    expect_exit 2 "" 
+    "$cli" run --samples 640 --lr 1e6 --optimizer sgd --momentum 0 -q --json >"$tmp/out" 2>"$tmp/err"
+    [ $? -eq 0 ] || fail "a diverging run must still exit 0 with the arm marked diverged"
+    grep -q '"diverged"' "$tmp/out" || fail "huge LR did not mark an arm diverged"
+    ;;
+  config_file)
+    cat >"$tmp/exp.json" <<'JSON'
+{"data": "blobs", "micro_batch": 4, "accum": 2, "arms": ["accum", "big-batch"],
+ "optimizer": {"kind": "adamw", "lr": 0.001, "weight_decay": 0.01}, "samples": 800}
+JSON
+    "$cli" run --config "$tmp/exp.json" --accum 4 --json -q >"$tmp/out" 2>"$tmp/err" || fail "$(cat "$tmp/err")"
+    /usr/bin/python3 - "$tmp/out" <<'PY' || fail "config file not applied: $(head -c 600 "$tmp/out")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+c = s["config"]
+assert c["data"] == "blobs" and c["micro_batch"] == 4 and c["accum"] == 4, c
+assert c["optimizer"]["kind"] == "adamw" and c["optimizer"]["weight_decay"] == 0.01, c
+assert list(s["arms"]) == ["accum", "big-batch"] or set(s["arms"]) == {"accum", "big-batch"}
+PY
+    echo '{"micro_batch": "eight"}' >"$tmp/bad.json"
+    expect_exit 2 "bad.json: key 'micro_batch' has the wrong type" run --config "$tmp/bad.json"
+    echo '{"micro_batch": ' >"$tmp/broken.json"
+    expect_exit 2 "broken.json is not valid JSON" run --config "$tmp/broken.json"
+    ;;
+  *) fail "unknown case" ;;
+esac
+echo "PASS [$case_name]"

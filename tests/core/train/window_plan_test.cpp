@@ -1,0 +1,66 @@
+#include "train/window_plan.h"
+
+#include <gtest/gtest.h>
+
+namespace accumlab {
+namespace {
+
+TEST(WindowPlan, StreamWindowsCrossEpochEnds) {
+  SampleStream stream(10, 1);
+  planWindow(stream, 4, 2, WindowPolicy::kStream, 100);  // 8 of 10
+  const WindowPlan plan = planWindow(stream, 4, 2, WindowPolicy::kStream, 100);
+  EXPECT_EQ(plan.samples, 8);
+  EXPECT_FALSE(plan.partial);
+  ASSERT_EQ(plan.micro_batches.size(), 2u);
+  for (double s : plan.loss_scales) EXPECT_DOUBLE_EQ(s, 1.0 / 8);
+}
+
+TEST(WindowPlan, FlushExactEndsAtTheEpochWithTrueCount) {
+  SampleStream stream(10, 1);
+  planWindow(stream, 4, 2, WindowPolicy::kFlushExact, 100);
+  const WindowPlan plan = planWindow(stream, 4, 2, WindowPolicy::kFlushExact, 100);
+  EXPECT_EQ(plan.samples, 2);
+  EXPECT_TRUE(plan.partial);
+  ASSERT_EQ(plan.loss_scales.size(), 1u);
+  EXPECT_DOUBLE_EQ(plan.loss_scales[0], 1.0 / 2);
+}
+
+TEST(WindowPlan, DivideByKUnderScalesShortWindows) {
+  SampleStream stream(10, 1);
+  planWindow(stream, 4, 2, WindowPolicy::kFlushDivideByK, 100);
+  const WindowPlan plan = planWindow(stream, 4, 2, WindowPolicy::kFlushDivideByK, 100);
+  ASSERT_EQ(plan.loss_scales.size(), 1u);
+  EXPECT_DOUBLE_EQ(plan.loss_scales[0], 1.0 / (2 * 2));  // mean / K
+  EXPECT_FALSE(plan.exact_mean);
+}
+
+TEST(WindowPlan, DropDiscardsThePartialWindow) {
+  SampleStream stream(10, 1);
+  planWindow(stream, 4, 2, WindowPolicy::kDrop, 100);
+  const WindowPlan plan = planWindow(stream, 4, 2, WindowPolicy::kDrop, 100);
+  EXPECT_TRUE(plan.dropped);
+  EXPECT_EQ(plan.consumed, 2);
+  EXPECT_EQ(plan.samples, 0);
+  EXPECT_EQ(stream.consumed(), 10);
+}
+
+TEST(WindowPlan, BudgetEndInStreamIsNormalisedExactly) {
+  SampleStream stream(100, 1);
+  const WindowPlan plan = planWindow(stream, 4, 4, WindowPolicy::kStream, 6);
+  EXPECT_EQ(plan.samples, 6);
+  ASSERT_EQ(plan.micro_batches.size(), 2u);
+  EXPECT_EQ(plan.micro_batches[1].size(0), 2);
+  for (double s : plan.loss_scales) EXPECT_DOUBLE_EQ(s, 1.0 / 6);
+}
+
+TEST(SampleStream, SameSeedSameOrderAndEachEpochIsAPermutation) {
+  SampleStream a(50, 7), b(50, 7);
+  torch::Tensor ra = a.take(120), rb = b.take(120);
+  EXPECT_TRUE(torch::equal(ra, rb));
+  torch::Tensor first = std::get<0>(ra.slice(0, 0, 50).sort());
+  EXPECT_TRUE(torch::equal(first, torch::arange(50, torch::kLong)));
+  EXPECT_FALSE(torch::equal(ra.slice(0, 0, 50), ra.slice(0, 50, 100)));  // reshuffled
+}
+
+}  // namespace
+}  // namespace accumlab
