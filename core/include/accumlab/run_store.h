@@ -1,0 +1,206 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+#include "accumlab/metrics_sink.h"
+#include "accumlab/records.h"
+
+namespace accumlab {
+
+/// How a store is opened.
+struct StoreOptions {
+  /// Create the file (and its folder) when missing; otherwise a missing file is an InputError.
+  bool create_if_missing = true;
+  /// How long a write waits for another writer's lock before failing with an InputError.
+  int busy_timeout_ms = 5000;
+  /// Caps the file at this many pages (0: no cap); lets tests simulate a full disk.
+  int64_t max_page_count = 0;
+};
+
+/// One stored run (one arm of an experiment): a row of the runs list.
+struct RunRow {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  std::string experiment_name;  ///< the config's name, may be empty
+  std::string name;             ///< the run's own name (rename), may be empty
+  std::string started_at;       ///< ISO 8601 UTC, e.g. "2024-05-01T12:00:00Z"
+  std::string ended_at;         ///< empty while running or when interrupted
+  std::string dataset;          ///< data SPEC
+  std::string model;            ///< model SPEC
+  ArmKind arm = ArmKind::kNoAccum;
+  int64_t micro_batch = 0;      ///< m of this arm at the start
+  int64_t accum = 0;            ///< K of this arm at the start
+  ArmStatus status = ArmStatus::kRunning;
+  int64_t steps = 0;            ///< steps stored so far
+  int64_t samples_seen = 0;     ///< samples seen at the last stored step
+  double final_loss = kNaN;     ///< the summary's final train loss, or the last stored step's loss
+  double val_loss = kNaN;       ///< the summary's, or the last stored eval's
+  double val_accuracy = kNaN;   ///< the summary's, or the last stored eval's
+  std::vector<std::string> tags;  ///< sorted
+};
+
+/// Which runs listRuns() returns; empty fields do not filter.
+struct RunFilter {
+  std::string tag;                  ///< runs carrying this tag
+  std::string dataset;              ///< runs whose data SPEC equals this
+  std::optional<ArmStatus> status;  ///< runs with this status
+  int64_t experiment_id = 0;        ///< runs of this experiment (0: any)
+  int64_t limit = 0;                ///< at most this many, newest first (0: all)
+};
+
+/// Everything stored about one run except its metric series.
+struct RunDetail {
+  RunRow row;
+  ExperimentConfig config;  ///< the experiment's resolved config
+  std::string config_json;  ///< the same, as stored
+  ArmSummary summary;       ///< status kRunning/kInterrupted and NaNs when the arm never ended
+  std::string summary_json; ///< the arm's summary as a JSON object ("{}" when it never ended)
+  std::string device;       ///< where it ran, e.g. "cpu (2 threads)"
+  std::string dataset_description;
+  std::string model_description;
+  std::string note;         ///< empty when none
+  std::vector<EventRecord> events;  ///< this arm's events and the experiment-wide ones, in order
+};
+
+/// One run's metric series, ordered by step.
+struct RunSeries {
+  std::vector<StepRecord> steps;
+  std::vector<EvalRecord> evals;
+};
+
+enum class ExportFormat { kCsv, kJson };
+/// Parses "csv" or "json"; throws InputError naming the accepted values.
+ExportFormat parseExportFormat(const std::string& s);
+
+/// One config key whose value differs between runs: values[i] belongs to the i-th run.
+struct ConfigDifference {
+  std::string key;                  ///< dotted path, e.g. "optimizer.lr"
+  std::vector<std::string> values;  ///< JSON text of each run's value ("—" when absent)
+};
+/// The keys whose values differ among the given config JSON objects, in key order.
+std::vector<ConfigDifference> diffConfigs(const std::vector<std::string>& config_jsons);
+
+/// The run database (DESIGN.md §6): one SQLite file in WAL mode.
+///
+/// Threads: a RunStore owns one SQLite connection and must be used by one thread at a time
+/// (the thread that uses it owns it; nothing inside is locked). Other threads and processes
+/// open their own RunStore on the same file; WAL lets them read while a run writes.
+/// Every failure the user can act on (read-only file, lock held by another writer past the
+/// busy timeout, corrupt or non-SQLite file, disk full, a schema newer than this build)
+/// throws InputError with one sentence naming the file.
+class RunStore {
+ public:
+  /// `$XDG_DATA_HOME/AccumLab/runs.sqlite`, else `~/.local/share/AccumLab/runs.sqlite`.
+  static std::string defaultPath();
+
+  /// Opens (or creates) the file, migrates an older schema in one transaction, and marks
+  /// runs left `running` by a process that is gone as `interrupted`. A file from a newer
+  /// schema is refused and left untouched.
+  explicit RunStore(const std::string& path, const StoreOptions& options = {});
+  ~RunStore();
+  RunStore(const RunStore&) = delete;
+  RunStore& operator=(const RunStore&) = delete;
+
+  /// The file this store reads and writes.
+  const std::string& path() const;
+  /// The schema version this build writes (`PRAGMA user_version`).
+  static int schemaVersion();
+
+  /// Marks `running` runs whose writing process is gone as `interrupted`; returns how many.
+  int markInterruptedRuns();
+
+  /// Runs matching the filter, newest first.
+  std::vector<RunRow> listRuns(const RunFilter& filter = {});
+  /// Whether a run with this id exists.
+  bool hasRun(int64_t run_id);
+  /// One run's detail; throws InputError when there is no such run.
+  RunDetail run(int64_t run_id);
+  /// One run's steps and evals; throws InputError when there is no such run.
+  RunSeries series(int64_t run_id);
+  /// One run's steps after `after_step` (for a live view that polls a running run).
+  std::vector<StepRecord> stepsAfter(int64_t run_id, int64_t after_step);
+  /// The number of stored step rows in the whole file.
+  int64_t stepRowCount();
+
+  /// Adds tags to a run (existing ones are kept); throws InputError for a missing run.
+  void addTags(int64_t run_id, const std::vector<std::string>& tags);
+  /// Removes tags from a run; tags it does not carry are ignored.
+  void removeTags(int64_t run_id, const std::vector<std::string>& tags);
+  /// Every tag in use, sorted.
+  std::vector<std::string> allTags();
+  /// Sets (or, with an empty text, clears) the run's note.
+  void setNote(int64_t run_id, const std::string& text);
+  /// Gives the run a name (empty: none).
+  void rename(int64_t run_id, const std::string& name);
+  /// Deletes the runs with all their rows, and experiments left without runs; throws
+  /// InputError (deleting nothing) when any id does not exist.
+  void deleteRuns(const std::vector<int64_t>& run_ids);
+
+  /// The runs as export text: CSV in long form (run_id, arm, step, samples_seen, wall_ms,
+  /// one column per metric) or JSON (per run: ids, config, summary, metrics, evals, events,
+  /// tags, note). Throws InputError when a run does not exist.
+  std::string exportText(const std::vector<int64_t>& run_ids, ExportFormat format);
+  /// Writes exportText() to `out_path`; throws InputError when the file cannot be written.
+  void exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
+                  const std::string& out_path);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One stored arm of the experiment a StoreSink writes.
+struct StoredRun {
+  ArmKind arm = ArmKind::kNoAccum;
+  int64_t run_id = 0;
+};
+
+/// A MetricsSink that stores a run: an experiment and one run per arm.
+///
+/// Threads: the training thread makes every MetricsSink call; they only append to a
+/// mutex-guarded queue (never touching disk), except onRunStarted, which waits once, before
+/// the first step, for the experiment's rows to be created. A writer thread owned by this
+/// object, with its own connection, drains the queue and commits it in one transaction at
+/// most every 250 ms and at each arm's end and the run's end. The id accessors and finish()
+/// may be called from any thread.
+class StoreSink : public MetricsSink {
+ public:
+  /// Opens (or creates) the store on the writer thread; throws InputError as RunStore does.
+  explicit StoreSink(const std::string& path, const StoreOptions& options = {});
+  /// Commits what is queued, marks arms that never ended `failed`, and joins the writer.
+  ~StoreSink() override;
+  StoreSink(const StoreSink&) = delete;
+  StoreSink& operator=(const StoreSink&) = delete;
+
+  /// Creates the experiment and its runs; throws InputError when the file cannot be written.
+  void onRunStarted(const RunInfo& info) override;
+  void onStep(const StepRecord& record) override;
+  void onEval(const EvalRecord& record) override;
+  void onEvent(const EventRecord& record) override;
+  void onArmFinished(const ArmSummary& summary) override;
+  /// Stores the final summaries and waits for the last commit.
+  void onRunFinished(const RunSummary& summary) override;
+
+  /// Blocks until everything handed over so far is committed; throws InputError when the
+  /// writer has failed (e.g. the disk filled up), naming the file. Rows committed before
+  /// the failure are kept.
+  void finish();
+
+  /// The file written.
+  const std::string& path() const;
+  /// The experiment's id, 0 before onRunStarted.
+  int64_t experimentId() const;
+  /// The runs created by onRunStarted, in arm order.
+  std::vector<StoredRun> runs() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace accumlab
