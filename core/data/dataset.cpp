@@ -71,4 +71,14 @@ void splitTrainVal(Dataset& ds, const torch::Tensor& full_x, const torch::Tensor
   ds.val_y = full_y.index_select(0, val_rows).contiguous();
 }
 
+void requireTwoClasses(const torch::Tensor& y, const std::string& source) {
+  if (y.numel() == 0) throw InputError(source + " holds no labelled samples");
+  const int64_t first = y[0].item<int64_t>();
+  if (y.eq(first).all().item<bool>()) {
+    throw InputError(source + " has only one class (label " + std::to_string(first) + " on all " +
+                     std::to_string(y.numel()) +
+                     " samples); classification needs at least two classes");
+  }
+}
+
 }  // namespace accumlab

@@ -50,4 +50,8 @@ torch::Tensor convertInputs(const torch::Tensor& raw, double scale, torch::Dtype
 void splitTrainVal(Dataset& ds, const torch::Tensor& full_x, const torch::Tensor& full_y,
                    double val_fraction, uint64_t seed);
 
+/// Throws InputError unless the class labels `y` (int64) hold at least two distinct classes;
+/// `source` names the file (or column) they came from.
+void requireTwoClasses(const torch::Tensor& y, const std::string& source);
+
 }  // namespace accumlab

@@ -1,8 +1,12 @@
 #include "data/dataset_factory.h"
 
+#include <filesystem>
 #include <sstream>
 
 #include "accumlab/input_error.h"
+#include "data/cifar10_reader.h"
+#include "data/csv_reader.h"
+#include "data/idx_reader.h"
 
 namespace accumlab {
 namespace {
@@ -54,7 +58,32 @@ Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth) {
     if (shape.size() != 1) throw InputError("dataset '" + spec + "': linreg takes one dimension");
     return makeLinreg(samples(kLinregSamples), shape[0], config.val_fraction, config.seed, truth);
   }
-  throw InputError("unknown dataset '" + spec + "': use spirals, blobs, blobs:1x28x28 or linreg");
+  if (kind == "csv" && !arg.empty()) {
+    return loadCsv(arg, config.label, config.task, config.val_fraction, config.seed);
+  }
+  Dataset ds;
+  if (kind == "fashion-mnist" && arg.empty()) {
+    if (!std::filesystem::is_directory(kFashionMnistDir)) {
+      throw InputError(std::string("Fashion-MNIST is not installed in ") + kFashionMnistDir +
+                       ": install the Debian package dataset-fashion-mnist (scripts/setup does) "
+                       "or give its folder with --data idx:DIR");
+    }
+    ds = loadIdxFolder(kFashionMnistDir, "fashion-mnist", fashionMnistClassNames(),
+                       config.val_fraction, config.seed);
+  } else if (kind == "idx" && !arg.empty()) {
+    ds = loadIdxFolder(arg, spec, {}, config.val_fraction, config.seed);
+  } else if (kind == "cifar10" && !arg.empty()) {
+    ds = loadCifar10Folder(arg, config.val_fraction, config.seed);
+  } else {
+    throw InputError("unknown dataset '" + spec +
+                     "': use spirals, blobs, blobs:1x28x28, linreg, fashion-mnist, idx:DIR, "
+                     "cifar10:DIR or csv:FILE");
+  }
+  if (config.task == Task::kRegression) {
+    throw InputError("dataset '" + spec + "' is a classification dataset; --task regression " +
+                     "applies to CSV files only");
+  }
+  return ds;
 }
 
 }  // namespace accumlab

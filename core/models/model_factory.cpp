@@ -1,6 +1,7 @@
 #include "accumlab/input_error.h"
 #include "models/builtin_model.h"
 #include "models/model.h"
+#include "models/torchscript_model.h"
 
 namespace accumlab {
 
@@ -8,8 +9,10 @@ std::unique_ptr<ModelFactory> makeModelFactory(const std::string& spec,
                                                const std::vector<int64_t>& sample_shape,
                                                int64_t outputs, uint64_t seed) {
   if (auto builtin = makeBuiltinFactory(spec, sample_shape, outputs, seed)) return builtin;
+  if (auto scripted = makeTorchScriptFactory(spec)) return scripted;
   throw InputError("unknown model '" + spec +
-                   "': use logreg, mlp, mlp:256,128 (hidden sizes), cnn or cnn_bn");
+                   "': use logreg, mlp, mlp:256,128 (hidden sizes), cnn, cnn_bn or "
+                   "torchscript:FILE.pt");
 }
 
 }  // namespace accumlab

@@ -110,6 +110,8 @@ void Trainer::Impl::checkModelFits(Model& model) {
   torch::Tensor out;
   try {
     out = model.forward(x);
+  } catch (const InputError&) {
+    throw;  // already a sentence about this model (e.g. a TorchScript forward returning a tuple)
   } catch (const std::exception& e) {
     std::string detail = e.what();
     detail = detail.substr(0, detail.find('\n'));

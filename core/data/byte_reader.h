@@ -1,0 +1,43 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace accumlab {
+
+/// Reads a binary file front to back, gunzipping it on the fly when it is gzip-compressed
+/// (detected from its content, not its name). Failures are InputErrors naming the file.
+/// Used by one thread at a time.
+class ByteReader {
+ public:
+  /// Opens `path`; throws InputError if it is missing, a directory, unreadable or empty.
+  explicit ByteReader(const std::string& path);
+  ~ByteReader();
+  ByteReader(const ByteReader&) = delete;
+  ByteReader& operator=(const ByteReader&) = delete;
+
+  /// Reads up to `n` bytes into `dst`; returns how many were read (fewer only at the end).
+  /// Throws InputError when the gzip stream is corrupt or truncated.
+  size_t read(void* dst, size_t n);
+  /// Reads exactly `n` bytes; a short read is an InputError that says `what` was expected.
+  void readExactly(void* dst, size_t n, const std::string& what);
+  /// Reads everything that is left.
+  std::string readAll();
+  /// True when no byte is left.
+  bool atEnd();
+  /// Bytes of (uncompressed) content read so far.
+  uint64_t offset() const { return offset_; }
+  bool compressed() const;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  void* gz_ = nullptr;  // gzFile, kept opaque so that zlib.h stays out of this header
+  uint64_t offset_ = 0;
+};
+
+/// Throws InputError unless `path` names an existing, readable, non-empty regular file.
+void checkReadableFile(const std::string& path);
+
+}  // namespace accumlab

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <torch/script.h>
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+
+#include "models/model.h"
+
+namespace accumlab {
+
+/// A TorchScript module (`torch.jit.script` or `torch.jit.trace`, saved from Python) as a
+/// Model: every parameter is trained, forward goes through IValues.
+class TorchScriptModel : public Model {
+ public:
+  TorchScriptModel(torch::jit::Module module, std::string spec);
+
+  /// Runs forward; a non-tensor result or a failure inside the script is rethrown with the
+  /// script's own one-line reason (the interpreter's traceback is dropped).
+  torch::Tensor forward(const torch::Tensor& input) override;
+  std::vector<torch::Tensor> parameters() override;
+  std::vector<torch::Tensor> buffers() override;
+  void setTraining(bool training) override;
+  /// Moves floating parameters and buffers to `dtype`; integer buffers (BatchNorm's
+  /// num_batches_tracked) keep their type.
+  void to(const torch::Device& device, torch::Dtype dtype) override;
+  bool batchDependent() const override { return batch_dependent_; }
+  std::string spec() const override { return spec_; }
+  /// Saves the trained module as a TorchScript archive (loadable with torch.jit.load).
+  void save(const std::string& path) override;
+
+ private:
+  torch::jit::Module module_;
+  std::string spec_;
+  bool batch_dependent_;
+};
+
+/// Loads `path` once and returns a factory of independent replicas; nullptr when `spec` does
+/// not start with "torchscript:". Throws InputError when the file is missing, not a
+/// TorchScript archive, or has no forward method.
+std::unique_ptr<ModelFactory> makeTorchScriptFactory(const std::string& spec);
+
+/// The one line of an exception that says what went wrong: for TorchScript errors the
+/// "SomethingError: …" line after the interpreter's traceback, else the first line.
+std::string conciseError(const std::exception& e);
+
+}  // namespace accumlab
