@@ -41,12 +41,12 @@ RunCommand::RunCommand(CLI::App& parent) {
   app_->add_option("--config", config_file_, "JSON experiment file; options given here override it")
       ->check(CLI::ExistingFile);
   add("--name", [](auto& c) -> auto& { return c.name; }, "A name for the experiment");
-  add("--data", [](auto& c) -> auto& { return c.data; }, "spirals, blobs[:SHAPE], linreg[:D], …");
+  add("--data", [](auto& c) -> auto& { return c.data; }, "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, csv:FILE");
   add("--label", [](auto& c) -> auto& { return c.label; }, "CSV label column (name or index)");
   app_->add_option("--task", task_, "classification | regression (CSV)");
   add("--val-fraction", [](auto& c) -> auto& { return c.val_fraction; }, "Held-out share when the dataset has no test split");
   add("--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; }, "Size of a synthetic dataset");
-  add("--model", [](auto& c) -> auto& { return c.model; }, "logreg, mlp, mlp:256,128, cnn, cnn_bn");
+  add("--model", [](auto& c) -> auto& { return c.model; }, "logreg, mlp, mlp:256,128, cnn, cnn_bn, torchscript:FILE.pt");
   add("--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; }, "Micro-batch size m")
       ->check(CLI::PositiveNumber);
   add("--accum,-k", [](auto& c) -> auto& { return c.accum; }, "Micro-batches per update K")

@@ -44,6 +44,12 @@ std::string Dataset::describe() const {
   out << "], ";
   if (task == Task::kClassification) {
     out << num_outputs << " classes";
+    // The label mapping, so that a run's record says which index is which class.
+    constexpr size_t kNamesShown = 12;
+    for (size_t i = 0; i < class_names.size() && i <= kNamesShown; ++i) {
+      out << (i ? ", " : " (") << (i < kNamesShown ? class_names[i] : "…");
+    }
+    if (!class_names.empty()) out << ")";
   } else {
     out << "regression, " << num_outputs << " target" << (num_outputs == 1 ? "" : "s");
   }

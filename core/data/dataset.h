@@ -38,7 +38,7 @@ struct Dataset {
                           const torch::Device& device) const;
   torch::Tensor valTargets(int64_t begin, int64_t end, torch::Dtype dtype,
                            const torch::Device& device) const;
-  /// One line for people: name, sizes, sample shape, classes.
+  /// One line for people: name, sizes, sample shape, classes and their names.
   std::string describe() const;
 };
 

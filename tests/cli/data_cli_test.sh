@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# End-to-end tests of accumlab-cli with real datasets and models: Fashion-MNIST, CSV,
+# TorchScript, and every kind of bad file (exit code 2, one sentence, never a signal).
+# Usage: data_cli_test.sh CASE PATH/TO/accumlab-cli
+set -uo pipefail
+case_name="$1"
+cli="$2"
+tmp="$(mktemp -d)"
+trap 'chmod -R u+rw "$tmp"; rm -rf "$tmp"' EXIT
+export XDG_DATA_HOME="$tmp/xdg"  # runs are stored by default: keep them out of the user's home
+py=/usr/bin/python3
+fashion=/usr/share/datasets/fashion-mnist
+
+fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
+
+# expect_exit CODE PATTERN ARGS… : runs the CLI, checks the exit code (a signal gives 128+N)
+# and that stderr is one line holding PATTERN.
+expect_exit() {
+  local want="$1" pattern="$2"
+  shift 2
+  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || fail "exit $got, expected $want for: $* (stderr: $(head -c 400 "$tmp/err"))"
+  [ -z "$pattern" ] || grep -qE -- "$pattern" "$tmp/err" || fail "stderr lacks /$pattern/ for: $* (stderr: $(head -c 400 "$tmp/err"))"
+  [ "$want" -eq 0 ] || [ "$(wc -l <"$tmp/err")" -le 1 ] || fail "error message is not one line for: $* ($(cat "$tmp/err"))"
+}
+
+# Writes the bad dataset files of the issue into $tmp/bad (IDX folders, CIFAR, CSV).
+make_bad_files() {
+  "$py" - "$tmp/bad" <<'PY' || fail "could not write the test files"
+import gzip, os, struct, sys
+root = sys.argv[1]
+def idx(dims, data, magic3=None):
+    return bytes([0, 0, 8, magic3 if magic3 is not None else len(dims)]) + b"".join(struct.pack(">I", d) for d in dims) + data
+def folder(name, images=None, labels=None, gz=True):
+    d = os.path.join(root, name); os.makedirs(d)
+    images = images if images is not None else idx([6, 4, 4], bytes(range(96)))
+    labels = labels if labels is not None else idx([6], bytes([0, 1, 2, 0, 1, 2]))
+    for stem, blob in (("train-images-idx3-ubyte", images), ("train-labels-idx1-ubyte", labels)):
+        if gz:
+            open(os.path.join(d, stem + ".gz"), "wb").write(gzip.compress(blob))
+        else:
+            open(os.path.join(d, stem), "wb").write(blob)
+    return d
+folder("good")
+d = folder("empty"); open(os.path.join(d, "train-images-idx3-ubyte.gz"), "wb").close()
+d = folder("truncated"); p = os.path.join(d, "train-images-idx3-ubyte.gz")
+whole = gzip.compress(idx([600, 16, 16], os.urandom(600 * 256))); open(p, "wb").write(whole[: len(whole) // 2])
+folder("gz_of_text", images=b"this is not an image file, just some text\n" * 10)
+folder("wrong_magic", images=b"\x00\x00\x08\x02" + bytes(100), gz=False)
+folder("dims", images=idx([6, 4, 4], bytes(90)), gz=False)
+folder("count", labels=idx([5], bytes([0, 1, 2, 0, 1])))
+folder("one_class", labels=idx([6], bytes([3] * 6)))
+c = os.path.join(root, "cifar"); os.makedirs(c)
+open(os.path.join(c, "data_batch_1.bin"), "wb").write(bytes(3073 * 2 + 17))
+def text(name, body): open(os.path.join(root, name), "w").write(body)
+text("ragged.csv", "a,b,y\n1,2,0\n3,4,1\n5,6\n")
+text("word.csv", "a,b,y\n1,2,0\n3,four,1\n")
+text("ok.csv", "a,b,y\n1,2,0\n3,4,1\n5,6,0\n7,8,1\n")
+text("one_class.csv", "a,b,y\n1,2,cat\n3,4,cat\n5,6,cat\n")
+PY
+}
+
+# Writes TorchScript models into $tmp (needs Debian's python3-torch). torch.jit.script reads
+# the classes' source, so the generator runs from a file, not from stdin.
+make_models() {
+  cat >"$tmp/gen.py" <<'PY'
+import sys, torch, torch.nn as nn
+out = sys.argv[1]
+class Mlp(nn.Module):
+    def __init__(self, inputs: int, outputs: int):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(inputs, 32), nn.ReLU(), nn.Linear(32, outputs))
+    def forward(self, x):
+        return self.net(x)
+class NoForward(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+    @torch.jit.export
+    def predict(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x)
+torch.manual_seed(0)
+torch.jit.script(Mlp(64, 10)).save(out + "/mlp.pt")
+torch.jit.script(Mlp(64, 3)).save(out + "/three.pt")
+torch.jit.script(NoForward()).save(out + "/no_forward.pt")
+torch.save(Mlp(64, 10).state_dict(), out + "/weights.pt")
+PY
+  "$py" "$tmp/gen.py" "$tmp" || fail "could not script the test models"
+}
+
+case "$case_name" in
+  bad_data_files)
+    make_bad_files
+    b="$tmp/bad"
+    expect_exit 0 "" run --data "idx:$b/good" --model logreg --samples 64 --val-fraction 0.34 -q
+    expect_exit 2 "train-images-idx3-ubyte.gz is empty" run --data "idx:$b/empty" --samples 64
+    expect_exit 2 "is a truncated gzip file" run --data "idx:$b/truncated" --samples 64
+    expect_exit 2 "is not an IDX file: it starts with bytes '74 68 69 73'" run --data "idx:$b/gz_of_text" --samples 64
+    expect_exit 2 "has 2 dimension\(s\) \(IDX magic '00 00 08 02'\), but images need 3" run --data "idx:$b/wrong_magic" --samples 64
+    expect_exit 2 "header announces 6x4x4 = 96 bytes of images, but the file holds only 106 bytes" run --data "idx:$b/dims" --samples 64
+    expect_exit 2 "holds 6 images but .* holds 5 labels" run --data "idx:$b/count" --samples 64
+    expect_exit 2 "has only one class" run --data "idx:$b/one_class" --samples 64
+    expect_exit 2 "data_batch_1.bin is 6163 bytes long, not a whole number of 3073-byte CIFAR-10 records" run --data "cifar10:$b/cifar" --samples 64
+    expect_exit 2 "ragged.csv line 4 has 2 cells, but line 1 has 3" run --data "csv:$b/ragged.csv" --samples 64
+    expect_exit 2 "word.csv line 3, column 'b' \(index 1\): 'four' is not a number" run --data "csv:$b/word.csv" --samples 64
+    expect_exit 2 "ok.csv has no label column 'target' \(its columns are a, b, y" run --data "csv:$b/ok.csv" --label target --samples 64
+    expect_exit 2 "one class only \('cat'\)" run --data "csv:$b/one_class.csv" --samples 64
+    expect_exit 2 "$b/nothing.csv does not exist" run --data "csv:$b/nothing.csv" --samples 64
+    expect_exit 2 "IDX folder $b/nothing does not exist" run --data "idx:$b/nothing" --samples 64
+    expect_exit 2 "$b is a directory, expected a file" run --data "csv:$b" --samples 64
+    if [ "$(id -u)" -ne 0 ]; then  # root reads any file: the permission case needs a user
+      chmod 000 "$b/ok.csv"
+      expect_exit 2 "ok.csv cannot be read" run --data "csv:$b/ok.csv" --samples 64
+    fi
+    ;;
+  bad_models)
+    make_models
+    echo "not a model" >"$tmp/text.pt"
+    expect_exit 2 "text.pt is not a TorchScript archive" run --data blobs:64 --model "torchscript:$tmp/text.pt" --samples 64
+    expect_exit 2 "weights.pt is not a TorchScript archive .*torch.jit.script" run --data blobs:64 --model "torchscript:$tmp/weights.pt" --samples 64
+    expect_exit 2 "no_forward.pt has no forward method" run --data blobs:64 --model "torchscript:$tmp/no_forward.pt" --samples 64
+    expect_exit 2 "outputs \[1x3\] per sample but dataset 'blobs' needs \[1x10\]" run --data blobs:64 --model "torchscript:$tmp/three.pt" --samples 64
+    expect_exit 2 "cannot take samples of shape \[32\] from dataset 'blobs' \(.*1x32 and 64x32" run --data blobs:32 --model "torchscript:$tmp/mlp.pt" --samples 64
+    expect_exit 2 "$tmp/missing.pt does not exist" run --data blobs:64 --model "torchscript:$tmp/missing.pt" --samples 64
+    ;;
+  torchscript_run)
+    make_models
+    "$cli" run --data blobs:64 --model "torchscript:$tmp/mlp.pt" --arms accum,big-batch -m 16 -k 8 \
+      --samples 12800 --json -q >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    "$py" - "$tmp/out" <<'PY' || fail "TorchScript run is wrong: $(head -c 600 "$tmp/out")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+a, b = s["arms"]["accum"], s["arms"]["big-batch"]
+assert a["status"] == b["status"] == "finished" and a["steps"] == b["steps"] == 100, (a, b)
+assert a["equivalence_rel_diff"] <= 1e-5, a["equivalence_rel_diff"]
+assert a["val_accuracy"] > 0.5, a["val_accuracy"]
+assert s["model"].startswith("torchscript:") and "2410 parameters" in s["model"], s["model"]
+PY
+    ;;
+  csv_run)
+    "$py" - "$tmp/iris.csv" <<'PY'
+import math, random, sys
+random.seed(1)
+with open(sys.argv[1], "w") as f:
+    f.write("length;width;species\n")
+    for i in range(300):
+        k = i % 3
+        f.write(f"{100 + 10 * k + random.gauss(0, 2):.3f};{random.gauss(k, 0.3):.3f};{['setosa', 'versicolor', 'virginica'][k]}\n")
+PY
+    "$cli" run --data "csv:$tmp/iris.csv" --label species --model logreg --epochs 3 --json -q \
+      >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    "$py" - "$tmp/out" <<'PY' || fail "CSV run is wrong: $(head -c 800 "$tmp/out")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert "3 classes (setosa, versicolor, virginica)" in s["dataset"], s["dataset"]
+assert s["train_samples"] == 270 and s["val_samples"] == 30, (s["train_samples"], s["val_samples"])
+assert s["arms"]["no-accum"]["val_accuracy"] > 0.9, s["arms"]["no-accum"]["val_accuracy"]
+PY
+    ;;
+  fashion_mnist_run)
+    if [ ! -f "$fashion/train-images-idx3-ubyte.gz" ]; then
+      echo "SKIP [$case_name]: dataset-fashion-mnist is not installed"
+      exit 77
+    fi
+    "$cli" run --data fashion-mnist --model logreg --lr 0.01 --samples 8192 --json -q \
+      >"$tmp/out" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    "$py" - "$tmp/out" <<'PY' || fail "Fashion-MNIST run is wrong: $(head -c 800 "$tmp/out")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["train_samples"] == 60000 and s["val_samples"] == 10000, s
+assert "sample [1x28x28], 10 classes (T-shirt/top" in s["dataset"], s["dataset"]
+for name, a in s["arms"].items():
+    assert a["status"] == "finished", (name, a)
+assert s["arms"]["big-batch"]["val_accuracy"] > 0.6, s["arms"]["big-batch"]["val_accuracy"]
+PY
+    ;;
+  *) fail "unknown case" ;;
+esac
+echo "PASS [$case_name]"
