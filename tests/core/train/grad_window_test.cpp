@@ -1,0 +1,115 @@
+// Window normalisation: the applied gradient is the mean over the window's samples.
+#include "train/grad_window.h"
+
+#include <gtest/gtest.h>
+
+#include "models/model.h"
+
+namespace accumlab {
+namespace {
+
+// A small regression dataset in float64 with a linear model: every quantity below can be
+// written down by hand, so tolerances are those of float64 arithmetic.
+struct TinyLinear {
+  TinyLinear(int64_t n) {
+    torch::manual_seed(3);
+    data.name = "tiny";
+    data.task = Task::kRegression;
+    data.num_outputs = 1;
+    data.sample_shape = {3};
+    data.train_x = torch::randn({n, 3}, torch::kFloat64);
+    data.train_y = torch::randn({n, 1}, torch::kFloat64);
+    model = makeModelFactory("logreg", {3}, 1, 11)->create();
+    model->to(torch::kCPU, torch::kFloat64);
+  }
+
+  // The gradient of mean_i (w·x_i + b − y_i)² over `rows`, by hand: 2/N Σ r_i (x_i, 1).
+  std::vector<torch::Tensor> meanGradient(const torch::Tensor& rows) {
+    auto params = model->parameters();  // weight [1,3], bias [1]
+    torch::NoGradGuard g;
+    torch::Tensor x = data.train_x.index_select(0, rows);
+    torch::Tensor y = data.train_y.index_select(0, rows);
+    torch::Tensor r = x.matmul(params[0].t()) + params[1] - y;  // [N,1]
+    const double n = static_cast<double>(rows.size(0));
+    return {(2.0 / n) * (r * x).sum(0, true), (2.0 / n) * r.sum(0)};
+  }
+
+  double maxDiffToGrad(const std::vector<torch::Tensor>& expected) {
+    double worst = 0;
+    auto params = model->parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      worst = std::max(worst, (params[i].grad() - expected[i]).abs().max().item<double>());
+    }
+    return worst;
+  }
+
+  Dataset data;
+  std::unique_ptr<Model> model;
+};
+
+WindowPlan unevenPlan(const std::vector<int64_t>& sizes, bool divide_by_k) {
+  WindowPlan plan;
+  int64_t begin = 0;
+  for (int64_t s : sizes) {
+    plan.micro_batches.push_back(torch::arange(begin, begin + s, torch::kLong));
+    begin += s;
+  }
+  plan.samples = begin;
+  for (int64_t s : sizes) {
+    plan.loss_scales.push_back(divide_by_k ? 1.0 / (static_cast<double>(s) * sizes.size())
+                                           : 1.0 / static_cast<double>(begin));
+  }
+  return plan;
+}
+
+TEST(GradWindow, UnevenMicroBatchesGiveSampleMean) {
+  TinyLinear t(37);
+  GradWindow window(*t.model, t.data, torch::kCPU, torch::kFloat64);
+  const WindowPlan plan = unevenPlan({16, 16, 5}, false);
+  for (bool noise : {false, true}) {
+    const WindowResult r = window.run(plan, noise);
+    EXPECT_LE(t.maxDiffToGrad(t.meanGradient(torch::arange(37, torch::kLong))), 1e-12)
+        << "noise " << noise;
+    EXPECT_EQ(r.has_noise, noise);
+  }
+}
+
+TEST(GradWindow, MeanOverKIsWrongForUnevenMicroBatches) {
+  // The HF Transformers 2024 bug: mean/K weighs the 5-sample micro-batch like a 16-sample one.
+  TinyLinear t(37);
+  GradWindow window(*t.model, t.data, torch::kCPU, torch::kFloat64);
+  window.run(unevenPlan({16, 16, 5}, true), false);
+  EXPECT_GT(t.maxDiffToGrad(t.meanGradient(torch::arange(37, torch::kLong))), 1e-3);
+}
+
+TEST(GradWindow, WindowLossIsSampleWeightedMean) {
+  TinyLinear t(37);
+  GradWindow window(*t.model, t.data, torch::kCPU, torch::kFloat64);
+  const WindowResult r = window.run(unevenPlan({16, 16, 5}, false), false);
+  auto params = t.model->parameters();
+  torch::NoGradGuard g;
+  const double expected =
+      (t.data.train_x.matmul(params[0].t()) + params[1] - t.data.train_y).pow(2).mean().item<double>();
+  EXPECT_NEAR(r.loss, expected, 1e-12);
+  EXPECT_GT(r.mb_loss_var, 0.0);
+}
+
+TEST(GradWindow, NoiseMeasuresMicroBatchGradientNorms) {
+  TinyLinear t(32);
+  GradWindow window(*t.model, t.data, torch::kCPU, torch::kFloat64);
+  const WindowPlan plan = unevenPlan({8, 8, 8, 8}, false);
+  const WindowResult r = window.run(plan, true);
+  double small = 0;
+  for (const auto& mb : plan.micro_batches) {
+    for (const auto& g : t.meanGradient(mb)) small += g.pow(2).sum().item<double>() / 4.0;
+  }
+  double big = 0;
+  for (const auto& g : t.meanGradient(torch::arange(32, torch::kLong))) big += g.pow(2).sum().item<double>();
+  EXPECT_NEAR(r.g_small_sq, small, 1e-10 * small);
+  EXPECT_NEAR(r.g_big_sq, big, 1e-10 * big);
+  EXPECT_DOUBLE_EQ(r.b_small, 8.0);
+  EXPECT_DOUBLE_EQ(r.b_big, 32.0);
+}
+
+}  // namespace
+}  // namespace accumlab

@@ -1,0 +1,184 @@
+// Trainer behaviour: variance reduction, determinism, controls, divergence.
+#include "accumlab/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+
+#include "accumlab/input_error.h"
+#include "recording_sink.h"
+
+namespace accumlab {
+namespace {
+
+using testing::armOf;
+using testing::RecordingSink;
+
+ExperimentConfig smallConfig() {
+  ExperimentConfig c;
+  c.data = "blobs";
+  c.synthetic_samples = 4000;
+  c.model = "mlp:32";
+  c.micro_batch = 8;
+  c.accum = 4;
+  c.samples = 8000;
+  c.eval_every = 2000;
+  c.device = "cpu";
+  return c;
+}
+
+TEST(Trainer, LossVarianceFallsByKOnIidData) {
+  // At lr = 0 the per-update losses are iid means of m and m·K samples: their variance
+  // ratio is K. W = 2000 updates makes the estimate's relative error ~5%; bound 25%.
+  ExperimentConfig c = smallConfig();
+  c.synthetic_samples = 20000;
+  c.accum = 4;
+  c.arms = {ArmKind::kNoAccum, ArmKind::kAccum};
+  c.optimizer.lr = 0.0;
+  c.variance_window = 2000;
+  c.samples = 2000 * 8 * 4;
+  c.noise_stats = false;
+  Trainer trainer(c);
+  RecordingSink sink;
+  const RunSummary s = trainer.run(sink);
+  const double ratio =
+      armOf(s, ArmKind::kNoAccum).loss_variance / armOf(s, ArmKind::kAccum).loss_variance;
+  EXPECT_NEAR(ratio, 4.0, 0.25 * 4.0);
+}
+
+TEST(Trainer, SameSeedGivesIdenticalRecords) {
+  auto once = [] {
+    Trainer trainer(smallConfig());
+    RecordingSink sink;
+    trainer.run(sink);
+    return sink;
+  };
+  const RecordingSink a = once(), b = once();
+  ASSERT_EQ(a.steps.size(), b.steps.size());
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    ASSERT_EQ(a.steps[i].arm, b.steps[i].arm);
+    ASSERT_EQ(a.steps[i].samples_seen, b.steps[i].samples_seen);
+    ASSERT_EQ(a.steps[i].loss, b.steps[i].loss) << "step " << i;  // bitwise
+    ASSERT_EQ(a.steps[i].grad_norm, b.steps[i].grad_norm);
+  }
+  ASSERT_EQ(a.evals.size(), b.evals.size());
+  for (size_t i = 0; i < a.evals.size(); ++i) ASSERT_EQ(a.evals[i].loss, b.evals[i].loss);
+}
+
+TEST(Trainer, ArmsStartIdenticalAndAdvanceTogether) {
+  Trainer trainer(smallConfig());
+  RecordingSink sink;
+  trainer.run(sink);
+  // The first window of each arm is the same samples from the same weights: at the start,
+  // no-accum's first micro-batch loss equals the mean of accum's first micro-batch losses'
+  // first term only by chance, but accum and big-batch see the very same 32 samples.
+  EXPECT_NEAR(sink.of(ArmKind::kAccum)[0].loss, sink.of(ArmKind::kBigBatch)[0].loss, 1e-6);
+  // Round-robin: no arm is ever more than one window ahead of another.
+  int64_t seen[3] = {0, 0, 0};
+  for (const auto& s : sink.steps) {
+    seen[static_cast<int>(s.arm)] = s.samples_seen;
+    const int64_t lo = std::min({seen[0], seen[1], seen[2]});
+    ASSERT_LE(s.samples_seen - lo, 2 * 32) << "arm " << toString(s.arm) << " ran ahead";
+  }
+}
+
+TEST(Trainer, AccumChangeLandsOnAWindowBoundary) {
+  ExperimentConfig c = smallConfig();
+  Trainer trainer(c);
+  RecordingSink sink;
+  bool requested = false;
+  sink.on_step = [&](const StepRecord& r) {
+    if (r.arm == ArmKind::kAccum && r.step == 20 && !requested) {
+      trainer.requestAccum(2);
+      requested = true;
+    }
+  };
+  trainer.run(sink);
+  const auto accum = sink.of(ArmKind::kAccum);
+  int64_t prev = 0;
+  bool switched = false;
+  for (const auto& r : accum) {
+    // Every update is a whole window: samples advance by exactly the window's size.
+    ASSERT_EQ(r.samples_seen - prev, r.window_samples);
+    if (r.step <= 20) ASSERT_EQ(r.window_samples, 8 * 4);
+    if (r.accum == 2) switched = true;
+    if (switched && r.samples_seen < c.samples) ASSERT_EQ(r.window_samples, 8 * 2);
+    prev = r.samples_seen;
+  }
+  EXPECT_TRUE(switched);
+  // Big-batch follows m·K: 16 after the change.
+  EXPECT_EQ(sink.of(ArmKind::kBigBatch).back().micro_batch, 16);
+  bool event = false;
+  for (const auto& e : sink.events) event |= e.kind == "accum" && e.message == "K 4 → 2";
+  EXPECT_TRUE(event);
+}
+
+TEST(Trainer, PauseResumeStopFromAnotherThread) {
+  ExperimentConfig c = smallConfig();
+  c.samples = 2'000'000;  // long enough to be stopped
+  Trainer trainer(c);
+  RecordingSink sink;
+  std::thread controller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    trainer.requestPause();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    trainer.requestMicroBatch(16);
+    trainer.requestResume();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    trainer.requestStop();
+  });
+  const RunSummary s = trainer.run(sink);
+  controller.join();
+  for (const auto& a : s.arms) {
+    EXPECT_EQ(a.status, ArmStatus::kStopped);
+    EXPECT_LT(a.samples_seen, c.samples);
+  }
+  std::vector<std::string> kinds;
+  for (const auto& e : sink.events) kinds.push_back(e.kind);
+  EXPECT_EQ(kinds, (std::vector<std::string>{"pause", "resume", "micro_batch", "stop"}));
+  EXPECT_EQ(sink.of(ArmKind::kNoAccum).back().micro_batch, 16);
+}
+
+TEST(Trainer, HugeLearningRateDivergesWithoutCrashing) {
+  ExperimentConfig c = smallConfig();
+  c.optimizer.lr = 1e8;
+  c.optimizer.momentum = 0;
+  Trainer trainer(c);
+  RecordingSink sink;
+  const RunSummary s = trainer.run(sink);
+  int diverged = 0;
+  for (const auto& a : s.arms) {
+    if (a.status == ArmStatus::kDiverged) {
+      ++diverged;
+      EXPECT_GT(a.diverged_at_step, 0);
+      EXPECT_NE(a.message.find("lower the learning rate"), std::string::npos);
+    }
+  }
+  EXPECT_GE(diverged, 1);
+}
+
+TEST(Trainer, BadConfigIsAnInputError) {
+  ExperimentConfig c = smallConfig();
+  c.micro_batch = 0;
+  RecordingSink sink;
+  EXPECT_THROW(Trainer(c).run(sink), InputError);
+  c = smallConfig();
+  c.model = "cnn";  // blobs samples are flat vectors
+  EXPECT_THROW(Trainer(c).run(sink), InputError);
+}
+
+TEST(Trainer, LinearScalingMultipliesTheLargeBatchLr) {
+  ExperimentConfig c = smallConfig();
+  c.optimizer.scaling = LrScaling::kLinear;
+  c.samples = 640;
+  Trainer trainer(c);
+  RecordingSink sink;
+  trainer.run(sink);
+  EXPECT_DOUBLE_EQ(sink.of(ArmKind::kNoAccum)[0].lr, c.optimizer.lr);
+  EXPECT_DOUBLE_EQ(sink.of(ArmKind::kAccum)[0].lr, 4 * c.optimizer.lr);
+  EXPECT_DOUBLE_EQ(sink.of(ArmKind::kBigBatch)[0].lr, 4 * c.optimizer.lr);
+}
+
+}  // namespace
+}  // namespace accumlab
