@@ -1,0 +1,177 @@
+// LivePlots: plots receive points while training and redraw from history on view changes.
+#include <QSignalSpy>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include "controller/training_controller.h"
+#include "plots/live_plots.h"
+#include "plots/metric_canvas.h"
+#include "ui_test_support.h"
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+namespace {
+MetricCanvas* canvasById(const LivePlots& plots, const QString& id) {
+  for (MetricCanvas* c : plots.canvases()) {
+    if (c->definition().id == id) return c;
+  }
+  return nullptr;
+}
+
+/// A synthetic run: `n` steps per arm with a known loss.
+RecordBatch syntheticBatch(int from, int n) {
+  RecordBatch b;
+  for (ArmKind arm : {ArmKind::kNoAccum, ArmKind::kAccum}) {
+    for (int i = from; i < from + n; ++i) {
+      StepRecord r;
+      r.arm = arm;
+      r.step = i + 1;
+      r.samples_seen = (i + 1) * 8;
+      r.wall_ms = i;
+      r.micro_batch = 8;
+      r.accum = arm == ArmKind::kAccum ? 4 : 1;
+      r.loss = 1.0 + (i % 2);
+      r.loss_var_rolling = arm == ArmKind::kAccum ? 0.01 : 0.08;
+      b.steps.push_back(r);
+    }
+  }
+  return b;
+}
+}  // namespace
+
+class LivePlotsTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { test::isolateSettings(); }
+
+  void plotsReceivePointsWhileTraining() {
+    LivePlots plots;
+    plots.resize(1200, 800);
+    plots.show();
+    TrainingController controller;
+    int batches = 0;
+    std::vector<int> counts;
+    connect(&controller, &TrainingController::batchReady, this, [&](const RecordBatch& b) {
+      plots.appendLive(b);
+      ++batches;
+      counts.push_back(plots.pointCount());
+    });
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    plots.beginLive("live");
+    QVERIFY(controller.start(test::smallExperiment(20000)));
+    // Points arrive during the run, not only at its end.
+    QVERIFY(test::waitUntil([&] { return plots.pointCount() > 0 && controller.isRunning(); }) ||
+            finished.count() == 1);
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    QVERIFY2(batches >= 2, "records came in one lump instead of a stream");
+    QVERIFY(std::is_sorted(counts.begin(), counts.end()));  // only appended
+    MetricCanvas* loss = canvasById(plots, "loss");
+    // raw + smoothed line for each of 3 arms: 2 × (2500 + 625 + 625) points.
+    QCOMPARE(loss->pointCount(), 2 * (2500 + 625 + 625));
+    QVERIFY(canvasById(plots, "validation")->pointCount() > 0);
+    QVERIFY(canvasById(plots, "equivalence")->pointCount() > 0);
+  }
+
+  void varianceReadoutShowsMeasuredRatioAndK() {
+    LivePlots plots;
+    plots.beginLive("live");
+    plots.appendLive(syntheticBatch(0, 20));
+    MetricCanvas* variance = canvasById(plots, "variance");
+    const QString text = variance->readout();
+    QVERIFY2(text.contains("<b>8.0</b>") && text.contains("theory 4"), qPrintable(text));
+  }
+
+  void appendingOnlyAddsTheNewPoints() {
+    LivePlots plots;
+    plots.beginLive("live");
+    plots.appendLive(syntheticBatch(0, 10));
+    MetricCanvas* loss = canvasById(plots, "loss");
+    QCOMPARE(loss->pointCount(), 2 * 2 * 10);
+    plots.appendLive(syntheticBatch(10, 5));
+    QCOMPARE(loss->pointCount(), 2 * 2 * 15);
+    QCPGraph* raw = loss->plot()->graph(0);
+    QCOMPARE(raw->dataCount(), 15);
+    QCOMPARE(raw->data()->at(14)->key, 15.0 * 8);  // x = samples seen
+  }
+
+  void xAxisModeAndSmoothingRedrawFromHistory() {
+    LivePlots plots;
+    plots.beginLive("live");
+    plots.appendLive(syntheticBatch(0, 50));
+    MetricCanvas* loss = canvasById(plots, "loss");
+    const int before = loss->pointCount();
+    plots.setXAxisMode(XAxisMode::kSteps);
+    QCOMPARE(loss->pointCount(), before);
+    QCOMPARE(loss->plot()->graph(0)->data()->at(49)->key, 50.0);
+    // Smoothing 0 shows the raw values on the bold line; 0.9 averages 1,2,1,2… near 1.5.
+    plots.setSmoothing(0.0);
+    auto smoothed = [&] {
+      for (int i = 0; i < loss->plot()->graphCount(); ++i) {
+        QCPGraph* g = loss->plot()->graph(i);
+        if (!g->property("faint").toBool()) return g;
+      }
+      return static_cast<QCPGraph*>(nullptr);
+    };
+    QCOMPARE(smoothed()->data()->at(49)->value, 2.0);
+    plots.setSmoothing(0.9);
+    QVERIFY(std::fabs(smoothed()->data()->at(49)->value - 1.5) < 0.1);
+  }
+
+  void sliderEventsBecomeMarkersOnEveryPlot() {
+    LivePlots plots;
+    plots.beginLive("live");
+    RecordBatch b = syntheticBatch(0, 10);
+    EventRecord e;
+    e.kind = "accum";
+    e.samples_seen = 40;
+    e.message = "K 4 → 8";
+    b.events.push_back(e);
+    plots.appendLive(b);
+    for (MetricCanvas* c : plots.canvases()) {
+      bool found = false;
+      for (int i = 0; i < c->plot()->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(c->plot()->item(i));
+        if (text && text->text() == "K 4 → 8") {
+          found = true;
+          QCOMPARE(text->position->key(), 40.0);
+        }
+      }
+      QVERIFY2(found, qPrintable(c->definition().id));
+    }
+  }
+
+  void logToggleDropsNonPositiveValues() {
+    LivePlots plots;
+    plots.beginLive("live");
+    RecordBatch b = syntheticBatch(0, 4);
+    b.steps[0].loss = 0.0;
+    plots.appendLive(b);
+    MetricCanvas* loss = canvasById(plots, "loss");
+    const int linear = loss->pointCount();
+    plots.setLogY(true);
+    QCOMPARE(loss->plot()->axisRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLogarithmic);
+    QCOMPARE(loss->pointCount(), linear - 2);  // the raw 0 and its EMA (also 0) are dropped
+  }
+
+  void compareModeOverlaysRunsWithTheirLabels() {
+    RunData a, b;
+    a.label = "#1 spirals";
+    b.label = "#2 spirals";
+    a.append(syntheticBatch(0, 10));
+    b.append(syntheticBatch(0, 20));
+    LivePlots plots;
+    plots.showRuns({a, b});
+    MetricCanvas* loss = canvasById(plots, "loss");
+    QCOMPARE(loss->pointCount(), 2 * 2 * 10 + 2 * 2 * 20);
+    bool labelled = false;
+    for (int i = 0; i < loss->plot()->graphCount(); ++i) {
+      labelled = labelled || loss->plot()->graph(i)->name().startsWith("#2 spirals: ");
+    }
+    QVERIFY(labelled);
+  }
+};
+
+QTEST_MAIN(LivePlotsTest)
+#include "live_plots_test.moc"

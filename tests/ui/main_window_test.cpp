@@ -1,0 +1,142 @@
+// MainWindow: a run from the experiment panel reaches the plots, the status bar and the
+// runs list; stored runs open; errors become dialogs and the app keeps running.
+#include <QComboBox>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "accumlab/run_store.h"
+#include "controller/training_controller.h"
+#include "experiment/experiment_panel.h"
+#include "plots/live_plots.h"
+#include "runs/runs_panel.h"
+#include "ui_test_support.h"
+#include "window/app_options.h"
+#include "window/main_window.h"
+#include "window/run_status_bar.h"
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    test::isolateSettings();
+    QVERIFY(dir_.isValid());
+  }
+
+  void runFromThePanelIsPlottedStoredAndListed() {
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.db = dir_.filePath("runs.sqlite");
+    QVERIFY(window.applyOptions(options));
+    window.experimentPanel()->setConfig(test::smallExperiment(3000));
+    window.show();
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.startRun();
+    QVERIFY(window.controller()->isRunning());
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    QCOMPARE(window.lastError(), QString());
+    QVERIFY(window.plots()->pointCount() > 0);
+    QCOMPARE(window.runStatusBar()->progressPercent(), 100);
+    QVERIFY(window.runStatusBar()->throughputText().contains("no-accum"));
+    QCOMPARE(window.runsPanel()->visibleRunCount(), 3);
+    QVERIFY(window.store()->listRuns().front().status == ArmStatus::kFinished);
+
+    // Opening the stored run shows the same points as the live view did.
+    const int live_points = window.plots()->pointCount();
+    window.runsPanel()->selectRuns({window.store()->listRuns().front().id});
+    emit window.runsPanel()->openRequested(window.runsPanel()->selectedRunIds());
+    QCOMPARE(window.plots()->runs().size(), size_t{1});
+    QCOMPARE(window.plots()->runs().front().arms.size(), size_t{3});
+    QCOMPARE(window.plots()->pointCount(), live_points);
+  }
+
+  void badConfigShowsAnErrorAndTheAppKeepsRunning() {
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.no_store = true;
+    QVERIFY(window.applyOptions(options));
+    ExperimentConfig c = test::smallExperiment(800);
+    c.data = "csv:" + dir_.filePath("missing.csv").toStdString();
+    window.experimentPanel()->setConfig(c);
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.startRun();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    QVERIFY2(window.lastError().contains("missing.csv"), qPrintable(window.lastError()));
+    window.experimentPanel()->setConfig(test::smallExperiment(800));
+    window.startRun();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
+    QCOMPARE(finished.at(1).at(0).toString(), QString());
+  }
+
+  void droppedFilesSelectDatasetAndModel() {
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.no_store = true;
+    window.applyOptions(options);
+    QFile csv(dir_.filePath("points.csv"));
+    QVERIFY(csv.open(QIODevice::WriteOnly));
+    csv.write("x,y,label\n0.1,0.2,0\n0.3,0.1,1\n");
+    csv.close();
+    QString error;
+    QVERIFY(window.experimentPanel()->openPath(csv.fileName(), &error));
+    QCOMPARE(QString::fromStdString(window.experimentPanel()->config().data), "csv:" + csv.fileName());
+    QFile model(dir_.filePath("net.pt"));
+    QVERIFY(model.open(QIODevice::WriteOnly));
+    model.close();
+    QVERIFY(window.experimentPanel()->openPath(model.fileName(), &error));
+    QCOMPARE(QString::fromStdString(window.experimentPanel()->config().model),
+             "torchscript:" + model.fileName());
+    QVERIFY(!window.experimentPanel()->openPath(dir_.path(), &error));  // an empty folder
+    QVERIFY(error.contains(dir_.path()));
+  }
+
+  void commandLineOverridesTheExperiment() {
+    AppOptions options;
+    QString message;
+    QCOMPARE(parseAppOptions({"accumlab", "--data", "blobs", "-m", "16", "-k", "4", "--samples",
+                              "5000", "--no-store", "--fresh"},
+                             &options, &message),
+             0);
+    MainWindow window;
+    window.applyOptions(options);
+    const ExperimentConfig c = window.experimentPanel()->config();
+    QCOMPARE(c.data, std::string("blobs"));
+    QCOMPARE(c.micro_batch, int64_t{16});
+    QCOMPARE(c.accum, int64_t{4});
+    QCOMPARE(c.samples, int64_t{5000});
+    QCOMPARE(parseAppOptions({"accumlab", "-m", "0"}, &options, &message), 2);
+    QVERIFY(message.contains("micro-batch"));
+    QCOMPARE(parseAppOptions({"accumlab", "--quit-after", "soon"}, &options, &message), 2);
+  }
+
+  void panelConfigRoundTrips() {
+    ExperimentPanel panel;
+    ExperimentConfig c = test::smallExperiment(12345);
+    c.micro_batch = 32;
+    c.accum = 7;
+    c.arms = {ArmKind::kNoAccum, ArmKind::kAccum};
+    c.optimizer.kind = OptimizerKind::kAdamW;
+    c.optimizer.lr = 0.003;
+    c.optimizer.scaling = LrScaling::kSqrt;
+    c.window_policy = WindowPolicy::kFlushDivideByK;
+    c.dtype = DType::kFloat64;
+    c.seed = 7;
+    c.variance_window = 33;  // not shown by the panel: kept
+    panel.setConfig(c);
+    QCOMPARE(configToJson(panel.config()), configToJson(c));
+  }
+
+ private:
+  QTemporaryDir dir_;
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"

@@ -1,0 +1,151 @@
+// TrainingController: start, pause, resume, stop and mid-run slider changes (DESIGN.md §5).
+#include <QSignalSpy>
+#include <QTest>
+
+#include "controller/training_controller.h"
+#include "series/run_data.h"
+#include "ui_test_support.h"
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+class TrainingControllerTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { test::isolateSettings(); }
+
+  void runsToTheEndAndDeliversEveryStep() {
+    TrainingController controller;
+    RunData run;
+    connect(&controller, &TrainingController::batchReady, this,
+            [&](const RecordBatch& b) { run.append(b); });
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    QVERIFY(controller.start(test::smallExperiment(4000)));
+    QVERIFY(controller.isRunning());
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    QCOMPARE(finished.first().at(0).toString(), QString());
+    QVERIFY(!controller.isRunning());
+    // no-accum steps every 8 samples, accum and big-batch every 32: 4000/8 and 4000/32.
+    QCOMPARE(run.find(ArmKind::kNoAccum)->steps.size(), size_t{500});
+    QCOMPARE(run.find(ArmKind::kAccum)->steps.size(), size_t{125});
+    QCOMPARE(run.find(ArmKind::kBigBatch)->steps.size(), size_t{125});
+    QCOMPARE(run.info.budget_samples, int64_t{4000});
+    for (const ArmSeries& arm : run.arms) {
+      QVERIFY(arm.has_summary);
+      QVERIFY(arm.summary.status == ArmStatus::kFinished);
+      QVERIFY(!arm.evals.empty());
+    }
+  }
+
+  void pauseHoldsTheRunAndResumeFinishesIt() {
+    TrainingController controller;
+    RunData run;
+    connect(&controller, &TrainingController::batchReady, this,
+            [&](const RecordBatch& b) { run.append(b); });
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    QVERIFY(controller.start(test::smallExperiment(400000)));
+    QVERIFY(test::waitUntil([&] { return run.samplesSeen() > 0; }));
+    controller.pause();
+    QVERIFY(controller.isPaused());
+    QVERIFY(test::waitUntil([&] {
+      return std::any_of(run.events.begin(), run.events.end(),
+                         [](const EventRecord& e) { return e.kind == "pause"; });
+    }));
+    QTest::qWait(150);  // a drain or two after the pause took effect
+    const int64_t held = run.samplesSeen();
+    QTest::qWait(300);
+    QCOMPARE(run.samplesSeen(), held);  // nothing trained while paused
+    QCOMPARE(finished.count(), 0);
+    controller.resume();
+    QVERIFY(test::waitUntil([&] { return run.samplesSeen() > held; }));
+    controller.stop();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    for (const ArmSeries& arm : run.arms) QVERIFY(arm.summary.status == ArmStatus::kStopped);
+  }
+
+  void stopWhilePausedEndsTheRun() {
+    TrainingController controller;
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    QVERIFY(controller.start(test::smallExperiment(400000)));
+    controller.pause();
+    controller.stop();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }, 20000));
+    QVERIFY(!controller.isPaused());
+  }
+
+  void destroyingARunningControllerStopsTraining() {
+    auto controller = std::make_unique<TrainingController>();
+    QVERIFY(controller->start(test::smallExperiment(4'000'000)));
+    QTest::qWait(200);
+    QElapsedTimer t;
+    t.start();
+    controller.reset();  // must stop at the next window, not train 4M samples
+    QVERIFY2(t.elapsed() < 10000, "the destructor waited for the whole budget");
+  }
+
+  void sliderChangeMidRunAppliesAtAWindowBoundaryAndIsRecorded() {
+    TrainingController controller;
+    RunData run;
+    connect(&controller, &TrainingController::batchReady, this,
+            [&](const RecordBatch& b) { run.append(b); });
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    QVERIFY(controller.start(test::smallExperiment(400000)));
+    QVERIFY(test::waitUntil([&] { return run.samplesSeen() > 500; }));
+    controller.setAccum(16);
+    controller.setMicroBatch(4);
+    QVERIFY(test::waitUntil([&] {
+      const ArmSeries* a = run.find(ArmKind::kAccum);
+      return a && !a->steps.empty() && a->steps.back().accum == 16;
+    }));
+    controller.stop();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+
+    auto has = [&](const char* kind, const char* text) {
+      return std::any_of(run.events.begin(), run.events.end(), [&](const EventRecord& e) {
+        return e.kind == kind && e.message.find(text) != std::string::npos;
+      });
+    };
+    QVERIFY(has("accum", "4 → 16"));
+    QVERIFY(has("micro_batch", "8 → 4"));
+    // After the change, every window of accum is 4 × 16 and of big-batch 64 × 1.
+    const ArmSeries* accum = run.find(ArmKind::kAccum);
+    const ArmSeries* big = run.find(ArmKind::kBigBatch);
+    QCOMPARE(accum->steps.front().accum, int64_t{4});
+    QCOMPARE(accum->steps.back().micro_batch, int64_t{4});
+    QCOMPARE(accum->steps.back().window_samples, int64_t{64});
+    QCOMPARE(big->steps.back().micro_batch, int64_t{64});
+    // The change lands on a window boundary: no step mixes the old and new sizes.
+    for (const StepRecord& s : accum->steps) {
+      QVERIFY(s.window_samples == 32 || s.window_samples == 64);
+    }
+  }
+
+  void secondStartWhileRunningIsRefused() {
+    TrainingController controller;
+    QSignalSpy refused(&controller, &TrainingController::startFailed);
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    QVERIFY(controller.start(test::smallExperiment(400000)));
+    QVERIFY(!controller.start(test::smallExperiment()));
+    QCOMPARE(refused.count(), 1);
+    controller.stop();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+  }
+
+  void badDatasetIsReportedNotThrown() {
+    TrainingController controller;
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    ExperimentConfig c = test::smallExperiment();
+    c.data = "csv:/nonexistent/file.csv";
+    QVERIFY(controller.start(c));
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    const QString error = finished.first().at(0).toString();
+    QVERIFY2(error.contains("file.csv"), qPrintable(error));
+    QVERIFY(finished.first().at(1).toBool());  // an input error, for a dialog
+    QVERIFY(controller.start(test::smallExperiment(800)));  // the controller still works
+    QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
+  }
+};
+
+QTEST_MAIN(TrainingControllerTest)
+#include "training_controller_test.moc"

@@ -1,0 +1,117 @@
+#include "controller/training_controller.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "accumlab/trainer.h"
+#include "controller/training_worker.h"
+
+namespace accumlab::ui {
+
+TrainingController::TrainingController(QObject* parent) : QObject(parent) {
+  thread_.setObjectName("accumlab-training");
+  worker_ = new TrainingWorker;
+  worker_->moveToThread(&thread_);
+  connect(worker_, &TrainingWorker::finished, this, &TrainingController::onWorkerFinished,
+          Qt::QueuedConnection);
+  drain_timer_.setInterval(kDrainIntervalMs);
+  connect(&drain_timer_, &QTimer::timeout, this, &TrainingController::drain);
+  thread_.start();
+}
+
+TrainingController::~TrainingController() {
+  if (trainer_) trainer_->requestStop();
+  thread_.requestInterruption();
+  thread_.quit();
+  thread_.wait();
+  delete worker_;  // its thread has ended, so deleting it here is safe
+}
+
+void TrainingController::setSinkFactory(SinkFactory factory) { sink_factory_ = std::move(factory); }
+
+bool TrainingController::start(const ExperimentConfig& config) {
+  if (running_) {
+    emit startFailed(tr("An experiment is already running; stop it first."));
+    return false;
+  }
+  // The previous run has ended (finished() was emitted), so its objects are idle.
+  trainer_.reset();
+  fan_out_.reset();
+  extra_sink_.reset();
+  buffer_.take();
+  try {
+    if (sink_factory_) extra_sink_ = sink_factory_(config);
+    trainer_ = std::make_unique<Trainer>(config);
+  } catch (const std::exception& e) {
+    extra_sink_.reset();
+    emit startFailed(QString::fromStdString(e.what()));
+    return false;
+  }
+  // The extra sink (the store) goes first, so its rows exist by the time the GUI sees a
+  // record in the buffer and refreshes the runs list.
+  std::vector<MetricsSink*> sinks;
+  if (extra_sink_) sinks.push_back(extra_sink_.get());
+  sinks.push_back(&buffer_);
+  fan_out_ = std::make_unique<FanOutSink>(sinks);
+
+  running_ = true;
+  paused_ = false;
+  Trainer* trainer = trainer_.get();
+  MetricsSink* sink = fan_out_.get();
+  QMetaObject::invokeMethod(
+      worker_, [worker = worker_, trainer, sink] { worker->train(trainer, sink); },
+      Qt::QueuedConnection);
+  drain_timer_.start();
+  emit started();
+  return true;
+}
+
+void TrainingController::pause() {
+  if (!running_ || paused_) return;
+  trainer_->requestPause();
+  paused_ = true;
+  emit pausedChanged(true);
+}
+
+void TrainingController::resume() {
+  if (!running_ || !paused_) return;
+  trainer_->requestResume();
+  paused_ = false;
+  emit pausedChanged(false);
+}
+
+void TrainingController::stop() {
+  if (!running_) return;
+  trainer_->requestStop();
+}
+
+void TrainingController::setMicroBatch(int64_t m) {
+  if (running_) trainer_->requestMicroBatch(m);
+}
+
+void TrainingController::setAccum(int64_t k) {
+  if (running_) trainer_->requestAccum(k);
+}
+
+void TrainingController::setDrainInterval(int ms) {
+  drain_timer_.setInterval(std::max(ms, kDrainIntervalMs));
+}
+
+void TrainingController::drain() {
+  RecordBatch batch = buffer_.take();
+  if (!batch.empty()) emit batchReady(batch);
+}
+
+void TrainingController::onWorkerFinished(const QString& error, bool input_error) {
+  // Every sink call happened before the worker emitted, so this drain sees the last records.
+  drain_timer_.stop();
+  drain();
+  running_ = false;
+  if (paused_) {
+    paused_ = false;
+    emit pausedChanged(false);
+  }
+  emit finished(error, input_error);
+}
+
+}  // namespace accumlab::ui

@@ -1,0 +1,89 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <QTimer>
+#include <functional>
+#include <memory>
+
+#include "accumlab/experiment_config.h"
+#include "accumlab/metrics_sink.h"
+#include "controller/metrics_buffer.h"
+#include "series/record_batch.h"
+
+namespace accumlab {
+class Trainer;
+}
+
+namespace accumlab::ui {
+
+class TrainingWorker;
+
+/// Starts, pauses and stops training on a background thread and delivers its records to the
+/// GUI thread in batches (DESIGN.md §5). Created, used and destroyed on the GUI thread; the
+/// Trainer it owns runs on `thread_` and is only touched from here through its thread-safe
+/// request*() controls.
+class TrainingController : public QObject {
+  Q_OBJECT
+
+ public:
+  /// Makes extra sinks for a run (e.g. the run store); called on the GUI thread at start,
+  /// the sink is then used on the training thread only. May throw to report a problem.
+  using SinkFactory = std::function<std::unique_ptr<MetricsSink>(const ExperimentConfig&)>;
+
+  /// The fastest the GUI is fed: 30 Hz.
+  static constexpr int kDrainIntervalMs = 33;
+
+  explicit TrainingController(QObject* parent = nullptr);
+  /// Stops a running experiment and waits for the training thread to end.
+  ~TrainingController() override;
+
+  /// Sets the factory of the extra sink used by every following start().
+  void setSinkFactory(SinkFactory factory);
+  /// Starts training `config` in the background; false (and startFailed()) if it cannot.
+  bool start(const ExperimentConfig& config);
+  /// Pauses at the next window boundary.
+  void pause();
+  void resume();
+  /// Stops every arm at the next window boundary; finished() follows.
+  void stop();
+  /// Changes m / K for the next window of every arm (recorded by the trainer as an event).
+  void setMicroBatch(int64_t m);
+  void setAccum(int64_t k);
+  /// True from start() until finished() is emitted.
+  bool isRunning() const { return running_; }
+  /// True while a pause is requested.
+  bool isPaused() const { return paused_; }
+  /// The period of the drain timer (≥ kDrainIntervalMs).
+  void setDrainInterval(int ms);
+
+ signals:
+  /// Training began on the background thread.
+  void started();
+  /// start() refused: already running, or the trainer or an extra sink could not be made.
+  void startFailed(const QString& error);
+  /// New records, delivered on the GUI thread at most every drain interval.
+  void batchReady(const accumlab::ui::RecordBatch& batch);
+  void pausedChanged(bool paused);
+  /// Training ended; `error` is empty unless the run could not start or broke.
+  void finished(const QString& error, bool input_error);
+
+ private slots:
+  void drain();
+  void onWorkerFinished(const QString& error, bool input_error);
+
+ private:
+  QThread thread_;
+  TrainingWorker* worker_ = nullptr;  ///< lives on thread_, deleted after it stops
+  std::unique_ptr<Trainer> trainer_;
+  MetricsBuffer buffer_;
+  std::unique_ptr<MetricsSink> extra_sink_;
+  std::unique_ptr<FanOutSink> fan_out_;
+  SinkFactory sink_factory_;
+  QTimer drain_timer_;
+  bool running_ = false;
+  bool paused_ = false;
+};
+
+}  // namespace accumlab::ui

@@ -1,0 +1,420 @@
+#include "experiment/experiment_panel.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "accumlab/device.h"
+#include "experiment/batch_slider.h"
+#include "experiment/source_catalog.h"
+#include "plots/arm_style.h"
+
+namespace accumlab::ui {
+
+namespace {
+
+/// userData of the picker entries that open a dialog instead of naming a spec.
+constexpr char kOpenFile[] = "open:file";
+constexpr char kOpenFolder[] = "open:folder";
+constexpr char kOpenModel[] = "open:model";
+/// The largest m and K the sliders offer.
+constexpr int64_t kMaxMicroBatch = 1024;
+constexpr int64_t kMaxAccum = 256;
+constexpr ArmKind kArms[3] = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
+
+template <typename Enum>
+void addEnumItems(QComboBox* combo, std::initializer_list<Enum> values) {
+  for (Enum v : values) combo->addItem(QString::fromStdString(toString(v)), static_cast<int>(v));
+}
+
+template <typename Enum>
+Enum enumOf(const QComboBox* combo) {
+  return static_cast<Enum>(combo->currentData().toInt());
+}
+
+template <typename Enum>
+void selectEnum(QComboBox* combo, Enum v) {
+  combo->setCurrentIndex(std::max(0, combo->findData(static_cast<int>(v))));
+}
+
+}  // namespace
+
+ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(buildDataGroup());
+  layout->addWidget(buildBatchGroup());
+  layout->addWidget(buildOptimizerGroup());
+  layout->addWidget(buildTrainingGroup());
+  layout->addStretch(1);
+  setConfig(ExperimentConfig{});
+}
+
+QWidget* ExperimentPanel::buildDataGroup() {
+  auto* box = new QGroupBox(tr("Data and model"), this);
+  auto* form = new QFormLayout(box);
+  data_combo_ = new QComboBox(box);
+  data_combo_->setObjectName("dataset");
+  for (const SourceChoice& c : builtinDatasets()) {
+    data_combo_->addItem(c.label, c.spec);
+    data_combo_->setItemData(data_combo_->count() - 1, c.tooltip, Qt::ToolTipRole);
+  }
+  data_combo_->insertSeparator(data_combo_->count());
+  data_combo_->addItem(tr("Open CSV or IDX file…"), kOpenFile);
+  data_combo_->addItem(tr("Open IDX or CIFAR-10 folder…"), kOpenFolder);
+  label_edit_ = new QLineEdit(box);
+  label_edit_->setPlaceholderText(tr("last column"));
+  label_edit_->setToolTip(tr("The CSV column holding the label: a name from the header or a "
+                             "0-based index"));
+  task_combo_ = new QComboBox(box);
+  addEnumItems(task_combo_, {Task::kAuto, Task::kClassification, Task::kRegression});
+  model_combo_ = new QComboBox(box);
+  model_combo_->setObjectName("model");
+  for (const SourceChoice& c : builtinModels()) {
+    model_combo_->addItem(c.label, c.spec);
+    model_combo_->setItemData(model_combo_->count() - 1, c.tooltip, Qt::ToolTipRole);
+  }
+  model_combo_->insertSeparator(model_combo_->count());
+  model_combo_->addItem(tr("Open TorchScript model…"), kOpenModel);
+  form->addRow(tr("Dataset"), data_combo_);
+  form->addRow(tr("CSV label"), label_edit_);
+  form->addRow(tr("CSV task"), task_combo_);
+  form->addRow(tr("Model"), model_combo_);
+  for (QComboBox* combo : {data_combo_, model_combo_}) {
+    connect(combo, qOverload<int>(&QComboBox::activated), this,
+            [this, combo] { onPickerActivated(combo); });
+  }
+  locked_while_running_ << data_combo_ << label_edit_ << task_combo_ << model_combo_;
+  return box;
+}
+
+QWidget* ExperimentPanel::buildBatchGroup() {
+  auto* box = new QGroupBox(tr("Batching"), this);
+  auto* form = new QFormLayout(box);
+  micro_slider_ = new BatchSlider(BatchSlider::Scale::kPowersOfTwo, 1, kMaxMicroBatch, box);
+  micro_slider_->setObjectName("microBatch");
+  micro_slider_->setToolTip(tr("m: samples per forward/backward pass (memory scales with m). "
+                               "During a run a change applies at the next window."));
+  accum_slider_ = new BatchSlider(BatchSlider::Scale::kLinear, 1, kMaxAccum, box);
+  accum_slider_->setObjectName("accum");
+  accum_slider_->setToolTip(tr("K: micro-batches whose gradients are added up before one "
+                               "optimizer step. During a run a change applies at the next "
+                               "window."));
+  effective_label_ = new QLabel(box);
+  form->addRow(tr("Micro-batch m"), micro_slider_);
+  form->addRow(tr("Accumulate K"), accum_slider_);
+  form->addRow(QString(), effective_label_);
+  auto* arms = new QHBoxLayout;
+  const QString tips[3] = {tr("m samples per update: the noisy baseline"),
+                           tr("K micro-batches of m per update (effective batch m·K)"),
+                           tr("one real batch of m·K per update: what accum must equal")};
+  for (int i = 0; i < 3; ++i) {
+    arm_checks_[i] = new QCheckBox(armName(kArms[i]), box);
+    arm_checks_[i]->setToolTip(tips[i]);
+    arm_checks_[i]->setStyleSheet(QString("QCheckBox { color: %1; font-weight: bold; }")
+                                      .arg(armColorName(kArms[i])));
+    arms->addWidget(arm_checks_[i]);
+    locked_while_running_ << arm_checks_[i];
+    connect(arm_checks_[i], &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
+  }
+  form->addRow(tr("Arms"), arms);
+  connect(micro_slider_, &BatchSlider::valuePreview, this, &ExperimentPanel::updateDerivedLabels);
+  connect(accum_slider_, &BatchSlider::valuePreview, this, &ExperimentPanel::updateDerivedLabels);
+  connect(micro_slider_, &BatchSlider::valueChanged, this, [this](qint64 m) {
+    updateDerivedLabels();
+    emit microBatchChanged(m);
+    emit configEdited();
+  });
+  connect(accum_slider_, &BatchSlider::valueChanged, this, [this](qint64 k) {
+    updateDerivedLabels();
+    emit accumChanged(k);
+    emit configEdited();
+  });
+  return box;
+}
+
+QWidget* ExperimentPanel::buildOptimizerGroup() {
+  auto* box = new QGroupBox(tr("Optimizer"), this);
+  auto* form = new QFormLayout(box);
+  optimizer_combo_ = new QComboBox(box);
+  addEnumItems(optimizer_combo_, {OptimizerKind::kSgd, OptimizerKind::kAdam, OptimizerKind::kAdamW});
+  lr_spin_ = new QDoubleSpinBox(box);
+  lr_spin_->setObjectName("lr");
+  lr_spin_->setDecimals(6);
+  lr_spin_->setRange(1e-6, 10.0);
+  lr_spin_->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+  lr_spin_->setToolTip(tr("The base learning rate, used as is by no-accum"));
+  momentum_spin_ = new QDoubleSpinBox(box);
+  momentum_spin_->setRange(0.0, 0.999);
+  momentum_spin_->setSingleStep(0.05);
+  momentum_spin_->setDecimals(3);
+  scaling_combo_ = new QComboBox(box);
+  addEnumItems(scaling_combo_, {LrScaling::kNone, LrScaling::kLinear, LrScaling::kSqrt});
+  scaling_combo_->setToolTip(tr("How accum and big-batch scale the base LR for their K-times "
+                                "larger batch: none (same LR), linear (×K, Goyal et al.) or "
+                                "sqrt (×√K)"));
+  lr_rule_label_ = new QLabel(box);
+  lr_rule_label_->setWordWrap(true);
+  form->addRow(tr("Optimizer"), optimizer_combo_);
+  form->addRow(tr("Learning rate"), lr_spin_);
+  form->addRow(tr("Momentum"), momentum_spin_);
+  form->addRow(tr("LR scaling"), scaling_combo_);
+  form->addRow(QString(), lr_rule_label_);
+  locked_while_running_ << optimizer_combo_ << lr_spin_ << momentum_spin_ << scaling_combo_;
+  connect(optimizer_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    momentum_spin_->setEnabled(enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd &&
+                               data_combo_->isEnabled());
+    emit configEdited();
+  });
+  connect(lr_spin_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, [this] {
+    updateDerivedLabels();
+    emit configEdited();
+  });
+  connect(scaling_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    updateDerivedLabels();
+    emit configEdited();
+  });
+  return box;
+}
+
+QWidget* ExperimentPanel::buildTrainingGroup() {
+  auto* box = new QGroupBox(tr("Training"), this);
+  auto* form = new QFormLayout(box);
+  policy_combo_ = new QComboBox(box);
+  addEnumItems(policy_combo_, {WindowPolicy::kStream, WindowPolicy::kFlushExact,
+                               WindowPolicy::kFlushDivideByK, WindowPolicy::kDrop});
+  const QString policy_tips[4] = {
+      tr("Windows run across epoch ends: nothing is dropped or under-scaled"),
+      tr("The short last window of an epoch updates with its true sample count"),
+      tr("The short last window is divided by K as if full (Lightning/Accelerate): "
+         "under-scaled, for teaching"),
+      tr("The short last window of an epoch is discarded")};
+  for (int i = 0; i < 4; ++i) policy_combo_->setItemData(i, policy_tips[i], Qt::ToolTipRole);
+  dtype_combo_ = new QComboBox(box);
+  addEnumItems(dtype_combo_, {DType::kFloat32, DType::kFloat64});
+  budget_kind_combo_ = new QComboBox(box);
+  budget_kind_combo_->addItems({tr("epochs"), tr("samples")});
+  epochs_spin_ = new QDoubleSpinBox(box);
+  epochs_spin_->setRange(0.01, 1000);
+  epochs_spin_->setDecimals(2);
+  samples_spin_ = new QSpinBox(box);
+  samples_spin_->setRange(1, 2'000'000'000);
+  samples_spin_->setSingleStep(10'000);
+  samples_spin_->setGroupSeparatorShown(true);
+  auto* budget = new QHBoxLayout;
+  budget->addWidget(epochs_spin_, 1);
+  budget->addWidget(samples_spin_, 1);
+  budget->addWidget(budget_kind_combo_);
+  eval_spin_ = new QSpinBox(box);
+  eval_spin_->setRange(0, 2'000'000'000);
+  eval_spin_->setSingleStep(1000);
+  eval_spin_->setGroupSeparatorShown(true);
+  eval_spin_->setSpecialValueText(tr("each epoch"));
+  eval_spin_->setSuffix(tr(" samples"));
+  seed_spin_ = new QSpinBox(box);
+  seed_spin_->setRange(0, 2'000'000'000);
+  device_combo_ = new QComboBox(box);
+  device_combo_->addItem(tr("auto"), "auto");
+  device_combo_->addItem(tr("CPU"), "cpu");
+  device_combo_->addItem(tr("CUDA"), "cuda");
+  if (!cudaAvailable()) {
+    auto* model = qobject_cast<QStandardItemModel*>(device_combo_->model());
+    QStandardItem* cuda = model->item(2);
+    cuda->setEnabled(false);
+    cuda->setToolTip(tr("CUDA is unavailable: this LibTorch build has no CUDA or no GPU is "
+                        "visible. Build against a CUDA LibTorch to train on a GPU."));
+  }
+  form->addRow(tr("Short last window"), policy_combo_);
+  form->addRow(tr("Precision"), dtype_combo_);
+  form->addRow(tr("Budget per arm"), budget);
+  form->addRow(tr("Evaluate every"), eval_spin_);
+  form->addRow(tr("Seed"), seed_spin_);
+  form->addRow(tr("Device"), device_combo_);
+  locked_while_running_ << policy_combo_ << dtype_combo_ << budget_kind_combo_ << epochs_spin_
+                        << samples_spin_ << eval_spin_ << seed_spin_ << device_combo_;
+  connect(budget_kind_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
+    epochs_spin_->setVisible(i == 0);
+    samples_spin_->setVisible(i == 1);
+    emit configEdited();
+  });
+  for (QComboBox* c : {policy_combo_, dtype_combo_, device_combo_, task_combo_}) {
+    connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &ExperimentPanel::configEdited);
+  }
+  for (QSpinBox* s : {samples_spin_, eval_spin_, seed_spin_}) {
+    connect(s, qOverload<int>(&QSpinBox::valueChanged), this, &ExperimentPanel::configEdited);
+  }
+  connect(epochs_spin_, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
+          &ExperimentPanel::configEdited);
+  return box;
+}
+
+void ExperimentPanel::setRunActions(QAction* run, QAction* pause, QAction* stop) {
+  run_buttons_ = new QWidget(this);
+  auto* row = new QHBoxLayout(run_buttons_);
+  row->setContentsMargins(0, 4, 0, 0);
+  for (QAction* a : {run, pause, stop}) {
+    auto* b = new QToolButton(run_buttons_);
+    b->setDefaultAction(a);
+    b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    b->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    row->addWidget(b);
+  }
+  auto* box = static_cast<QVBoxLayout*>(layout());
+  box->insertWidget(box->count() - 1, run_buttons_);
+}
+
+ExperimentConfig ExperimentPanel::config() const {
+  ExperimentConfig c = base_;
+  c.data = data_combo_->currentData().toString().toStdString();
+  c.label = label_edit_->text().trimmed().toStdString();
+  c.task = enumOf<Task>(task_combo_);
+  c.model = model_combo_->currentData().toString().toStdString();
+  c.micro_batch = micro_slider_->value();
+  c.accum = accum_slider_->value();
+  c.arms.clear();
+  for (int i = 0; i < 3; ++i) {
+    if (arm_checks_[i]->isChecked()) c.arms.push_back(kArms[i]);
+  }
+  c.optimizer.kind = enumOf<OptimizerKind>(optimizer_combo_);
+  c.optimizer.lr = lr_spin_->value();
+  c.optimizer.momentum = momentum_spin_->value();
+  c.optimizer.scaling = enumOf<LrScaling>(scaling_combo_);
+  c.window_policy = enumOf<WindowPolicy>(policy_combo_);
+  c.dtype = enumOf<DType>(dtype_combo_);
+  if (budget_kind_combo_->currentIndex() == 0) {
+    c.epochs = epochs_spin_->value();
+    c.samples = 0;
+  } else {
+    c.samples = samples_spin_->value();
+  }
+  c.eval_every = eval_spin_->value();
+  c.seed = static_cast<uint64_t>(seed_spin_->value());
+  c.device = device_combo_->currentData().toString().toStdString();
+  return c;
+}
+
+void ExperimentPanel::setConfig(const ExperimentConfig& c) {
+  base_ = c;
+  const QSignalBlocker block(this);  // one configEdited per user edit, none for this
+  selectSpec(data_combo_, QString::fromStdString(c.data), QString::fromStdString(c.data));
+  label_edit_->setText(QString::fromStdString(c.label));
+  selectEnum(task_combo_, c.task);
+  selectSpec(model_combo_, QString::fromStdString(c.model), QString::fromStdString(c.model));
+  micro_slider_->setValue(c.micro_batch);
+  accum_slider_->setValue(c.accum);
+  for (int i = 0; i < 3; ++i) {
+    arm_checks_[i]->setChecked(std::find(c.arms.begin(), c.arms.end(), kArms[i]) != c.arms.end());
+  }
+  selectEnum(optimizer_combo_, c.optimizer.kind);
+  lr_spin_->setValue(c.optimizer.lr);
+  momentum_spin_->setValue(c.optimizer.momentum);
+  selectEnum(scaling_combo_, c.optimizer.scaling);
+  selectEnum(policy_combo_, c.window_policy);
+  selectEnum(dtype_combo_, c.dtype);
+  budget_kind_combo_->setCurrentIndex(c.samples > 0 ? 1 : 0);
+  epochs_spin_->setValue(c.epochs > 0 ? c.epochs : 1.0);
+  samples_spin_->setValue(static_cast<int>(c.samples > 0 ? c.samples : 100'000));
+  epochs_spin_->setVisible(c.samples <= 0);
+  samples_spin_->setVisible(c.samples > 0);
+  eval_spin_->setValue(static_cast<int>(c.eval_every));
+  seed_spin_->setValue(static_cast<int>(c.seed));
+  const int device = device_combo_->findData(QString::fromStdString(c.device).section(':', 0, 0));
+  device_combo_->setCurrentIndex(std::max(0, device));
+  updateDerivedLabels();
+  updateCsvFields();
+}
+
+void ExperimentPanel::setRunning(bool running) {
+  for (QWidget* w : locked_while_running_) w->setEnabled(!running);
+  momentum_spin_->setEnabled(!running &&
+                             enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd);
+  if (!running) updateCsvFields();
+}
+
+void ExperimentPanel::selectSpec(QComboBox* combo, const QString& spec, const QString& label) {
+  int index = combo->findData(spec);
+  if (index < 0) {
+    // A spec from a file, a config or the recent list: insert it above the separator.
+    index = combo->findData(spec.startsWith("torchscript:") || combo == model_combo_
+                                ? QString(kOpenModel)
+                                : QString(kOpenFile)) - 1;
+    combo->insertItem(index, label, spec);
+    combo->setItemData(index, spec, Qt::ToolTipRole);
+  }
+  combo->setCurrentIndex(index);
+  combo->setProperty("last", index);
+}
+
+void ExperimentPanel::onPickerActivated(QComboBox* combo) {
+  const QString data = combo->currentData().toString();
+  if (!data.startsWith("open:")) {
+    combo->setProperty("last", combo->currentIndex());
+    updateCsvFields();
+    emit configEdited();
+    return;
+  }
+  combo->setCurrentIndex(combo->property("last").toInt());  // until the dialog picks one
+  QString path;
+  if (data == kOpenModel) {
+    path = QFileDialog::getOpenFileName(this, tr("Open a TorchScript model"), QString(),
+                                        tr("TorchScript models (*.pt *.pth);;All files (*)"));
+  } else if (data == kOpenFolder) {
+    path = QFileDialog::getExistingDirectory(this, tr("Open an IDX or CIFAR-10 folder"));
+  } else {
+    path = QFileDialog::getOpenFileName(
+        this, tr("Open a dataset file"), QString(),
+        tr("CSV files (*.csv *.tsv *.txt);;IDX files (*-ubyte *-ubyte.gz);;All files (*)"));
+  }
+  if (path.isEmpty()) return;
+  QString error;
+  if (!openPath(path, &error)) emit openFailed(error);
+}
+
+bool ExperimentPanel::openPath(const QString& path, QString* error) {
+  OpenedSource source;
+  if (!openSource(path, &source, error)) return false;
+  selectSpec(source.is_model ? model_combo_ : data_combo_, source.spec, source.label);
+  updateCsvFields();
+  emit pathOpened(path);
+  emit configEdited();
+  return true;
+}
+
+void ExperimentPanel::updateCsvFields() {
+  const bool csv = data_combo_->currentData().toString().startsWith("csv:");
+  const bool editable = data_combo_->isEnabled();
+  label_edit_->setEnabled(csv && editable);
+  task_combo_->setEnabled(csv && editable);
+}
+
+void ExperimentPanel::updateDerivedLabels() {
+  const int64_t m = micro_slider_->value();
+  const int64_t k = accum_slider_->value();
+  effective_label_->setText(tr("effective batch m·K = <b>%1</b> &nbsp;(memory of %2)")
+                                .arg(QLocale().toString(static_cast<qlonglong>(m * k)))
+                                .arg(m));
+  const double lr = lr_spin_->value();
+  double factor = 1.0;
+  QString rule = tr("same LR");
+  switch (enumOf<LrScaling>(scaling_combo_)) {
+    case LrScaling::kNone: break;
+    case LrScaling::kLinear: factor = static_cast<double>(k); rule = tr("×K"); break;
+    case LrScaling::kSqrt: factor = std::sqrt(static_cast<double>(k)); rule = tr("×√K"); break;
+  }
+  lr_rule_label_->setText(tr("no-accum: %1 · accum, big-batch: %2 (%3)")
+                              .arg(QString::number(lr, 'g', 4), QString::number(lr * factor, 'g', 4), rule));
+}
+
+}  // namespace accumlab::ui

@@ -1,0 +1,87 @@
+#pragma once
+
+#include <QWidget>
+
+#include "accumlab/experiment_config.h"
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace accumlab::ui {
+
+class BatchSlider;
+
+/// The experiment editor of the main window's dock: data, model, m and K sliders, arms,
+/// optimizer and LR rule, window policy, dtype, budget, evaluation, seed and device.
+/// Reads and writes an ExperimentConfig; fields it does not show keep their values.
+/// GUI thread.
+class ExperimentPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ExperimentPanel(QWidget* parent = nullptr);
+
+  /// The config the widgets describe.
+  ExperimentConfig config() const;
+  /// Shows `config` (unknown data or model specs are added to the pickers).
+  void setConfig(const ExperimentConfig& config);
+  /// While running only m and K stay editable (they apply at the next window boundary).
+  void setRunning(bool running);
+  /// Adds buttons for the Run, Pause and Stop actions below the form.
+  void setRunActions(QAction* run, QAction* pause, QAction* stop);
+  /// Selects the dataset or TorchScript model at `path`; false with a message otherwise.
+  bool openPath(const QString& path, QString* error);
+
+ signals:
+  /// The user settled on a new micro-batch size m or accumulation count K.
+  void microBatchChanged(qint64 m);
+  void accumChanged(qint64 k);
+  /// Any field changed (for saving the last experiment).
+  void configEdited();
+  /// A file or folder was opened (for the recent-files list).
+  void pathOpened(const QString& path);
+  /// Opening failed; the message names the path and what was expected.
+  void openFailed(const QString& message);
+
+ private:
+  QWidget* buildDataGroup();
+  QWidget* buildBatchGroup();
+  QWidget* buildOptimizerGroup();
+  QWidget* buildTrainingGroup();
+  void onPickerActivated(QComboBox* combo);
+  void selectSpec(QComboBox* combo, const QString& spec, const QString& label);
+  void updateDerivedLabels();
+  void updateCsvFields();
+
+  ExperimentConfig base_;  ///< fields the panel does not show
+  QComboBox* data_combo_;
+  QLineEdit* label_edit_;
+  QComboBox* task_combo_;
+  QComboBox* model_combo_;
+  BatchSlider* micro_slider_;
+  BatchSlider* accum_slider_;
+  QLabel* effective_label_;
+  QCheckBox* arm_checks_[3];
+  QComboBox* optimizer_combo_;
+  QDoubleSpinBox* lr_spin_;
+  QDoubleSpinBox* momentum_spin_;
+  QComboBox* scaling_combo_;
+  QLabel* lr_rule_label_;
+  QComboBox* policy_combo_;
+  QComboBox* dtype_combo_;
+  QComboBox* budget_kind_combo_;
+  QDoubleSpinBox* epochs_spin_;
+  QSpinBox* samples_spin_;
+  QSpinBox* eval_spin_;
+  QSpinBox* seed_spin_;
+  QComboBox* device_combo_;
+  QWidget* run_buttons_ = nullptr;
+  QList<QWidget*> locked_while_running_;
+};
+
+}  // namespace accumlab::ui

@@ -1,0 +1,332 @@
+#include "plots/live_plots.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <qcustomplot.h>
+#include <tuple>
+
+#include "accumlab/smoothing.h"
+#include "plots/arm_style.h"
+#include "plots/metric_canvas.h"
+
+namespace accumlab::ui {
+
+namespace {
+/// Columns of the plot grid.
+constexpr int kGridColumns = 3;
+/// Colour of the markers of slider changes.
+constexpr QRgb kSliderMarkerColor = 0x7B5EA7;
+/// Slider steps per unit of smoothing.
+constexpr int kSmoothingSteps = 100;
+/// The largest smoothing the slider offers.
+constexpr double kMaxSmoothing = 0.99;
+
+double lastFinite(const std::vector<StepRecord>& steps, double StepRecord::*field) {
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    if (std::isfinite((*it).*field)) return (*it).*field;
+  }
+  return kNaN;
+}
+}  // namespace
+
+/// How far each arm of one source has been plotted, and its smoothing state.
+struct LivePlots::SourceState {
+  std::map<ArmKind, size_t> steps_done;
+  std::map<ArmKind, size_t> evals_done;
+  size_t events_done = 0;
+  std::map<std::tuple<ArmKind, int, int>, DebiasedEma> emas;  ///< (arm, canvas, series)
+};
+
+LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
+  x_combo_ = new QComboBox(this);
+  x_combo_->setObjectName("xAxisMode");
+  x_combo_->addItem(tr("samples seen"), static_cast<int>(XAxisMode::kSamples));
+  x_combo_->addItem(tr("optimizer steps"), static_cast<int>(XAxisMode::kSteps));
+  x_combo_->addItem(tr("wall time"), static_cast<int>(XAxisMode::kWallTime));
+  x_combo_->setToolTip(tr("What the x-axis of every plot counts"));
+  smoothing_slider_ = new QSlider(Qt::Horizontal, this);
+  smoothing_slider_->setObjectName("smoothing");
+  smoothing_slider_->setRange(0, static_cast<int>(kMaxSmoothing * kSmoothingSteps));
+  smoothing_slider_->setValue(static_cast<int>(smoothing_ * kSmoothingSteps));
+  smoothing_slider_->setMaximumWidth(160);
+  smoothing_slider_->setToolTip(
+      tr("Smoothing s of the bold loss lines (TensorBoard's debiased moving average)"));
+  smoothing_label_ = new QLabel(QString::number(smoothing_, 'f', 2), this);
+  log_check_ = new QCheckBox(tr("log y"), this);
+  log_check_->setObjectName("logY");
+  log_check_->setToolTip(tr("Logarithmic y-axis for the loss plots"));
+  auto* reset = new QPushButton(tr("Reset view"), this);
+  reset->setToolTip(tr("Fit every plot to its data and follow new points again"));
+
+  auto* bar = new QHBoxLayout;
+  bar->setContentsMargins(6, 4, 6, 0);
+  bar->addWidget(new QLabel(tr("x-axis:"), this));
+  bar->addWidget(x_combo_);
+  bar->addSpacing(16);
+  bar->addWidget(new QLabel(tr("smoothing:"), this));
+  bar->addWidget(smoothing_slider_);
+  bar->addWidget(smoothing_label_);
+  bar->addSpacing(16);
+  bar->addWidget(log_check_);
+  bar->addStretch(1);
+  bar->addWidget(reset);
+
+  auto* grid = new QGridLayout;
+  grid->setContentsMargins(2, 2, 2, 2);
+  grid->setSpacing(4);
+  const auto& catalog = plotCatalog();
+  for (size_t i = 0; i < catalog.size(); ++i) {
+    auto* canvas = new MetricCanvas(catalog[i], this);
+    canvas->setMinimumSize(280, 200);
+    canvas->setXLabel(xAxisLabel(x_mode_));
+    grid->addWidget(canvas, static_cast<int>(i) / kGridColumns, static_cast<int>(i) % kGridColumns);
+    canvases_.push_back(canvas);
+    connect(canvas, &MetricCanvas::xRangeChanged, this, [this, canvas](const QCPRange& r) {
+      for (MetricCanvas* other : canvases_) {
+        other->setFollow(false);
+        if (other != canvas) other->setXRange(r);
+      }
+    });
+    connect(canvas, &MetricCanvas::userInteracted, this, [this] {
+      for (MetricCanvas* c : canvases_) c->setFollow(false);
+    });
+  }
+  for (int col = 0; col < kGridColumns; ++col) grid->setColumnStretch(col, 1);
+  for (int row = 0; row * kGridColumns < static_cast<int>(catalog.size()); ++row) {
+    grid->setRowStretch(row, 1);
+  }
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(bar);
+  layout->addLayout(grid, 1);
+
+  connect(x_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int) {
+    setXAxisMode(static_cast<XAxisMode>(x_combo_->currentData().toInt()));
+  });
+  connect(smoothing_slider_, &QSlider::valueChanged, this,
+          [this](int v) { setSmoothing(static_cast<double>(v) / kSmoothingSteps); });
+  connect(log_check_, &QCheckBox::toggled, this, &LivePlots::setLogY);
+  connect(reset, &QPushButton::clicked, this, &LivePlots::resetView);
+}
+
+LivePlots::~LivePlots() = default;
+
+void LivePlots::beginLive(const QString& label) {
+  RunData live;
+  live.label = label.toStdString();
+  runs_.clear();
+  runs_.push_back(std::move(live));
+  rebuild();
+}
+
+void LivePlots::appendLive(const RecordBatch& batch) {
+  if (runs_.empty()) beginLive(QString());
+  runs_.front().append(batch);
+  feedNew(0);
+  refresh();
+}
+
+void LivePlots::showRuns(std::vector<RunData> runs) {
+  runs_ = std::move(runs);
+  for (MetricCanvas* c : canvases_) c->setFollow(true);
+  rebuild();
+}
+
+void LivePlots::setXAxisMode(XAxisMode mode) {
+  const int index = x_combo_->findData(static_cast<int>(mode));
+  if (x_combo_->currentIndex() != index) x_combo_->setCurrentIndex(index);  // re-enters here
+  if (mode == x_mode_) return;
+  x_mode_ = mode;
+  for (MetricCanvas* c : canvases_) {
+    c->setXLabel(xAxisLabel(mode));
+    c->setFollow(true);  // the old x range means nothing on the new axis
+  }
+  rebuild();
+  emit viewOptionsChanged();
+}
+
+void LivePlots::setSmoothing(double s) {
+  s = std::clamp(s, 0.0, kMaxSmoothing);
+  const int pos = static_cast<int>(std::lround(s * kSmoothingSteps));
+  if (smoothing_slider_->value() != pos) smoothing_slider_->setValue(pos);
+  if (std::fabs(s - smoothing_) < 1e-9) return;
+  smoothing_ = s;
+  smoothing_label_->setText(QString::number(s, 'f', 2));
+  rebuild();
+  emit viewOptionsChanged();
+}
+
+void LivePlots::setLogY(bool log) {
+  if (log_check_->isChecked() != log) log_check_->setChecked(log);
+  if (log == log_y_) return;
+  log_y_ = log;
+  for (MetricCanvas* c : canvases_) c->setLogY(log);
+  rebuild();  // values ≤ 0 are dropped on log axes, so the lines are redrawn
+  emit viewOptionsChanged();
+}
+
+void LivePlots::resetView() {
+  for (MetricCanvas* c : canvases_) c->setFollow(true);
+  refresh();
+}
+
+void LivePlots::replotNow() {
+  for (MetricCanvas* c : canvases_) c->plot()->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+int LivePlots::pointCount() const {
+  int n = 0;
+  for (const MetricCanvas* c : canvases_) n += c->pointCount();
+  return n;
+}
+
+void LivePlots::rebuild() {
+  // A view change (axis, smoothing, runs) redraws from the kept history once; live updates
+  // go through feedNew() and only append.
+  for (MetricCanvas* c : canvases_) c->clear();
+  state_.assign(runs_.size(), SourceState{});
+  for (size_t i = 0; i < runs_.size(); ++i) feedNew(static_cast<int>(i));
+  refresh();
+}
+
+QString LivePlots::sourceLabel(int source) const {
+  if (runs_.size() < 2) return QString();
+  return QString::fromStdString(runs_[static_cast<size_t>(source)].label);
+}
+
+void LivePlots::feedNew(int source) {
+  const RunData& run = runs_[static_cast<size_t>(source)];
+  SourceState& st = state_[static_cast<size_t>(source)];
+  const QString label = sourceLabel(source);
+  const auto& catalog = plotCatalog();
+  for (const ArmSeries& arm : run.arms) {
+    const size_t step_from = st.steps_done[arm.arm];
+    const size_t eval_from = st.evals_done[arm.arm];
+    const size_t step_n = arm.steps.size() - step_from;
+    const size_t eval_n = arm.evals.size() - eval_from;
+    if (step_n == 0 && eval_n == 0) continue;
+    QVector<double> sx, ex, y;
+    sx.reserve(static_cast<int>(step_n));
+    for (size_t i = step_from; i < arm.steps.size(); ++i) sx.push_back(xOf(arm.steps[i], x_mode_));
+    for (size_t i = eval_from; i < arm.evals.size(); ++i) ex.push_back(xOf(arm.evals[i], x_mode_));
+    for (size_t c = 0; c < catalog.size(); ++c) {
+      for (size_t s = 0; s < catalog[c].series.size(); ++s) {
+        const SeriesDef& def = catalog[c].series[s];
+        if (def.only_arm && *def.only_arm != arm.arm) continue;
+        y.clear();
+        if (def.step_value && step_n > 0) {
+          DebiasedEma* ema = nullptr;
+          if (def.smoothed) {
+            auto key = std::make_tuple(arm.arm, static_cast<int>(c), static_cast<int>(s));
+            ema = &st.emas.try_emplace(key, smoothing_).first->second;
+          }
+          for (size_t i = step_from; i < arm.steps.size(); ++i) {
+            const double v = def.step_value(arm.steps[i]);
+            y.push_back(ema ? (std::isfinite(v) ? ema->add(v) : kNaN) : v);
+          }
+          canvases_[c]->addPoints(source, arm.arm, static_cast<int>(s), label, sx, y);
+        } else if (def.eval_value && eval_n > 0) {
+          for (size_t i = eval_from; i < arm.evals.size(); ++i) y.push_back(def.eval_value(arm.evals[i]));
+          canvases_[c]->addPoints(source, arm.arm, static_cast<int>(s), label, ex, y);
+        }
+      }
+    }
+    st.steps_done[arm.arm] = arm.steps.size();
+    st.evals_done[arm.arm] = arm.evals.size();
+  }
+  addEventMarkers(source, st.events_done);
+  st.events_done = run.events.size();
+  updateReadouts();
+}
+
+double LivePlots::eventX(const RunData& run, const EventRecord& e) const {
+  switch (x_mode_) {
+    case XAxisMode::kSamples: return static_cast<double>(e.samples_seen);
+    case XAxisMode::kWallTime: return e.wall_ms / 1000.0;
+    case XAxisMode::kSteps: break;
+  }
+  // On the steps axis an event sits at the step the first arm had reached by then.
+  for (const ArmSeries& arm : run.arms) {
+    if (arm.steps.empty()) continue;
+    auto it = std::lower_bound(
+        arm.steps.begin(), arm.steps.end(), e.samples_seen,
+        [](const StepRecord& r, int64_t samples) { return r.samples_seen < samples; });
+    return it == arm.steps.end() ? static_cast<double>(arm.steps.back().step) + 1
+                                 : static_cast<double>(it->step);
+  }
+  return 0;
+}
+
+void LivePlots::addEventMarkers(int source, size_t from) {
+  const RunData& run = runs_[static_cast<size_t>(source)];
+  for (size_t i = from; i < run.events.size(); ++i) {
+    const EventRecord& e = run.events[i];
+    QColor color;
+    QString text = QString::fromStdString(e.message);
+    if (e.kind == "micro_batch" || e.kind == "accum") {
+      color = QColor(kSliderMarkerColor);
+    } else if (e.kind == "diverged" || e.kind == "failed") {
+      color = armColor(parseArmKind(e.arm));
+      text = QString::fromStdString(e.arm) + " " + QString::fromStdString(e.kind);
+    } else {
+      continue;  // pauses and stops do not change what the curves mean
+    }
+    if (runs_.size() > 1) text = QString::fromStdString(run.label) + ": " + text;
+    for (MetricCanvas* c : canvases_) c->addMarker(eventX(run, e), text, color);
+  }
+}
+
+void LivePlots::updateReadouts() {
+  if (runs_.empty()) return;
+  const RunData& run = runs_.front();
+  const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
+  const ArmSeries* accum = run.find(ArmKind::kAccum);
+  const ArmSeries* big = run.find(ArmKind::kBigBatch);
+  for (MetricCanvas* c : canvases_) {
+    const QString& id = c->definition().id;
+    if (id == "variance" && no_accum && accum && !accum->steps.empty()) {
+      const double ratio = lastFinite(no_accum->steps, &StepRecord::loss_var_rolling) /
+                           lastFinite(accum->steps, &StepRecord::loss_var_rolling);
+      const int64_t k = accum->steps.back().accum;
+      if (std::isfinite(ratio)) {
+        c->setReadout(tr("ratio <b>%1</b> · theory %2")
+                          .arg(QString::number(ratio, 'f', 1))
+                          .arg(k));
+      }
+    } else if (id == "equivalence" && big && !big->steps.empty()) {
+      const double d = lastFinite(big->steps, &StepRecord::weight_rel_diff);
+      if (std::isfinite(d)) c->setReadout(tr("now %1").arg(QString::number(d, 'e', 1)));
+    }
+  }
+}
+
+void LivePlots::refresh() {
+  // Linked x-axes: following plots share the union of their x spans.
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (MetricCanvas* c : canvases_) {
+    double a, b;
+    if (!c->following() || !c->xBounds(&a, &b)) continue;
+    lo = any ? std::min(lo, a) : a;
+    hi = any ? std::max(hi, b) : b;
+    any = true;
+  }
+  for (MetricCanvas* c : canvases_) {
+    if (c->following()) {
+      c->fitToData();
+      if (any) c->setXRange(QCPRange(lo, hi > lo ? hi : lo + 1));
+    }
+    c->refresh();
+  }
+}
+
+}  // namespace accumlab::ui

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <QWidget>
+#include <vector>
+
+#include "plots/plot_catalog.h"
+#include "series/record_batch.h"
+#include "series/run_data.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QSlider;
+
+namespace accumlab {
+class DebiasedEma;
+}
+
+namespace accumlab::ui {
+
+class MetricCanvas;
+
+/// The grid of plots with their shared controls: x-axis mode, smoothing, log y, reset view.
+/// Shows either the live run (appendLive) or stored runs (showRuns: one run, or several
+/// overlaid in compare mode). Owns the runs it shows. GUI thread.
+class LivePlots : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LivePlots(QWidget* parent = nullptr);
+  ~LivePlots() override;
+
+  /// Clears the plots for a new live run named `label`.
+  void beginLive(const QString& label);
+  /// Appends a drained batch to the live run and plots only what is new.
+  void appendLive(const RecordBatch& batch);
+  /// Shows finished runs; several are overlaid, one line style per run.
+  void showRuns(std::vector<RunData> runs);
+  /// The runs shown (the live run first while one is shown).
+  const std::vector<RunData>& runs() const { return runs_; }
+  /// The plots, in catalog order.
+  const std::vector<MetricCanvas*>& canvases() const { return canvases_; }
+
+  XAxisMode xAxisMode() const { return x_mode_; }
+  void setXAxisMode(XAxisMode mode);
+  /// The EMA factor s in [0, 0.999).
+  double smoothing() const { return smoothing_; }
+  void setSmoothing(double s);
+  bool logY() const { return log_y_; }
+  void setLogY(bool log);
+  /// Fits every plot to its data and follows new data again.
+  void resetView();
+  /// Redraws every plot now (before grabbing the window).
+  void replotNow();
+  /// Points held by all plots together.
+  int pointCount() const;
+
+ signals:
+  /// The x-axis mode, smoothing or log toggle changed (for the settings).
+  void viewOptionsChanged();
+
+ private:
+  struct SourceState;
+  void rebuild();
+  void feedNew(int source);
+  void addEventMarkers(int source, size_t from);
+  void updateReadouts();
+  void refresh();
+  double eventX(const RunData& run, const EventRecord& e) const;
+  QString sourceLabel(int source) const;
+
+  std::vector<MetricCanvas*> canvases_;
+  std::vector<RunData> runs_;
+  std::vector<SourceState> state_;
+  XAxisMode x_mode_ = XAxisMode::kSamples;
+  double smoothing_ = 0.6;
+  bool log_y_ = false;
+  QComboBox* x_combo_;
+  QSlider* smoothing_slider_;
+  QLabel* smoothing_label_;
+  QCheckBox* log_check_;
+};
+
+}  // namespace accumlab::ui

@@ -1,0 +1,347 @@
+#include "plots/metric_canvas.h"
+
+#include <QHBoxLayout>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+#include <qcustomplot.h>
+
+#include "plots/arm_style.h"
+
+namespace accumlab::ui {
+
+namespace {
+
+/// Share of the data span added around it when the axes are fitted.
+constexpr double kLinearMargin = 0.05;
+/// Factor around the data span on logarithmic axes.
+constexpr double kLogMargin = 1.3;
+
+quint32 graphKey(int source, ArmKind arm, int series) {
+  return (static_cast<quint32>(source) << 16) | (static_cast<quint32>(arm) << 8) |
+         static_cast<quint32>(series);
+}
+
+QColor faint(const QColor& c) {
+  // A light tint instead of an alpha pen: opaque pens draw faster on big series.
+  constexpr double kTint = 0.35;
+  return QColor::fromRgbF(1 - kTint * (1 - c.redF()), 1 - kTint * (1 - c.greenF()),
+                          1 - kTint * (1 - c.blueF()));
+}
+
+QString formatValue(double v) {
+  if (std::isnan(v)) return QStringLiteral("–");
+  const double a = std::fabs(v);
+  if (a != 0 && (a < 1e-3 || a >= 1e6)) return QString::number(v, 'e', 3);
+  return QString::number(v, 'g', 5);
+}
+
+}  // namespace
+
+void MetricCanvas::Bounds::include(double v) {
+  if (!valid) {
+    lo = hi = v;
+    valid = true;
+  } else {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+}
+
+MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
+    : QWidget(parent), def_(def), plot_(new QCustomPlot(this)) {
+  setObjectName("canvas_" + def.id);
+  title_ = new QLabel("<b>" + def.title + "</b>", this);
+  readout_ = new QLabel(this);
+  readout_->setTextFormat(Qt::RichText);
+  // A long read-out must not widen its grid column: it is clipped instead.
+  readout_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  readout_->setMinimumWidth(0);
+  info_ = new QToolButton(this);
+  info_->setText("?");
+  info_->setAutoRaise(true);
+  info_->setToolTip(def.explanation);
+  info_->setAccessibleName(tr("What this plot shows"));
+  connect(info_, &QToolButton::clicked, this, [this] {
+    QToolTip::showText(info_->mapToGlobal(QPoint(0, info_->height())), def_.explanation, info_);
+  });
+  title_->setToolTip(def.explanation);
+
+  auto* header = new QHBoxLayout;
+  header->setContentsMargins(6, 2, 2, 0);
+  header->addWidget(title_);
+  header->addSpacing(8);
+  header->addWidget(readout_, 1);
+  header->addWidget(info_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  layout->addLayout(header);
+  layout->addWidget(plot_, 1);
+
+  plot_->setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
+  plot_->addLayer("faint", plot_->layer("main"), QCustomPlot::limBelow);
+  plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  auto* margins = new QCPMarginGroup(plot_);
+  for (size_t i = 0; i < def.panes.size(); ++i) {
+    QCPAxisRect* rect = i == 0 ? plot_->axisRect() : new QCPAxisRect(plot_);
+    if (i > 0) plot_->plotLayout()->addElement(static_cast<int>(i), 0, rect);
+    rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    y->setLabel(def.panes[i].y_label);
+    y->setLabelFont(small);
+    y->setTickLabelFont(small);
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    x->setTickLabelFont(small);
+    x->setLabelFont(small);
+    connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            &MetricCanvas::onAxisRangeChanged);
+    panes_.push_back(rect);
+  }
+  y_bounds_.resize(panes_.size());
+  plot_->legend->setVisible(true);
+  plot_->legend->setFont(small);
+  plot_->legend->setBrush(QColor(255, 255, 255, 220));
+  plot_->legend->setRowSpacing(0);
+  panes_.front()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  applyAxisScales();
+
+  connect(plot_, &QCustomPlot::mousePress, this, [this] { emit userInteracted(); });
+  connect(plot_, &QCustomPlot::mouseWheel, this, [this] { emit userInteracted(); });
+  connect(plot_, &QCustomPlot::mouseMove, this,
+          [this](QMouseEvent* e) { showHover(e->pos()); });
+  plot_->installEventFilter(this);
+}
+
+bool MetricCanvas::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::Leave) QToolTip::hideText();
+  return QWidget::eventFilter(watched, event);
+}
+
+bool MetricCanvas::paneIsLog(int pane) const {
+  const PaneDef& p = def_.panes[static_cast<size_t>(pane)];
+  return p.log_y || (p.follows_log && log_toggle_);
+}
+
+void MetricCanvas::applyAxisScales() {
+  for (size_t i = 0; i < panes_.size(); ++i) {
+    QCPAxis* y = panes_[i]->axis(QCPAxis::atLeft);
+    if (paneIsLog(static_cast<int>(i))) {
+      y->setScaleType(QCPAxis::stLogarithmic);
+      y->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+      y->setNumberFormat("eb");
+      y->setNumberPrecision(0);
+    } else {
+      y->setScaleType(QCPAxis::stLinear);
+      y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+      y->setNumberFormat("g");
+      y->setNumberPrecision(4);
+    }
+  }
+}
+
+QCPGraph* MetricCanvas::graphFor(int source, ArmKind arm, int series, const QString& run_label) {
+  const quint32 key = graphKey(source, arm, series);
+  if (QCPGraph* g = graphs_.value(key)) return g;
+  const SeriesDef& def = def_.series[static_cast<size_t>(series)];
+  QCPAxisRect* rect = panes_[static_cast<size_t>(def.pane)];
+  QCPGraph* g = plot_->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+  QPen pen = armPen(arm, source);
+  switch (def.look) {
+    case SeriesLook::kNormal: pen.setWidthF(1.5); break;
+    case SeriesLook::kFaint: pen.setColor(faint(pen.color())); pen.setStyle(Qt::SolidLine); break;
+    case SeriesLook::kBold: pen.setWidthF(2.0); break;
+    case SeriesLook::kReference:
+      pen = QPen(QColor(40, 40, 40), 1.5, Qt::DashDotLine);
+      g->setLineStyle(QCPGraph::lsStepLeft);
+      break;
+  }
+  g->setPen(pen);
+  if (def.eval_value) {
+    // Evaluations are sparse (often one per epoch): a marker per point keeps them visible.
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, pen.color(), 5));
+  }
+  QString name = def.look == SeriesLook::kReference ? def.legend : armName(arm);
+  if (def.look != SeriesLook::kReference && !def.legend.isEmpty()) name += " " + def.legend;
+  if (!run_label.isEmpty()) name = run_label + ": " + name;
+  g->setName(name);
+  // One legend entry per arm: the first pane's main lines and the references.
+  if (def.look == SeriesLook::kFaint || (def.pane != 0 && def.look != SeriesLook::kReference)) {
+    g->removeFromLegend();
+  }
+  if (def.look == SeriesLook::kFaint) {
+    g->setProperty("faint", true);
+    g->setLayer("faint");  // under every arm's smoothed line
+  }
+  graphs_.insert(key, g);
+  return g;
+}
+
+void MetricCanvas::addPoints(int source, ArmKind arm, int series, const QString& run_label,
+                             const QVector<double>& x, const QVector<double>& y) {
+  const SeriesDef& def = def_.series[static_cast<size_t>(series)];
+  const bool log = paneIsLog(def.pane);
+  QVector<double> keys, values;
+  keys.reserve(x.size());
+  values.reserve(y.size());
+  Bounds& yb = y_bounds_[static_cast<size_t>(def.pane)];
+  for (int i = 0; i < x.size() && i < y.size(); ++i) {
+    const double v = y[i];
+    if (!std::isfinite(v) || (log && v <= 0)) continue;
+    keys.push_back(x[i]);
+    values.push_back(v);
+    x_bounds_.include(x[i]);
+    yb.include(v);
+  }
+  if (keys.isEmpty()) return;
+  graphFor(source, arm, series, run_label)->addData(keys, values, true);
+}
+
+void MetricCanvas::addMarker(double x, const QString& label, const QColor& color) {
+  QPen pen(color, 1.0, Qt::DashLine);
+  for (QCPAxisRect* rect : panes_) {
+    auto* line = new QCPItemLine(plot_);
+    line->setClipAxisRect(rect);
+    for (QCPItemPosition* p : {line->start, line->end}) {
+      p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+      p->setAxisRect(rect);
+      p->setTypeX(QCPItemPosition::ptPlotCoords);
+      p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    line->start->setCoords(x, 0);
+    line->end->setCoords(x, 1);
+    line->setPen(pen);
+    markers_.push_back(line);
+  }
+  if (label.isEmpty()) return;
+  auto* text = new QCPItemText(plot_);
+  QCPAxisRect* top = panes_.front();
+  text->setClipAxisRect(top);
+  text->position->setAxes(top->axis(QCPAxis::atBottom), top->axis(QCPAxis::atLeft));
+  text->position->setAxisRect(top);
+  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords(x, 0.0);
+  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+  text->setPadding(QMargins(3, 1, 3, 1));
+  text->setText(label);
+  text->setColor(color.darker(130));
+  text->setBrush(QColor(255, 255, 255, 200));
+  QFont f = font();
+  f.setPointSizeF(f.pointSizeF() * 0.8);
+  text->setFont(f);
+  markers_.push_back(text);
+}
+
+void MetricCanvas::clear() {
+  plot_->clearGraphs();
+  graphs_.clear();
+  for (QCPAbstractItem* item : markers_) plot_->removeItem(item);
+  markers_.clear();
+  x_bounds_ = Bounds{};
+  for (Bounds& b : y_bounds_) b = Bounds{};
+  readout_->clear();
+}
+
+void MetricCanvas::setXLabel(const QString& label) {
+  panes_.back()->axis(QCPAxis::atBottom)->setLabel(label);
+}
+
+void MetricCanvas::setLogY(bool log) {
+  if (log == log_toggle_) return;
+  log_toggle_ = log;
+  applyAxisScales();
+}
+
+void MetricCanvas::setReadout(const QString& html) { readout_->setText(html); }
+
+void MetricCanvas::setFollow(bool follow) { follow_ = follow; }
+
+void MetricCanvas::setXRange(const QCPRange& range) {
+  syncing_ = true;
+  for (QCPAxisRect* rect : panes_) rect->axis(QCPAxis::atBottom)->setRange(range);
+  syncing_ = false;
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MetricCanvas::onAxisRangeChanged(const QCPRange& range) {
+  if (syncing_) return;
+  // A user drag or zoom on one pane: move the other panes, then the other canvases.
+  syncing_ = true;
+  for (QCPAxisRect* rect : panes_) rect->axis(QCPAxis::atBottom)->setRange(range);
+  syncing_ = false;
+  emit xRangeChanged(range);
+}
+
+bool MetricCanvas::xBounds(double* lo, double* hi) const {
+  if (!x_bounds_.valid) return false;
+  *lo = x_bounds_.lo;
+  *hi = x_bounds_.hi;
+  return true;
+}
+
+void MetricCanvas::fitToData() {
+  syncing_ = true;
+  if (x_bounds_.valid) {
+    const double lo = x_bounds_.lo;
+    const double hi = x_bounds_.hi > lo ? x_bounds_.hi : lo + 1;
+    for (QCPAxisRect* rect : panes_) rect->axis(QCPAxis::atBottom)->setRange(lo, hi);
+  }
+  for (size_t i = 0; i < panes_.size(); ++i) {
+    const Bounds& b = y_bounds_[i];
+    if (!b.valid) continue;
+    QCPAxis* y = panes_[i]->axis(QCPAxis::atLeft);
+    if (paneIsLog(static_cast<int>(i))) {
+      const double lo = std::max(b.lo, std::numeric_limits<double>::min());
+      y->setRange(lo / kLogMargin, std::max(b.hi, lo) * kLogMargin);
+    } else {
+      const double span = b.hi > b.lo ? b.hi - b.lo : std::max(std::fabs(b.hi), 1.0);
+      y->setRange(b.lo - kLinearMargin * span, b.hi + kLinearMargin * span);
+    }
+  }
+  syncing_ = false;
+}
+
+void MetricCanvas::refresh() {
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int MetricCanvas::pointCount() const {
+  int n = 0;
+  for (QCPGraph* g : graphs_) n += g->dataCount();
+  return n;
+}
+
+void MetricCanvas::showHover(const QPoint& pos) {
+  QCPAxisRect* rect = plot_->axisRectAt(pos);
+  if (!rect || !rect->rect().contains(pos)) {
+    QToolTip::hideText();
+    return;
+  }
+  const double key = rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+  QString text = QString("<b>%1</b> %2").arg(formatValue(key),
+                                             panes_.back()->axis(QCPAxis::atBottom)->label());
+  for (QCPGraph* g : graphs_) {
+    if (g->keyAxis()->axisRect() != rect || g->dataCount() == 0) continue;
+    if (g->property("faint").toBool()) continue;  // the smoothed line says it better
+    auto it = g->data()->findBegin(key, false);
+    if (it == g->data()->constEnd()) --it;
+    if (it != g->data()->constBegin()) {
+      auto prev = it - 1;
+      if (std::fabs(prev->key - key) < std::fabs(it->key - key)) it = prev;
+    }
+    // Skip lines whose nearest point is off screen (e.g. a run that ended earlier).
+    if (std::fabs(g->keyAxis()->coordToPixel(it->key) - pos.x()) > 40) continue;
+    text += QString("<br><span style='color:%1'>■</span> %2: %3")
+                .arg(g->pen().color().name(), g->name().toHtmlEscaped(), formatValue(it->value));
+  }
+  QToolTip::showText(plot_->mapToGlobal(pos + QPoint(14, 10)), text, plot_);
+}
+
+}  // namespace accumlab::ui

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <QHash>
+#include <QLabel>
+#include <QVector>
+#include <QWidget>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+#include "plots/plot_catalog.h"
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPGraph;
+class QCPRange;
+class QCPAbstractItem;
+class QToolButton;
+
+namespace accumlab::ui {
+
+/// One titled plot of the catalog: a QCustomPlot with stacked panes sharing the x-axis, a
+/// legend, an explanation button, hover read-out and vertical event markers. Fed
+/// incrementally (addPoints + refresh), never rebuilt per update (STYLE.md 8). GUI thread.
+class MetricCanvas : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit MetricCanvas(const CanvasDef& def, QWidget* parent = nullptr);
+
+  const CanvasDef& definition() const { return def_; }
+  /// Appends points (sorted by x, after the existing ones) to the line of `series` (index
+  /// into the definition) for `arm` of run `source`; creates the line on first use.
+  /// NaN values and, on logarithmic panes, values ≤ 0 are skipped.
+  void addPoints(int source, ArmKind arm, int series, const QString& run_label,
+                 const QVector<double>& x, const QVector<double>& y);
+  /// Draws a labelled vertical line at `x` across every pane.
+  void addMarker(double x, const QString& label, const QColor& color);
+  /// Removes every line and marker.
+  void clear();
+  /// Sets the x-axis title of the bottom pane.
+  void setXLabel(const QString& label);
+  /// Switches the panes that follow the log toggle between linear and logarithmic y.
+  void setLogY(bool log);
+  /// Sets the text next to the title (e.g. a measured ratio); rich text allowed.
+  void setReadout(const QString& html);
+  /// The text next to the title.
+  QString readout() const { return readout_->text(); }
+  /// Whether the owner fits the axes to the data on each update (off once the user zooms).
+  void setFollow(bool follow);
+  bool following() const { return follow_; }
+  /// Shows the x range `range` on every pane without emitting xRangeChanged.
+  void setXRange(const QCPRange& range);
+  /// The x span of all points drawn; false when there are none.
+  bool xBounds(double* lo, double* hi) const;
+  /// Fits the axes to the data now.
+  void fitToData();
+  /// Schedules a replot (coalesced by Qt).
+  void refresh();
+  /// The number of points drawn by all lines.
+  int pointCount() const;
+  QCustomPlot* plot() const { return plot_; }
+
+ signals:
+  /// The user panned or zoomed the x-axis of this canvas.
+  void xRangeChanged(const QCPRange& range);
+  /// The user started interacting (drag, wheel): following stops.
+  void userInteracted();
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  struct Bounds {
+    double lo = 0, hi = 0;
+    bool valid = false;
+    void include(double v);
+  };
+  QCPGraph* graphFor(int source, ArmKind arm, int series, const QString& run_label);
+  bool paneIsLog(int pane) const;
+  void applyAxisScales();
+  void showHover(const QPoint& pos);
+  void onAxisRangeChanged(const QCPRange& range);
+
+  CanvasDef def_;
+  QCustomPlot* plot_;
+  QLabel* title_;
+  QLabel* readout_;
+  QToolButton* info_;
+  std::vector<QCPAxisRect*> panes_;
+  QHash<quint32, QCPGraph*> graphs_;
+  Bounds x_bounds_;
+  std::vector<Bounds> y_bounds_;  ///< per pane, of the values drawn
+  bool log_toggle_ = false;
+  bool follow_ = true;
+  bool syncing_ = false;  ///< set while ranges are changed by code, not by the user
+  QVector<QCPAbstractItem*> markers_;
+};
+
+}  // namespace accumlab::ui

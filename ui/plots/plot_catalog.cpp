@@ -1,0 +1,140 @@
+#include "plots/plot_catalog.h"
+
+#include <QCoreApplication>
+
+namespace accumlab::ui {
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+QString tr(const char* text) { return QCoreApplication::translate("PlotCatalog", text); }
+
+std::vector<CanvasDef> makeCatalog() {
+  std::vector<CanvasDef> c;
+
+  c.push_back({"loss", tr("Training loss per update"),
+               tr("<b>What it shows:</b> the loss of every optimizer update, i.e. the mean loss "
+                  "over all samples of its window of K micro-batches:<br>"
+                  "<tt>loss = Σ<sub>i</sub> Σ<sub>j∈mb<sub>i</sub></sub> ℓ<sub>j</sub> / "
+                  "Σ<sub>i</sub>|mb<sub>i</sub>|</tt>.<br>Faint lines are the raw values, bold "
+                  "lines are smoothed with TensorBoard's debiased moving average "
+                  "(<tt>last = s·last + (1−s)·x; shown = last/(1−s<sup>n</sup>)</tt>, s = the "
+                  "smoothing slider).<br><b>Read it:</b> <i>no-accum</i> updates after every "
+                  "micro-batch of m samples, so its loss jumps around; <i>accum</i> averages K "
+                  "micro-batches and should lie on <i>big-batch</i> (one batch of m·K)."),
+               {{tr("loss"), false, true}},
+               {{"loss_raw", tr("raw"), [](const StepRecord& r) { return r.loss; }, nullptr,
+                 false, 0, SeriesLook::kFaint, std::nullopt},
+                {"loss_smoothed", QString(), [](const StepRecord& r) { return r.loss; }, nullptr,
+                 true, 0, SeriesLook::kBold, std::nullopt}}});
+
+  c.push_back({"variance", tr("Loss variance"),
+               tr("<b>What it shows:</b> how much the loss changes from one update to the next: "
+                  "the variance of the last W update losses,<br><tt>Var = Σ(loss − mean)² / "
+                  "(W − 1)</tt>.<br><b>Read it:</b> an update that averages K micro-batches "
+                  "carries about 1/K of the noise, so the variance of <i>no-accum</i> should be "
+                  "about K times that of <i>accum</i>. The header shows the measured ratio "
+                  "no-accum ÷ accum and the theory value K."),
+               {{tr("variance of the update loss"), true, false}},
+               {{"loss_variance", QString(), [](const StepRecord& r) { return r.loss_var_rolling; },
+                 nullptr, false, 0, SeriesLook::kNormal, std::nullopt}}});
+
+  c.push_back({"noise", tr("Gradient noise per update"),
+               tr("<b>What it shows (top):</b> how noisy the direction of each update is. "
+                  "trΣ is the variance of a single sample's gradient, estimated by comparing "
+                  "micro-batch gradients with the window gradient (McCandlish et al. 2018):<br>"
+                  "<tt>trΣ ≈ (|g<sub>small</sub>|² − |G<sub>big</sub>|²) / (1/B<sub>small</sub> − "
+                  "1/B<sub>big</sub>)</tt>.<br>An update that averages B<sub>eff</sub> = m·K "
+                  "samples has noise <tt>trΣ / B<sub>eff</sub></tt>: K times less with "
+                  "accumulation.<br><b>Bottom:</b> the critical batch <tt>B<sub>simple</sub> = "
+                  "trΣ / |G|²</tt>, where noise and signal are equal; the dotted line is the "
+                  "effective batch m·K. Batches far below B<sub>simple</sub> waste updates on "
+                  "noise; far above it, extra samples buy little."),
+               {{tr("trΣ / B_eff"), true, false}, {tr("batch size"), true, false}},
+               {{"noise_per_update", QString(),
+                 [](const StepRecord& r) { return r.noise_per_update; }, nullptr, false, 0,
+                 SeriesLook::kNormal, std::nullopt},
+                {"b_simple", tr("B_simple"), [](const StepRecord& r) { return r.b_simple; },
+                 nullptr, false, 1, SeriesLook::kNormal, std::nullopt},
+                {"effective_batch", tr("m·K"),
+                 [](const StepRecord& r) { return static_cast<double>(r.micro_batch * r.accum); },
+                 nullptr, false, 1, SeriesLook::kReference, ArmKind::kAccum}}});
+
+  c.push_back({"validation", tr("Validation loss and accuracy"),
+               tr("<b>What it shows:</b> loss (top) and accuracy (bottom) on the held-out "
+                  "split, evaluated every N samples seen and at the end.<br><b>Read it:</b> "
+                  "<i>accum</i> and <i>big-batch</i> take the same updates, so their curves "
+                  "coincide; <i>no-accum</i> takes K times more, smaller, noisier steps on the "
+                  "same samples."),
+               {{tr("val loss"), false, true}, {tr("val accuracy %"), false, false}},
+               {{"val_loss", QString(), nullptr, [](const EvalRecord& r) { return r.loss; }, false,
+                 0, SeriesLook::kNormal, std::nullopt},
+                {"val_accuracy", QString(), nullptr,
+                 [](const EvalRecord& r) { return 100.0 * r.accuracy; }, false, 1,
+                 SeriesLook::kNormal, std::nullopt}}});
+
+  c.push_back({"throughput", tr("Throughput and memory"),
+               tr("<b>What it shows:</b> training samples per second of each arm (top) and "
+                  "memory (bottom): the CUDA allocator's peak on a GPU, the process's resident "
+                  "memory on the CPU (one process trains all arms, so the CPU lines coincide)."
+                  "<br><b>Read it:</b> accumulation buys the update of a batch of m·K at the "
+                  "memory of a batch of m; the price is K smaller calls per update."),
+               {{tr("samples/s"), false, false}, {tr("memory MiB"), false, false}},
+               {{"samples_per_s", QString(), [](const StepRecord& r) { return r.samples_per_s; },
+                 nullptr, false, 0, SeriesLook::kNormal, std::nullopt},
+                {"memory_mib", QString(),
+                 [](const StepRecord& r) { return static_cast<double>(r.memory_bytes) / kMiB; },
+                 nullptr, false, 1, SeriesLook::kNormal, std::nullopt}}});
+
+  c.push_back({"equivalence", tr("accum ↔ big-batch weights"),
+               tr("<b>What it shows:</b> after each update, the largest relative difference "
+                  "between the weights of <i>accum</i> and <i>big-batch</i>:<br><tt>max over "
+                  "tensors of max|w<sub>accum</sub> − w<sub>big</sub>| / "
+                  "max|w<sub>big</sub>|</tt>.<br><b>Read it:</b> K micro-batches of m, summed "
+                  "and divided by the window's sample count, give exactly the gradient of one "
+                  "batch of m·K, so this stays at rounding level (about 1e-6 in float32, 1e-14 "
+                  "in float64). It grows when something breaks the equivalence: BatchNorm "
+                  "(statistics per micro-batch), the flush-divide-by-K policy, or dropout."),
+               {{tr("max relative difference"), true, false}},
+               {{"weight_rel_diff", tr("vs accum"),
+                 [](const StepRecord& r) { return r.weight_rel_diff; }, nullptr, false, 0,
+                 SeriesLook::kNormal, ArmKind::kBigBatch}}});
+  return c;
+}
+
+}  // namespace
+
+const std::vector<CanvasDef>& plotCatalog() {
+  static const std::vector<CanvasDef> catalog = makeCatalog();
+  return catalog;
+}
+
+QString xAxisLabel(XAxisMode mode) {
+  switch (mode) {
+    case XAxisMode::kSamples: return tr("samples seen");
+    case XAxisMode::kSteps: return tr("optimizer steps");
+    case XAxisMode::kWallTime: return tr("wall time (s)");
+  }
+  return QString();
+}
+
+double xOf(const StepRecord& r, XAxisMode mode) {
+  switch (mode) {
+    case XAxisMode::kSamples: return static_cast<double>(r.samples_seen);
+    case XAxisMode::kSteps: return static_cast<double>(r.step);
+    case XAxisMode::kWallTime: return r.wall_ms / 1000.0;
+  }
+  return 0;
+}
+
+double xOf(const EvalRecord& r, XAxisMode mode) {
+  switch (mode) {
+    case XAxisMode::kSamples: return static_cast<double>(r.samples_seen);
+    case XAxisMode::kSteps: return static_cast<double>(r.step);
+    case XAxisMode::kWallTime: return r.wall_ms / 1000.0;
+  }
+  return 0;
+}
+
+}  // namespace accumlab::ui

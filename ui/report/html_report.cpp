@@ -1,0 +1,221 @@
+#include "report/html_report.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLocale>
+#include <QSaveFile>
+#include <cmath>
+
+#include "plots/arm_style.h"
+
+namespace accumlab::ui {
+
+namespace {
+
+const char kStyle[] =
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1180px;"
+    "margin:24px auto;padding:0 16px;color:#222}"
+    "h1{margin-bottom:0}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}"
+    "table{border-collapse:collapse;margin:8px 0;font-size:13px}"
+    "td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}"
+    "th{background:#f4f4f4}td.k,th.k{text-align:left}"
+    ".muted{color:#777;font-size:13px}figure{margin:16px 0}"
+    "figure img{max-width:100%;border:1px solid #eee}"
+    "figcaption{font-size:13px;color:#444;max-width:900px}"
+    ".grid{display:grid;grid-template-columns:1fr 1fr;gap:8px 24px}"
+    "code,tt{background:#f6f6f6;padding:0 3px}";
+
+QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+
+QString num(double v, int precision = 4) {
+  return std::isfinite(v) ? QString::number(v, 'g', precision) : QStringLiteral("–");
+}
+
+QString ratio(double a, double b) {
+  return std::isfinite(a) && std::isfinite(b) && b != 0 ? QString::number(a / b, 'f', 2) + "×"
+                                                         : QStringLiteral("–");
+}
+
+QString mib(int64_t bytes) {
+  return bytes > 0 ? QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', 1) + " MiB"
+                   : QStringLiteral("–");
+}
+
+/// The arm's summary, or one made from its last records while it still runs.
+ArmSummary summaryOf(const ArmSeries& arm) {
+  if (arm.has_summary) return arm.summary;
+  ArmSummary s;
+  s.arm = arm.arm;
+  if (!arm.steps.empty()) {
+    const StepRecord& last = arm.steps.back();
+    s.micro_batch = last.micro_batch;
+    s.accum = last.accum;
+    s.steps = last.step;
+    s.samples_seen = last.samples_seen;
+    s.final_train_loss = last.loss;
+    s.loss_variance = last.loss_var_rolling;
+    s.noise_per_update = last.noise_per_update;
+    s.b_simple = last.b_simple;
+    s.samples_per_s = last.samples_per_s;
+    s.peak_memory_bytes = last.memory_bytes;
+    s.equivalence_rel_diff = last.weight_rel_diff;
+  }
+  if (!arm.evals.empty()) {
+    s.val_loss = arm.evals.back().loss;
+    s.val_accuracy = arm.evals.back().accuracy;
+  }
+  return s;
+}
+
+void flatten(const QJsonObject& o, const QString& prefix, QList<QPair<QString, QString>>* out) {
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    const QString key = prefix.isEmpty() ? it.key() : prefix + "." + it.key();
+    if (it->isObject()) {
+      flatten(it->toObject(), key, out);
+    } else {
+      QString value = QString::fromUtf8(QJsonDocument(QJsonObject{{"v", *it}}).toJson(QJsonDocument::Compact));
+      value = value.mid(5, value.size() - 6);  // strip {"v": … }
+      out->append({key, value});
+    }
+  }
+}
+
+QString configTable(const RunData& run) {
+  QList<QPair<QString, QString>> rows;
+  flatten(QJsonDocument::fromJson(QByteArray::fromStdString(configToJson(run.info.config, 0))).object(),
+          QString(), &rows);
+  QString html = "<table><tr><th class=k>setting</th><th class=k>value</th></tr>";
+  for (const auto& [k, v] : rows) {
+    html += QString("<tr><td class=k>%1</td><td class=k><code>%2</code></td></tr>")
+                .arg(k.toHtmlEscaped(), v.toHtmlEscaped());
+  }
+  return html + "</table>";
+}
+
+QString summaryTable(const RunData& run) {
+  const ArmSeries* base_arm = run.find(ArmKind::kNoAccum);
+  const ArmSummary base = base_arm ? summaryOf(*base_arm) : ArmSummary{};
+  QString html =
+      "<table><tr><th class=k>arm</th><th>status</th><th>m × K</th><th>steps</th>"
+      "<th>samples</th><th>train loss</th><th>val loss</th><th>val acc</th>"
+      "<th>loss var</th><th>no-accum ÷ arm<br>loss var</th><th>trΣ/B<sub>eff</sub></th>"
+      "<th>no-accum ÷ arm<br>noise</th><th>B<sub>simple</sub></th><th>samples/s</th>"
+      "<th>arm ÷ no-accum<br>speed</th><th>peak mem</th><th>equiv diff</th></tr>";
+  for (const ArmSeries& arm : run.arms) {
+    const ArmSummary s = summaryOf(arm);
+    html += QString("<tr><td class=k style='color:%1'><b>%2</b></td><td>%3</td><td>%4 × %5</td>")
+                .arg(armColorName(arm.arm), armName(arm.arm), esc(toString(s.status)))
+                .arg(s.micro_batch)
+                .arg(s.accum);
+    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>")
+                .arg(s.steps)
+                .arg(QLocale().toString(static_cast<qlonglong>(s.samples_seen)), num(s.final_train_loss),
+                     num(s.val_loss),
+                     std::isfinite(s.val_accuracy) ? QString::number(100 * s.val_accuracy, 'f', 2) + "%"
+                                                   : QStringLiteral("–"));
+    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>")
+                .arg(num(s.loss_variance), ratio(base.loss_variance, s.loss_variance),
+                     num(s.noise_per_update), ratio(base.noise_per_update, s.noise_per_update),
+                     num(s.b_simple));
+    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
+                .arg(num(s.samples_per_s, 6), ratio(s.samples_per_s, base.samples_per_s),
+                     mib(s.peak_memory_bytes),
+                     std::isfinite(s.equivalence_rel_diff) ? QString::number(s.equivalence_rel_diff, 'e', 2)
+                                                           : QStringLiteral("–"));
+    if (!s.message.empty()) {
+      html += QString("<tr><td class='k muted' colspan=17>%1: %2</td></tr>")
+                  .arg(armName(arm.arm), esc(s.message));
+    }
+  }
+  return html + "</table>";
+}
+
+QString eventsList(const RunData& run) {
+  QString html;
+  for (const EventRecord& e : run.events) {
+    if (e.kind == "pause" || e.kind == "resume") continue;
+    html += QString("<li>%1 samples, %2 s: %3</li>")
+                .arg(QLocale().toString(static_cast<qlonglong>(e.samples_seen)))
+                .arg(QString::number(e.wall_ms / 1000.0, 'f', 1), esc(e.message));
+  }
+  return html.isEmpty() ? QString() : "<p><b>Events</b></p><ul>" + html + "</ul>";
+}
+
+QString semantics(const std::vector<RunData>& runs) {
+  QStringList policies;
+  for (const RunData& r : runs) policies << QString::fromStdString(toString(r.info.config.window_policy));
+  policies.removeDuplicates();
+  return QObject::tr(
+             "<h2>Semantics</h2>"
+             "<p><b>Arms.</b> <i>no-accum</i> steps after every micro-batch of m samples; "
+             "<i>accum</i> adds the gradients of K micro-batches of m and steps once (effective "
+             "batch m·K); <i>big-batch</i> steps on one real batch of m·K. All arms start from "
+             "the same weights and read the samples in the same order.</p>"
+             "<p><b>Window normalisation.</b> Each micro-batch loss is the <i>sum</i> of its "
+             "per-sample losses divided by the number of samples in the whole window, so the "
+             "applied gradient is <tt>g = Σ<sub>i</sub> Σ<sub>j∈mb<sub>i</sub></sub> ∇ℓ<sub>j</sub> / "
+             "Σ<sub>i</sub>|mb<sub>i</sub>|</tt> (never mean/K, which is wrong for uneven "
+             "micro-batches). Clipping applies to the accumulated gradient, then the optimizer "
+             "and the LR schedule step. Short last window policy: <b>%1</b>.</p>"
+             "<p><b>Loss variance</b>: variance of the last W update losses. "
+             "<b>Gradient noise</b>: unbiased estimates from micro-batch and window gradients "
+             "(McCandlish et al. 2018, App. A), <tt>trΣ ≈ (|g<sub>small</sub>|² − "
+             "|G<sub>big</sub>|²)/(1/B<sub>small</sub> − 1/B<sub>big</sub>)</tt>, "
+             "<tt>|G|² ≈ (B<sub>big</sub>|G<sub>big</sub>|² − B<sub>small</sub>|g<sub>small</sub>|²)"
+             "/(B<sub>big</sub> − B<sub>small</sub>)</tt>, kept as debiased EMAs; "
+             "noise per update <tt>trΣ/B<sub>eff</sub></tt>, critical batch "
+             "<tt>B<sub>simple</sub> = trΣ/|G|²</tt>. <b>Equivalence</b>: the largest "
+             "<tt>max|w<sub>accum</sub> − w<sub>big</sub>| / max|w<sub>big</sub>|</tt> over "
+             "weight tensors. Ratios in the summary compare each arm with <i>no-accum</i>: "
+             "theory expects about K for the loss variance and the noise.</p>")
+      .arg(policies.join(", ").toHtmlEscaped());
+}
+
+}  // namespace
+
+QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<PlotImage>& plots) {
+  QString html = QString("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+                         "<title>AccumLab report</title><style>%1</style></head><body>")
+                     .arg(kStyle);
+  html += "<h1>AccumLab report</h1>";
+  html += QString("<p class=muted>%1 · %2 experiment(s)</p>")
+              .arg(QDateTime::currentDateTime().toString(Qt::ISODate))
+              .arg(runs.size());
+  for (const RunData& run : runs) {
+    html += "<h2>" + esc(run.label.empty() ? run.info.config.data : run.label) + "</h2>";
+    html += QString("<p class=muted>data: %1<br>model: %2<br>device: %3</p>")
+                .arg(esc(run.info.dataset.empty() ? run.info.config.data : run.info.dataset),
+                     esc(run.info.model.empty() ? run.info.config.model : run.info.model),
+                     esc(run.info.device.empty() ? run.info.config.device : run.info.device));
+    html += "<h3>Summary</h3>" + summaryTable(run) + eventsList(run);
+    html += "<details><summary>Configuration</summary>" + configTable(run) + "</details>";
+  }
+  html += "<h2>Plots</h2>";
+  for (const PlotImage& p : plots) {
+    html += QString("<figure><img alt='%1' src='data:image/png;base64,%2'>"
+                    "<figcaption><b>%1.</b> %3</figcaption></figure>")
+                .arg(p.title.toHtmlEscaped(), QString::fromLatin1(p.png.toBase64()), p.explanation);
+  }
+  html += semantics(runs);
+  html += "<p class=muted>Made with AccumLab.</p></body></html>\n";
+  return html;
+}
+
+bool writeHtmlReport(const std::vector<RunData>& runs, const std::vector<PlotImage>& plots,
+                     const QString& path, QString* error) {
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly) || file.write(buildHtmlReport(runs, plots).toUtf8()) < 0 ||
+      !file.commit()) {
+    *error = QObject::tr("Could not write the report %1 (%2).").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+bool writeHtmlReport(const std::vector<RunData>& runs, const QString& path, QString* error) {
+  return writeHtmlReport(runs, renderPlots(runs), path, error);
+}
+
+}  // namespace accumlab::ui

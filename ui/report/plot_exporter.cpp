@@ -1,0 +1,81 @@
+#include "report/plot_exporter.h"
+
+#include <QBuffer>
+#include <QDir>
+#include <QFileInfo>
+#include <QSvgGenerator>
+#include <qcustomplot.h>
+
+#include "plots/live_plots.h"
+#include "plots/metric_canvas.h"
+
+namespace accumlab::ui {
+
+bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error, int width,
+                  int height) {
+  QCustomPlot* plot = canvas->plot();
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  bool ok = false;
+  if (suffix == "png") {
+    ok = plot->savePng(path, width, height);
+  } else if (suffix == "pdf") {
+    ok = plot->savePdf(path, width, height);
+  } else if (suffix == "svg") {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(QSize(width, height));
+    svg.setViewBox(QRect(0, 0, width, height));
+    svg.setTitle(canvas->definition().title);
+    QCPPainter painter;
+    if (painter.begin(&svg)) {
+      plot->toPainter(&painter, width, height);
+      ok = painter.end();
+    }
+  } else {
+    *error = QObject::tr("Cannot export a plot to %1: the name must end in .png, .svg or .pdf.")
+                 .arg(path);
+    return false;
+  }
+  if (!ok || !QFileInfo(path).exists()) {
+    *error = QObject::tr("Could not write %1; check that its folder exists and is writable.")
+                 .arg(path);
+    return false;
+  }
+  return true;
+}
+
+bool exportAllCanvases(const LivePlots& plots, const QString& folder, const QString& format,
+                       QString* error) {
+  if (!QDir().mkpath(folder)) {
+    *error = QObject::tr("Could not create the folder %1.").arg(folder);
+    return false;
+  }
+  for (MetricCanvas* canvas : plots.canvases()) {
+    const QString path = QDir(folder).filePath(canvas->definition().id + "." + format.toLower());
+    if (!exportCanvas(canvas, path, error)) return false;
+  }
+  return true;
+}
+
+std::vector<PlotImage> capturePlots(const LivePlots& plots) {
+  std::vector<PlotImage> out;
+  for (MetricCanvas* canvas : plots.canvases()) {
+    const QPixmap pixmap = canvas->plot()->toPixmap(kExportWidth, kExportHeight);
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    pixmap.save(&buffer, "PNG");
+    const CanvasDef& def = canvas->definition();
+    out.push_back({def.id, def.title, def.explanation, png});
+  }
+  return out;
+}
+
+std::vector<PlotImage> renderPlots(const std::vector<RunData>& runs) {
+  LivePlots plots;
+  plots.resize(3 * kExportWidth, 2 * kExportHeight);
+  plots.showRuns(runs);
+  return capturePlots(plots);
+}
+
+}  // namespace accumlab::ui

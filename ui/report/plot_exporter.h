@@ -1,0 +1,38 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <vector>
+
+#include "series/run_data.h"
+
+namespace accumlab::ui {
+
+class LivePlots;
+class MetricCanvas;
+
+/// Default size of an exported plot image, in pixels.
+inline constexpr int kExportWidth = 900;
+inline constexpr int kExportHeight = 560;
+
+/// One plot rendered for a report.
+struct PlotImage {
+  QString id;
+  QString title;
+  QString explanation;  ///< rich text
+  QByteArray png;
+};
+
+/// Writes `canvas` to `path`; the suffix picks the format (png, svg or pdf). False with a
+/// sentence naming the file on failure.
+bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error,
+                  int width = kExportWidth, int height = kExportHeight);
+/// Writes every plot of `plots` into `folder` as <id>.<format>; false with a message on failure.
+bool exportAllCanvases(const LivePlots& plots, const QString& folder, const QString& format,
+                       QString* error);
+/// The plots of `plots` as PNG images.
+std::vector<PlotImage> capturePlots(const LivePlots& plots);
+/// Renders the plots of `runs` off-screen (a LivePlots that is never shown).
+std::vector<PlotImage> renderPlots(const std::vector<RunData>& runs);
+
+}  // namespace accumlab::ui

@@ -1,0 +1,85 @@
+#include "runs/run_loader.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "accumlab/run_store.h"
+
+namespace accumlab::ui {
+
+namespace {
+
+std::string runLabel(const RunDetail& d) {
+  std::string name = !d.row.name.empty() ? d.row.name
+                     : !d.row.experiment_name.empty() ? d.row.experiment_name
+                                                      : d.row.dataset;
+  return "#" + std::to_string(d.row.experiment_id) + " " + name + " m=" +
+         std::to_string(d.config.micro_batch) + " K=" + std::to_string(d.config.accum);
+}
+
+bool sameEvent(const EventRecord& a, const EventRecord& b) {
+  return std::tie(a.samples_seen, a.kind, a.arm, a.message) ==
+         std::tie(b.samples_seen, b.kind, b.arm, b.message);
+}
+
+}  // namespace
+
+std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_ids) {
+  std::map<int64_t, RunData> by_experiment;
+  std::vector<int64_t> order;  // experiments in the order the runs were given
+  for (int64_t id : run_ids) {
+    const RunDetail d = store.run(id);
+    const bool first = by_experiment.count(d.row.experiment_id) == 0;
+    RunData& run = by_experiment[d.row.experiment_id];
+    if (first) {
+      order.push_back(d.row.experiment_id);
+      run.label = runLabel(d);
+      run.info.config = d.config;
+      run.info.device = d.device;
+      run.info.dataset = d.dataset_description;
+      run.info.model = d.model_description;
+    }
+    RunSeries series = store.series(id);
+    ArmSeries& arm = run.arm(d.row.arm);
+    arm.steps = std::move(series.steps);
+    arm.evals = std::move(series.evals);
+    arm.summary = d.summary;
+    arm.summary.arm = d.row.arm;
+    arm.summary.status = d.row.status;
+    arm.has_summary = true;
+    run.info.budget_samples = std::max(run.info.budget_samples, d.config.samples);
+    // Each arm carries the experiment-wide events too: keep one copy.
+    for (const EventRecord& e : d.events) {
+      const bool seen = std::any_of(run.events.begin(), run.events.end(),
+                                    [&](const EventRecord& x) { return sameEvent(x, e); });
+      if (!seen) run.events.push_back(e);
+    }
+  }
+  std::vector<RunData> out;
+  for (int64_t exp : order) {
+    RunData& run = by_experiment[exp];
+    std::stable_sort(run.events.begin(), run.events.end(),
+                     [](const EventRecord& a, const EventRecord& b) { return a.wall_ms < b.wall_ms; });
+    out.push_back(std::move(run));
+  }
+  return out;
+}
+
+std::vector<RunData> loadExperiments(RunStore& store, const std::vector<int64_t>& run_ids) {
+  std::vector<int64_t> all;
+  std::vector<int64_t> experiments;
+  for (int64_t id : run_ids) {
+    const RunDetail d = store.run(id);
+    if (std::find(experiments.begin(), experiments.end(), d.row.experiment_id) != experiments.end()) continue;
+    experiments.push_back(d.row.experiment_id);
+    RunFilter filter;
+    filter.experiment_id = d.row.experiment_id;
+    std::vector<RunRow> rows = store.listRuns(filter);
+    std::sort(rows.begin(), rows.end(), [](const RunRow& a, const RunRow& b) { return a.arm < b.arm; });
+    for (const RunRow& r : rows) all.push_back(r.id);
+  }
+  return loadRuns(store, all);
+}
+
+}  // namespace accumlab::ui

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace accumlab {
+class RunStore;
+}
+
+namespace accumlab::ui {
+
+class RunsModel;
+
+/// The stored runs: a sortable, filterable table; open one run's experiment, overlay several
+/// (compare), rename, tag, note and delete. Reads and writes through the GUI thread's own
+/// RunStore connection (not owned). GUI thread.
+class RunsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RunsPanel(QWidget* parent = nullptr);
+
+  /// Uses `store` (nullptr: no database) and lists its runs.
+  void setStore(RunStore* store);
+  /// Re-reads the runs from the store, keeping the selection.
+  void refresh();
+  /// Ids of the selected runs, in table order.
+  std::vector<int64_t> selectedRunIds() const;
+  /// Selects the runs with these ids.
+  void selectRuns(const std::vector<int64_t>& ids);
+  /// The number of runs listed after filtering.
+  int visibleRunCount() const;
+  /// Filters the rows by text in any column.
+  void setFilterText(const QString& text);
+
+  /// Store edits; each refreshes the table and reports failures through errorOccurred().
+  bool renameRun(int64_t id, const QString& name);
+  bool setTags(int64_t id, const QStringList& tags);
+  bool setNote(int64_t id, const QString& note);
+  bool deleteRuns(const std::vector<int64_t>& ids);
+
+ signals:
+  /// Show the experiments of these runs (double click, Open).
+  void openRequested(const std::vector<int64_t>& run_ids);
+  /// Overlay these runs (Compare).
+  void compareRequested(const std::vector<int64_t>& run_ids);
+  /// Export these runs (the main window asks for the file).
+  void exportRequested(const std::vector<int64_t>& run_ids);
+  void errorOccurred(const QString& message);
+
+ private:
+  void promptRename();
+  void promptTags();
+  void promptNote();
+  void promptDelete();
+  void showCurrentNote();
+  int64_t currentRunId() const;
+
+  RunStore* store_ = nullptr;
+  RunsModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTableView* view_;
+  QLineEdit* filter_;
+  QLabel* note_;
+};
+
+}  // namespace accumlab::ui

@@ -1,0 +1,81 @@
+#include "window/app_options.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+namespace accumlab::ui {
+
+int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* message) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QCoreApplication::translate("main", "AccumLab: gradient accumulation, measured live."));
+  const QCommandLineOption help = parser.addHelpOption();
+  const QCommandLineOption version = parser.addVersionOption();
+  const QCommandLineOption run({"r", "run"}, QCoreApplication::translate("main", "Start training at once."));
+  const QCommandLineOption config("config", QCoreApplication::translate("main", "Experiment JSON file."), "FILE");
+  const QCommandLineOption data("data", QCoreApplication::translate("main", "Data SPEC (e.g. fashion-mnist, csv:FILE)."), "SPEC");
+  const QCommandLineOption model("model", QCoreApplication::translate("main", "Model SPEC (e.g. mlp, cnn, torchscript:FILE.pt)."), "SPEC");
+  const QCommandLineOption micro({"m", "micro-batch"}, QCoreApplication::translate("main", "Micro-batch size m."), "M");
+  const QCommandLineOption accum({"k", "accum"}, QCoreApplication::translate("main", "Micro-batches per update K."), "K");
+  const QCommandLineOption samples("samples", QCoreApplication::translate("main", "Budget in samples per arm."), "N");
+  const QCommandLineOption screenshot("screenshot", QCoreApplication::translate("main", "Save a PNG of the window before quitting."), "FILE");
+  const QCommandLineOption quit("quit-after", QCoreApplication::translate("main", "Quit after this many seconds."), "SECONDS");
+  const QCommandLineOption db("db", QCoreApplication::translate("main", "Run database (default: the app-data folder)."), "PATH");
+  const QCommandLineOption no_store("no-store", QCoreApplication::translate("main", "Do not store runs."));
+  const QCommandLineOption fresh("fresh", QCoreApplication::translate("main", "Ignore the saved experiment and window layout."));
+  for (const auto& o : {run, config, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh}) {
+    parser.addOption(o);
+  }
+  if (!parser.parse(arguments)) {
+    *message = parser.errorText() + QCoreApplication::translate("main", " (see accumlab --help)");
+    return 2;
+  }
+  if (parser.isSet(help)) {
+    *message = parser.helpText();
+    return -1;
+  }
+  if (parser.isSet(version)) {
+    *message = QCoreApplication::applicationName() + " " + QCoreApplication::applicationVersion();
+    return -1;
+  }
+  auto positive = [&](const QCommandLineOption& o, qint64* field) {
+    if (!parser.isSet(o)) return true;
+    bool ok = false;
+    *field = parser.value(o).toLongLong(&ok);
+    if (!ok || *field < 1) {
+      *message = QCoreApplication::translate("main", "--%1 needs a positive integer, found '%2'")
+                     .arg(o.names().last(), parser.value(o));
+      return false;
+    }
+    return true;
+  };
+  if (!positive(micro, &out->micro_batch) || !positive(accum, &out->accum) ||
+      !positive(samples, &out->samples)) {
+    return 2;
+  }
+  if (parser.isSet(quit)) {
+    bool ok = false;
+    out->quit_after = parser.value(quit).toDouble(&ok);
+    if (!ok || out->quit_after <= 0) {
+      *message = QCoreApplication::translate("main", "--quit-after needs a positive number of seconds, found '%1'")
+                     .arg(parser.value(quit));
+      return 2;
+    }
+  }
+  out->run = parser.isSet(run);
+  out->config_file = parser.value(config);
+  out->data = parser.value(data);
+  out->model = parser.value(model);
+  out->screenshot = parser.value(screenshot);
+  out->db = parser.value(db);
+  out->no_store = parser.isSet(no_store);
+  out->fresh = parser.isSet(fresh);
+  if (!parser.positionalArguments().isEmpty()) {
+    *message = QCoreApplication::translate("main", "unexpected argument '%1' (see accumlab --help)")
+                   .arg(parser.positionalArguments().first());
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace accumlab::ui

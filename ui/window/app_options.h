@@ -1,0 +1,29 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace accumlab::ui {
+
+/// The desktop app's command line (DESIGN.md §8):
+/// `accumlab [--run] [--config FILE] [--screenshot FILE --quit-after SECONDS] …`.
+struct AppOptions {
+  bool run = false;        ///< start training at once
+  QString config_file;     ///< experiment JSON to load instead of the last one
+  QString data;            ///< data SPEC overriding the experiment's
+  QString model;           ///< model SPEC overriding the experiment's
+  qint64 micro_batch = 0;  ///< m override (0: keep)
+  qint64 accum = 0;        ///< K override (0: keep)
+  qint64 samples = 0;      ///< budget override in samples (0: keep)
+  QString screenshot;      ///< save a PNG of the window before quitting
+  double quit_after = 0;   ///< quit after this many seconds (0: never)
+  QString db;              ///< run database (empty: the default)
+  bool no_store = false;   ///< do not store runs
+  bool fresh = false;      ///< ignore the saved experiment and layout
+};
+
+/// Parses `arguments` (argv, program name first). Returns 0 to go on, otherwise the exit
+/// code to quit with (0 after --help/--version is reported as -1 with the text in `message`).
+int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* message);
+
+}  // namespace accumlab::ui

@@ -1,0 +1,56 @@
+#include "window/app_settings.h"
+
+#include <exception>
+
+namespace accumlab::ui {
+
+std::optional<ExperimentConfig> AppSettings::lastExperiment() const {
+  const QString json = settings_.value("experiment/last").toString();
+  if (json.isEmpty()) return std::nullopt;
+  try {
+    return configFromJson(json.toStdString(), "the saved settings");
+  } catch (const std::exception&) {
+    return std::nullopt;  // an older or damaged entry: start from the defaults
+  }
+}
+
+void AppSettings::saveExperiment(const ExperimentConfig& config) {
+  settings_.setValue("experiment/last", QString::fromStdString(configToJson(config, 0)));
+}
+
+QByteArray AppSettings::geometry() const { return settings_.value("window/geometry").toByteArray(); }
+
+QByteArray AppSettings::windowState() const { return settings_.value("window/state").toByteArray(); }
+
+void AppSettings::saveLayout(const QByteArray& geometry, const QByteArray& state) {
+  settings_.setValue("window/geometry", geometry);
+  settings_.setValue("window/state", state);
+}
+
+QStringList AppSettings::recentFiles() const { return settings_.value("files/recent").toStringList(); }
+
+void AppSettings::addRecentFile(const QString& path) {
+  QStringList files = recentFiles();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecentFiles) files.removeLast();
+  settings_.setValue("files/recent", files);
+}
+
+int AppSettings::xAxisMode() const { return settings_.value("view/xAxis", 0).toInt(); }
+
+double AppSettings::smoothing() const { return settings_.value("view/smoothing", 0.6).toDouble(); }
+
+bool AppSettings::logY() const { return settings_.value("view/logY", false).toBool(); }
+
+void AppSettings::saveView(int x_axis_mode, double smoothing, bool log_y) {
+  settings_.setValue("view/xAxis", x_axis_mode);
+  settings_.setValue("view/smoothing", smoothing);
+  settings_.setValue("view/logY", log_y);
+}
+
+QString AppSettings::databasePath() const { return settings_.value("store/path").toString(); }
+
+void AppSettings::saveDatabasePath(const QString& path) { settings_.setValue("store/path", path); }
+
+}  // namespace accumlab::ui

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <QByteArray>
+#include <QSettings>
+#include <QStringList>
+#include <optional>
+
+#include "accumlab/experiment_config.h"
+
+namespace accumlab::ui {
+
+/// The app's persistent settings (QSettings): last experiment, window layout, recent files,
+/// plot view options and the database path. GUI thread.
+class AppSettings {
+ public:
+  /// The most recent files kept.
+  static constexpr int kMaxRecentFiles = 8;
+
+  /// The last experiment, if one was saved and still parses.
+  std::optional<ExperimentConfig> lastExperiment() const;
+  void saveExperiment(const ExperimentConfig& config);
+  QByteArray geometry() const;
+  QByteArray windowState() const;
+  void saveLayout(const QByteArray& geometry, const QByteArray& state);
+  QStringList recentFiles() const;
+  /// Moves `path` to the front of the recent files.
+  void addRecentFile(const QString& path);
+  int xAxisMode() const;
+  double smoothing() const;
+  bool logY() const;
+  void saveView(int x_axis_mode, double smoothing, bool log_y);
+  QString databasePath() const;
+  void saveDatabasePath(const QString& path);
+
+ private:
+  QSettings settings_;
+};
+
+}  // namespace accumlab::ui

@@ -1,0 +1,128 @@
+#include "window/export_actions.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QMenu>
+#include <exception>
+
+#include "plots/live_plots.h"
+#include "plots/metric_canvas.h"
+#include "report/html_report.h"
+#include "report/plot_exporter.h"
+#include "runs/runs_panel.h"
+
+namespace accumlab::ui {
+
+ExportActions::ExportActions(QWidget* window, LivePlots* plots, RunsPanel* runs,
+                             std::function<RunStore*()> store)
+    : QObject(window), window_(window), plots_(plots), runs_(runs), store_(std::move(store)) {
+  report_ = new QAction(QIcon::fromTheme("text-html"), tr("HTML &report…"), this);
+  report_->setToolTip(tr("Save a one-file HTML report of the runs shown: config, summary with "
+                         "ratios, plots and semantics"));
+  report_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  connect(report_, &QAction::triggered, this, &ExportActions::exportReport);
+}
+
+void ExportActions::populateMenu(QMenu* menu) {
+  menu->addAction(report_);
+  menu->addSeparator();
+  menu->addAction(tr("Selected runs as &CSV…"), this,
+                  [this] { exportRuns(runs_->selectedRunIds(), ExportFormat::kCsv); });
+  menu->addAction(tr("Selected runs as &JSON…"), this,
+                  [this] { exportRuns(runs_->selectedRunIds(), ExportFormat::kJson); });
+  menu->addSeparator();
+  QMenu* plot_menu = menu->addMenu(tr("&Plot"));
+  for (MetricCanvas* canvas : plots_->canvases()) {
+    plot_menu->addAction(canvas->definition().title + "…", this, [this, canvas] { exportPlot(canvas); });
+  }
+  menu->addAction(tr("&All plots…"), this, &ExportActions::exportAllPlots);
+}
+
+void ExportActions::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format) {
+  if (run_ids.empty()) {
+    emit errorOccurred(tr("Select one or more runs in the Runs panel to export them."));
+    return;
+  }
+  const bool csv = format == ExportFormat::kCsv;
+  const QString path = QFileDialog::getSaveFileName(
+      window_, tr("Export runs"), csv ? "runs.csv" : "runs.json",
+      csv ? tr("CSV files (*.csv)") : tr("JSON files (*.json)"));
+  if (!path.isEmpty()) exportRunsTo(run_ids, format, path);
+}
+
+bool ExportActions::exportRunsTo(const std::vector<int64_t>& run_ids, ExportFormat format,
+                                 const QString& path) {
+  RunStore* store = store_();
+  if (!store) {
+    emit errorOccurred(tr("There is no run database open, so there are no stored runs to export."));
+    return false;
+  }
+  try {
+    store->exportRuns(run_ids, format, path.toStdString());
+  } catch (const std::exception& e) {
+    emit errorOccurred(QString::fromStdString(e.what()));
+    return false;
+  }
+  emit exported(path);
+  return true;
+}
+
+void ExportActions::exportPlot(MetricCanvas* canvas) {
+  const QString path = QFileDialog::getSaveFileName(
+      window_, tr("Export plot"), canvas->definition().id + ".png",
+      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+  if (!path.isEmpty()) exportPlotTo(canvas, path);
+}
+
+bool ExportActions::exportPlotTo(MetricCanvas* canvas, const QString& path) {
+  QString error;
+  if (!exportCanvas(canvas, path, &error)) {
+    emit errorOccurred(error);
+    return false;
+  }
+  emit exported(path);
+  return true;
+}
+
+void ExportActions::exportAllPlots() {
+  bool ok = false;
+  const QString format = QInputDialog::getItem(window_, tr("Export all plots"), tr("Format:"),
+                                               {"png", "svg", "pdf"}, 0, false, &ok);
+  if (!ok) return;
+  const QString folder = QFileDialog::getExistingDirectory(window_, tr("Folder for the plots"));
+  if (!folder.isEmpty()) exportAllPlotsTo(folder, format);
+}
+
+bool ExportActions::exportAllPlotsTo(const QString& folder, const QString& format) {
+  QString error;
+  if (!exportAllCanvases(*plots_, folder, format, &error)) {
+    emit errorOccurred(error);
+    return false;
+  }
+  emit exported(folder);
+  return true;
+}
+
+void ExportActions::exportReport() {
+  const QString path = QFileDialog::getSaveFileName(window_, tr("Save HTML report"),
+                                                    "accumlab-report.html",
+                                                    tr("HTML files (*.html *.htm)"));
+  if (!path.isEmpty()) exportReportTo(path);
+}
+
+bool ExportActions::exportReportTo(const QString& path) {
+  if (plots_->runs().empty()) {
+    emit errorOccurred(tr("There is nothing to report yet: run an experiment or open stored runs."));
+    return false;
+  }
+  QString error;
+  if (!writeHtmlReport(plots_->runs(), capturePlots(*plots_), path, &error)) {
+    emit errorOccurred(error);
+    return false;
+  }
+  emit exported(path);
+  return true;
+}
+
+}  // namespace accumlab::ui

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "accumlab/run_store.h"
+
+class QAction;
+class QMenu;
+class QWidget;
+
+namespace accumlab::ui {
+
+class LivePlots;
+class MetricCanvas;
+class RunsPanel;
+
+/// The Export menu and toolbar actions: selected runs to CSV/JSON (the store's exporters),
+/// one plot or all plots to PNG/SVG/PDF, and the one-file HTML report of what the plots
+/// show. The *To() functions do the work without dialogs. GUI thread.
+class ExportActions : public QObject {
+  Q_OBJECT
+
+ public:
+  ExportActions(QWidget* window, LivePlots* plots, RunsPanel* runs,
+                std::function<RunStore*()> store);
+
+  /// Fills `menu` with the export actions.
+  void populateMenu(QMenu* menu);
+  /// The HTML report action (for the toolbar).
+  QAction* reportAction() const { return report_; }
+  /// Asks for a file and exports `run_ids` in `format`.
+  void exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format);
+  /// Asks for a file and exports one plot.
+  void exportPlot(MetricCanvas* canvas);
+
+  bool exportRunsTo(const std::vector<int64_t>& run_ids, ExportFormat format, const QString& path);
+  bool exportPlotTo(MetricCanvas* canvas, const QString& path);
+  bool exportAllPlotsTo(const QString& folder, const QString& format);
+  bool exportReportTo(const QString& path);
+
+ signals:
+  void errorOccurred(const QString& message);
+  /// A file or folder was written (for the status bar).
+  void exported(const QString& path);
+
+ private:
+  void exportAllPlots();
+  void exportReport();
+
+  QWidget* window_;
+  LivePlots* plots_;
+  RunsPanel* runs_;
+  std::function<RunStore*()> store_;
+  QAction* report_;
+};
+
+}  // namespace accumlab::ui

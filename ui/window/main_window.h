@@ -1,0 +1,99 @@
+#pragma once
+
+#include <QMainWindow>
+#include <memory>
+
+#include "accumlab/experiment_config.h"
+#include "window/app_options.h"
+#include "window/app_settings.h"
+
+class QAction;
+class QMenu;
+
+namespace accumlab {
+class RunStore;
+}
+
+namespace accumlab::ui {
+
+class ExperimentPanel;
+class ExportActions;
+class LivePlots;
+class RunStatusBar;
+class RunsPanel;
+class TrainingController;
+struct RecordBatch;
+
+/// The desktop app's window. It only assembles the panels (experiment dock, live plots,
+/// runs dock, status bar, menus) and wires them to the TrainingController and the run
+/// store; each panel does its own work. GUI thread.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Applies the command line: experiment overrides, database, --run, screenshot, quit timer.
+  /// Returns false (after showing why) when the config file cannot be read.
+  bool applyOptions(const AppOptions& options);
+  /// Opens (or creates) the run database; an empty path stores nothing. False on failure,
+  /// after reporting it; the app keeps running without a database.
+  bool openDatabase(const QString& path);
+  /// Starts training the experiment shown in the panel.
+  void startRun();
+  /// Saves a PNG of the window after `seconds`; quits afterwards when `quit` is set.
+  void scheduleScreenshot(const QString& path, double seconds, bool quit);
+
+  TrainingController* controller() const { return controller_; }
+  ExperimentPanel* experimentPanel() const { return experiment_; }
+  LivePlots* plots() const { return plots_; }
+  RunsPanel* runsPanel() const { return runs_; }
+  ExportActions* exportActions() const { return export_; }
+  RunStatusBar* runStatusBar() const { return status_; }
+  RunStore* store() const { return store_.get(); }
+  /// The last error shown to the user (for tests).
+  QString lastError() const { return last_error_; }
+
+ public slots:
+  /// Shows `message` in a non-blocking dialog; the app keeps running.
+  void showError(const QString& message);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void buildActions();
+  void buildMenus();
+  void buildDocks();
+  void restoreSettings(bool fresh);
+  void saveSettings();
+  void updateRecentMenu();
+  void openPath(const QString& path);
+  void chooseDatabase();
+  void onBatch(const RecordBatch& batch);
+  void onStarted();
+  void onFinished(const QString& error, bool input_error);
+  void updateRunActions();
+  void openRuns(const std::vector<int64_t>& ids, bool whole_experiments);
+
+  AppSettings settings_;
+  TrainingController* controller_;
+  ExperimentPanel* experiment_;
+  LivePlots* plots_;
+  RunsPanel* runs_;
+  RunStatusBar* status_;
+  ExportActions* export_;
+  std::unique_ptr<RunStore> store_;  ///< the GUI thread's own connection
+  QString db_path_;
+  QString last_error_;
+  QAction* run_action_;
+  QAction* pause_action_;
+  QAction* stop_action_;
+  QMenu* recent_menu_ = nullptr;
+  QMenu* view_menu_ = nullptr;
+};
+
+}  // namespace accumlab::ui

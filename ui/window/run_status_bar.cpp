@@ -1,0 +1,101 @@
+#include "window/run_status_bar.h"
+
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+#include <algorithm>
+#include <cmath>
+
+#include "plots/arm_style.h"
+
+namespace accumlab::ui {
+
+namespace {
+QString formatDuration(double seconds) {
+  const auto s = static_cast<qint64>(std::llround(std::max(0.0, seconds)));
+  if (s >= 3600) return QString("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
+  if (s >= 60) return QString("%1 min %2 s").arg(s / 60).arg(s % 60);
+  return QString("%1 s").arg(s);
+}
+
+QString formatRate(double r) {
+  if (!std::isfinite(r)) return "–";
+  if (r >= 1e4) return QString::number(r / 1000.0, 'f', 0) + "k";
+  return QString::number(r, 'f', 0);
+}
+}  // namespace
+
+RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
+  state_ = new QLabel(tr("Ready"), this);
+  state_->setMinimumWidth(110);
+  progress_ = new QProgressBar(this);
+  progress_->setObjectName("progress");
+  progress_->setRange(0, 1000);
+  progress_->setValue(0);
+  progress_->setMaximumWidth(220);
+  progress_->setFormat("%p%");
+  eta_ = new QLabel(this);
+  eta_->setMinimumWidth(120);
+  throughput_ = new QLabel(this);
+  throughput_->setTextFormat(Qt::RichText);
+  throughput_->setToolTip(tr("Training samples per second of each arm"));
+  device_ = new QLabel(this);
+  database_ = new QLabel(this);
+  database_->setToolTip(tr("The run database"));
+  addWidget(state_);
+  addWidget(progress_);
+  addWidget(eta_);
+  addWidget(throughput_, 1);
+  addPermanentWidget(device_);
+  addPermanentWidget(database_);
+}
+
+void RunStatusBar::setState(const QString& state) { state_->setText(state); }
+
+void RunStatusBar::resetProgress() {
+  progress_->setValue(0);
+  progress_->setToolTip(QString());
+  eta_->clear();
+  throughput_->clear();
+}
+
+void RunStatusBar::showProgress(const RunData& run) {
+  const int64_t budget = run.info.budget_samples;
+  if (budget <= 0 || run.arms.empty()) return;
+  // Progress over all arms: each counts its samples up to the budget (ended arms count full).
+  double done = 0, wall_ms = 0;
+  QStringList rates;
+  for (const ArmSeries& arm : run.arms) {
+    const bool ended = arm.has_summary && arm.summary.status != ArmStatus::kRunning;
+    const int64_t seen = arm.steps.empty() ? 0 : arm.steps.back().samples_seen;
+    done += ended ? 1.0 : std::min(1.0, static_cast<double>(seen) / static_cast<double>(budget));
+    if (!arm.steps.empty()) {
+      wall_ms = std::max(wall_ms, arm.steps.back().wall_ms);
+      rates << QString("<span style='color:%1'>■</span> %2 %3/s")
+                   .arg(armColorName(arm.arm), armName(arm.arm), formatRate(arm.steps.back().samples_per_s));
+    }
+  }
+  const double fraction = done / static_cast<double>(run.arms.size());
+  progress_->setValue(static_cast<int>(std::lround(fraction * 1000)));
+  progress_->setToolTip(tr("%1 of %2 samples per arm")
+                            .arg(QLocale().toString(static_cast<qlonglong>(run.samplesSeen())),
+                                 QLocale().toString(static_cast<qlonglong>(budget))));
+  if (fraction > 0.01 && fraction < 1.0) {
+    eta_->setText(tr("ETA %1").arg(formatDuration(wall_ms / 1000.0 * (1 - fraction) / fraction)));
+  } else if (fraction >= 1.0) {
+    eta_->setText(tr("took %1").arg(formatDuration(wall_ms / 1000.0)));
+  }
+  throughput_->setText(rates.join(" &nbsp; "));
+}
+
+void RunStatusBar::setDevice(const QString& device) { device_->setText(device); }
+
+void RunStatusBar::setDatabase(const QString& path) {
+  database_->setText(path.isEmpty() ? tr("not stored") : tr("DB: %1").arg(path));
+}
+
+QString RunStatusBar::throughputText() const { return throughput_->text(); }
+
+int RunStatusBar::progressPercent() const { return progress_->value() / 10; }
+
+}  // namespace accumlab::ui

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QStatusBar>
+
+#include "series/run_data.h"
+
+class QLabel;
+class QProgressBar;
+
+namespace accumlab::ui {
+
+/// The main window's status bar: state, progress (samples done / budget), ETA, samples/s per
+/// arm, device and database. GUI thread.
+class RunStatusBar : public QStatusBar {
+  Q_OBJECT
+
+ public:
+  explicit RunStatusBar(QWidget* parent = nullptr);
+
+  /// Shows a state word ("Ready", "Loading data…", "Training", "Paused", "Finished", …).
+  void setState(const QString& state);
+  /// Updates progress, ETA and throughput from the live run.
+  void showProgress(const RunData& run);
+  /// Clears progress and throughput for a new run.
+  void resetProgress();
+  void setDevice(const QString& device);
+  void setDatabase(const QString& path);
+  /// The text of the throughput read-out (for tests).
+  QString throughputText() const;
+  /// The progress in percent, 0–100.
+  int progressPercent() const;
+
+ private:
+  QLabel* state_;
+  QProgressBar* progress_;
+  QLabel* eta_;
+  QLabel* throughput_;
+  QLabel* device_;
+  QLabel* database_;
+};
+
+}  // namespace accumlab::ui
