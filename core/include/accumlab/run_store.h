@@ -113,6 +113,8 @@ class RunStore {
 
   /// Marks `running` runs whose writing process is gone as `interrupted`; returns how many.
   int markInterruptedRuns();
+  /// SQLite's `PRAGMA integrity_check`: "ok", or the first problem found.
+  std::string integrityCheck();
 
   /// Runs matching the filter, newest first.
   std::vector<RunRow> listRuns(const RunFilter& filter = {});

@@ -1,0 +1,146 @@
+#include "store/connection.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "accumlab/input_error.h"
+#include "store/schema.h"
+
+namespace accumlab::store {
+
+namespace {
+
+constexpr char kSqliteMagic[] = "SQLite format 3";  ///< the first 16 bytes of every SQLite file
+
+/// A file whose write bits are all off counts as read-only even for root, so a user who
+/// protects a lab notebook with `chmod a-w` gets the same answer everywhere.
+bool isWriteProtected(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  return (st.st_mode & 0222) == 0 || ::access(path.c_str(), W_OK) != 0;
+}
+
+}  // namespace
+
+std::string describeStoreError(const std::string& path, int code, const std::string& detail,
+                               const std::string& doing, int busy_timeout_ms) {
+  const std::string other_file = "choose another file with --db";
+  switch (code & 0xff) {
+    case SQLITE_READONLY:
+      return path + " is read-only, so " + doing + " failed; make it writable or " + other_file;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return path + " is locked by another program writing to it (waited " +
+             std::to_string(busy_timeout_ms) + " ms while " + doing +
+             "); retry when it is done or " + other_file;
+    case SQLITE_NOTADB:
+      return path + " is not an SQLite database (expected an AccumLab run store); " + other_file;
+    case SQLITE_CORRUPT:
+      return path + " is corrupt (" + detail + " while " + doing +
+             "); restore a backup or " + other_file;
+    case SQLITE_FULL:
+      return path + " cannot grow while " + doing +
+             ": the disk is full or the file hit its size limit; free some space (rows "
+             "stored before are kept)";
+    case SQLITE_IOERR:
+      return path + " could not be written while " + doing + " (" + detail +
+             "); check that the disk has free space (rows stored before are kept)";
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+      return path + " cannot be opened (" + detail + "); check that its folder exists and is "
+             "accessible, or " + other_file;
+    default:
+      return "";
+  }
+}
+
+Connection::Connection(const std::string& path, const StoreOptions& options)
+    : path_(path), busy_timeout_ms_(options.busy_timeout_ms) {
+  try {
+    open(options);
+  } catch (const SQLite::Exception&) {
+    rethrow("opening it");
+  }
+}
+
+void Connection::open(const StoreOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool exists = fs::exists(path_, ec);
+  if (!exists) {
+    if (!options.create_if_missing) {
+      throw InputError("no run database at " + path_ +
+                       "; run `accumlab-cli run` first or pass --db with an existing file");
+    }
+    const fs::path folder = fs::path(path_).parent_path();
+    if (!folder.empty() && !fs::exists(folder, ec) && !fs::create_directories(folder, ec)) {
+      throw InputError("cannot create the folder " + folder.string() + " for the run database " +
+                       path_ + " (" + ec.message() + "); choose another file with --db");
+    }
+  } else {
+    if (fs::is_directory(path_, ec)) {
+      throw InputError(path_ + " is a folder, not a run database file; pass a file path to --db");
+    }
+    // Check the header ourselves: SQLite would otherwise accept an empty or foreign file and
+    // could write a fresh schema into it.
+    std::ifstream in(path_, std::ios::binary);
+    char magic[16] = {};
+    in.read(magic, sizeof magic);
+    const auto got = in.gcount();
+    if (got > 0 && (got < 16 || std::string(magic, 15) != kSqliteMagic)) {
+      throw InputError(path_ + " is not an SQLite database (expected an AccumLab run store); "
+                       "choose another file with --db");
+    }
+  }
+
+  read_only_ = exists && isWriteProtected(path_);
+  const int flags = read_only_ ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
+  db_ = std::make_unique<SQLite::Database>(path_, flags, options.busy_timeout_ms);
+
+  // Refuse what we cannot read before changing anything in the file (journal mode included).
+  const int version = db_->execAndGet("PRAGMA user_version").getInt();
+  if (version > kSchemaVersion) {
+    throw InputError(path_ + " was written by a newer AccumLab (schema version " +
+                     std::to_string(version) + ", this build reads up to " +
+                     std::to_string(kSchemaVersion) + "); open it with that version or "
+                     "choose another file with --db");
+  }
+  if (version == 0 && db_->execAndGet("SELECT count(*) FROM sqlite_master").getInt() > 0) {
+    throw InputError(path_ + " is an SQLite database of another program, not an AccumLab run "
+                     "store; choose another file with --db");
+  }
+  db_->exec("PRAGMA foreign_keys = ON");
+  if (read_only_) {
+    if (version == 0) {
+      throw InputError(path_ + " is read-only and empty, so no run store can be created in it; "
+                       "make it writable or choose another file with --db");
+    }
+    return;
+  }
+  db_->exec("PRAGMA journal_mode = WAL");
+  // FULL syncs the WAL at each commit (a few per second at most), so a power cut loses
+  // no committed batch.
+  db_->exec("PRAGMA synchronous = FULL");
+  if (options.max_page_count > 0) {
+    db_->execAndGet("PRAGMA max_page_count = " + std::to_string(options.max_page_count));
+  }
+  migrateSchema(*db_);
+}
+
+void Connection::rethrow(const std::string& doing) const {
+  try {
+    throw;
+  } catch (const SQLite::Exception& e) {
+    const std::string message =
+        describeStoreError(path_, e.getErrorCode(), e.what(), doing, busy_timeout_ms_);
+    if (!message.empty()) throw InputError(message);
+    throw std::runtime_error("run store " + path_ + ": " + doing + ": " + e.what());
+  }
+}
+
+}  // namespace accumlab::store

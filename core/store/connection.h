@@ -1,0 +1,57 @@
+#pragma once
+
+#include <SQLiteCpp/Database.h>
+
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "accumlab/run_store.h"
+
+namespace accumlab::store {
+
+/// One SQLite connection to a run store, opened, checked and migrated.
+///
+/// Threads: used by the thread that made it, only (SQLite's one-connection-per-thread rule).
+class Connection {
+ public:
+  /// Opens the file (creating it when allowed), refuses non-SQLite, foreign and newer-schema
+  /// files without touching them, then turns on WAL and migrates. Throws InputError.
+  Connection(const std::string& path, const StoreOptions& options);
+
+  SQLite::Database& db() { return *db_; }
+  const std::string& path() const { return path_; }
+  /// True when the file is write-protected: reads work, writes throw InputError.
+  bool readOnly() const { return read_only_; }
+  /// The busy timeout, quoted in lock errors.
+  int busyTimeoutMs() const { return busy_timeout_ms_; }
+
+  /// Rethrows the exception in flight (inside a catch block) as an InputError naming the file
+  /// when the user can act on it (read-only, locked, corrupt, full, …), else as runtime_error.
+  [[noreturn]] void rethrow(const std::string& doing) const;
+
+  /// Runs `body`, translating SQLite failures with rethrow(doing).
+  template <typename Body>
+  auto guarded(const std::string& doing, Body&& body) -> decltype(body()) {
+    try {
+      return body();
+    } catch (const SQLite::Exception&) {
+      rethrow(doing);
+    }
+  }
+
+ private:
+  void open(const StoreOptions& options);
+
+  std::string path_;
+  std::unique_ptr<SQLite::Database> db_;
+  bool read_only_ = false;
+  int busy_timeout_ms_ = 0;
+};
+
+/// The message for an SQLite error code (primary or extended) on `path` while `doing`, or an
+/// empty string when the user cannot act on it (a bug).
+std::string describeStoreError(const std::string& path, int code, const std::string& detail,
+                               const std::string& doing, int busy_timeout_ms);
+
+}  // namespace accumlab::store

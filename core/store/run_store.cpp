@@ -1,0 +1,418 @@
+#include "accumlab/run_store.h"
+
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+#include <sqlite3.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "accumlab/input_error.h"
+#include "store/connection.h"
+#include "store/interrupted_runs.h"
+#include "store/process_identity.h"
+#include "store/run_exporter.h"
+#include "store/schema.h"
+#include "store/step_columns.h"
+#include "store/store_clock.h"
+#include "store/summary_json.h"
+
+namespace accumlab {
+
+namespace {
+
+constexpr char kTagSeparator = '\x1f';  ///< joins a run's tags in one SQL value
+
+double realOrNaN(const SQLite::Column& c) { return c.isNull() ? kNaN : c.getDouble(); }
+
+/// The columns readRow() expects, in order.
+constexpr char kRowColumns[] =
+    "r.id, r.experiment_id, e.name, r.name, r.started_at, r.ended_at, r.dataset, r.model, "
+    "r.arm, r.micro_batch, r.accum, r.status, r.steps, r.samples_seen, r.final_loss, "
+    "r.val_loss, r.val_accuracy, "
+    "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM tags t WHERE t.run_id = r.id "
+    "ORDER BY tag))";
+
+RunRow readRow(SQLite::Statement& q) {
+  RunRow r;
+  r.id = q.getColumn(0).getInt64();
+  r.experiment_id = q.getColumn(1).getInt64();
+  r.experiment_name = q.getColumn(2).getString();
+  r.name = q.getColumn(3).getString();
+  r.started_at = q.getColumn(4).getString();
+  r.ended_at = q.getColumn(5).getString();
+  r.dataset = q.getColumn(6).getString();
+  r.model = q.getColumn(7).getString();
+  r.arm = parseArmKind(q.getColumn(8).getString());
+  r.micro_batch = q.getColumn(9).getInt64();
+  r.accum = q.getColumn(10).getInt64();
+  r.status = parseArmStatus(q.getColumn(11).getString());
+  r.steps = q.getColumn(12).getInt64();
+  r.samples_seen = q.getColumn(13).getInt64();
+  r.final_loss = realOrNaN(q.getColumn(14));
+  r.val_loss = realOrNaN(q.getColumn(15));
+  r.val_accuracy = realOrNaN(q.getColumn(16));
+  const std::string tags = q.getColumn(17).getString();
+  size_t start = 0;
+  while (start < tags.size()) {
+    const size_t end = std::min(tags.find(kTagSeparator, start), tags.size());
+    r.tags.push_back(tags.substr(start, end - start));
+    start = end + 1;
+  }
+  return r;
+}
+
+std::string selectStepsSql() {
+  std::string cols;
+  for (const auto& c : store::stepColumns()) cols += (cols.empty() ? "" : ", ") + std::string(c.name);
+  return "SELECT " + cols + " FROM step_metrics WHERE run_id = ? AND step > ? ORDER BY step";
+}
+
+std::string checkedTag(const std::string& tag) {
+  if (tag.empty() || tag.find_first_of(" \t\r\n\x1f") != std::string::npos) {
+    throw InputError("tag '" + tag + "' is not valid; a tag is one word without spaces");
+  }
+  return tag;
+}
+
+}  // namespace
+
+struct RunStore::Impl {
+  explicit Impl(const std::string& path, const StoreOptions& options) : conn(path, options) {}
+  store::Connection conn;
+
+  SQLite::Database& db() { return conn.db(); }
+  std::string noSuchRun(int64_t id) const {
+    return "there is no run " + std::to_string(id) + " in " + conn.path() +
+           "; `accumlab-cli list` shows the ids";
+  }
+  void requireRun(int64_t id) {
+    SQLite::Statement q(db(), "SELECT 1 FROM runs WHERE id = ?");
+    q.bind(1, id);
+    if (!q.executeStep()) throw InputError(noSuchRun(id));
+  }
+  RunRow row(int64_t id) {
+    SQLite::Statement q(db(), std::string("SELECT ") + kRowColumns +
+                                  " FROM runs r JOIN experiments e ON e.id = r.experiment_id "
+                                  "WHERE r.id = ?");
+    q.bind(1, id);
+    if (!q.executeStep()) throw InputError(noSuchRun(id));
+    return readRow(q);
+  }
+  std::vector<StepRecord> steps(int64_t id, ArmKind arm, int64_t after) {
+    static const std::string kSql = selectStepsSql();
+    SQLite::Statement q(db(), kSql);
+    q.bind(1, id);
+    q.bind(2, after);
+    const auto& columns = store::stepColumns();
+    std::vector<StepRecord> out;
+    while (q.executeStep()) {
+      StepRecord r;
+      r.arm = arm;
+      for (size_t i = 0; i < columns.size(); ++i) {
+        const SQLite::Column c = q.getColumn(static_cast<int>(i));
+        if (columns[i].real) {
+          r.*columns[i].real = realOrNaN(c);
+        } else {
+          r.*columns[i].integer = c.getInt64();
+        }
+      }
+      out.push_back(r);
+    }
+    return out;
+  }
+};
+
+std::string RunStore::defaultPath() {
+  const char* xdg = std::getenv("XDG_DATA_HOME");
+  std::string base;
+  if (xdg && xdg[0] == '/') {
+    base = xdg;
+  } else if (const char* home = std::getenv("HOME"); home && home[0]) {
+    base = std::string(home) + "/.local/share";
+  } else {
+    base = ".";
+  }
+  return base + "/AccumLab/runs.sqlite";
+}
+
+int RunStore::schemaVersion() { return store::kSchemaVersion; }
+
+RunStore::RunStore(const std::string& path, const StoreOptions& options)
+    : impl_(std::make_unique<Impl>(path, options)) {
+  if (impl_->conn.readOnly()) return;
+  try {
+    store::markInterruptedRuns(impl_->db());
+  } catch (const SQLite::Exception& e) {
+    // A writer holding the lock is alive; its stale neighbours get marked next time.
+    if (e.getErrorCode() != SQLITE_BUSY && e.getErrorCode() != SQLITE_LOCKED) {
+      impl_->conn.rethrow("checking for interrupted runs");
+    }
+  }
+}
+
+RunStore::~RunStore() = default;
+
+const std::string& RunStore::path() const { return impl_->conn.path(); }
+
+int RunStore::markInterruptedRuns() {
+  return impl_->conn.guarded("marking interrupted runs",
+                             [&] { return store::markInterruptedRuns(impl_->db()); });
+}
+
+std::string RunStore::integrityCheck() {
+  return impl_->conn.guarded("checking its integrity", [&] {
+    return impl_->db().execAndGet("PRAGMA integrity_check").getString();
+  });
+}
+
+std::vector<RunRow> RunStore::listRuns(const RunFilter& f) {
+  return impl_->conn.guarded("listing runs", [&] {
+    SQLite::Statement q(impl_->db(),
+                        std::string("SELECT ") + kRowColumns +
+                            " FROM runs r JOIN experiments e ON e.id = r.experiment_id "
+                            "WHERE (?1 = '' OR EXISTS (SELECT 1 FROM tags t WHERE "
+                            "t.run_id = r.id AND t.tag = ?1)) "
+                            "AND (?2 = '' OR r.dataset = ?2) AND (?3 = '' OR r.status = ?3) "
+                            "AND (?4 = 0 OR r.experiment_id = ?4) "
+                            "ORDER BY r.id DESC LIMIT ?5");
+    q.bind(1, f.tag);
+    q.bind(2, f.dataset);
+    q.bind(3, f.status ? toString(*f.status) : std::string());
+    q.bind(4, f.experiment_id);
+    q.bind(5, f.limit > 0 ? f.limit : int64_t{-1});
+    std::vector<RunRow> rows;
+    while (q.executeStep()) rows.push_back(readRow(q));
+    return rows;
+  });
+}
+
+bool RunStore::hasRun(int64_t run_id) {
+  return impl_->conn.guarded("looking up a run", [&] {
+    SQLite::Statement q(impl_->db(), "SELECT 1 FROM runs WHERE id = ?");
+    q.bind(1, run_id);
+    return q.executeStep();
+  });
+}
+
+RunDetail RunStore::run(int64_t run_id) {
+  return impl_->conn.guarded("reading run " + std::to_string(run_id), [&] {
+    RunDetail d;
+    d.row = impl_->row(run_id);
+    SQLite::Statement q(impl_->db(),
+                        "SELECT r.config_json, r.summary_json, r.message, e.device, "
+                        "e.dataset_description, e.model_description, "
+                        "(SELECT text FROM notes n WHERE n.run_id = r.id) "
+                        "FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE r.id = ?");
+    q.bind(1, run_id);
+    q.executeStep();
+    d.config_json = q.getColumn(0).getString();
+    d.summary_json = q.getColumn(1).getString();
+    d.device = q.getColumn(3).getString();
+    d.dataset_description = q.getColumn(4).getString();
+    d.model_description = q.getColumn(5).getString();
+    d.note = q.getColumn(6).getString();
+    d.config = configFromJson(d.config_json, path() + " (run " + std::to_string(run_id) + ")");
+    const nlohmann::json summary = nlohmann::json::parse(d.summary_json, nullptr, false);
+    if (summary.is_object() && !summary.empty()) {
+      d.summary = store::armSummaryFromJson(summary);
+    } else {
+      d.summary.micro_batch = d.row.micro_batch;
+      d.summary.accum = d.row.accum;
+      d.summary.steps = d.row.steps;
+      d.summary.samples_seen = d.row.samples_seen;
+      d.summary.final_train_loss = d.row.final_loss;
+      d.summary.val_loss = d.row.val_loss;
+      d.summary.val_accuracy = d.row.val_accuracy;
+    }
+    d.summary.arm = d.row.arm;
+    d.summary.status = d.row.status;  // the row knows about interruptions; the JSON does not
+    d.summary.message = q.getColumn(2).getString();
+
+    SQLite::Statement ev(impl_->db(),
+                         "SELECT samples_seen, wall_ms, kind, arm, message FROM events "
+                         "WHERE experiment_id = ? AND (arm = '' OR arm = ?) ORDER BY id");
+    ev.bind(1, d.row.experiment_id);
+    ev.bind(2, toString(d.row.arm));
+    while (ev.executeStep()) {
+      EventRecord e;
+      e.samples_seen = ev.getColumn(0).getInt64();
+      e.wall_ms = ev.getColumn(1).getDouble();
+      e.kind = ev.getColumn(2).getString();
+      e.arm = ev.getColumn(3).getString();
+      e.message = ev.getColumn(4).getString();
+      d.events.push_back(std::move(e));
+    }
+    return d;
+  });
+}
+
+RunSeries RunStore::series(int64_t run_id) {
+  return impl_->conn.guarded("reading run " + std::to_string(run_id) + "'s metrics", [&] {
+    // One read transaction: a writer committing meanwhile cannot split steps from evals.
+    SQLite::Transaction tx(impl_->db());
+    const RunRow row = impl_->row(run_id);
+    RunSeries s;
+    s.steps = impl_->steps(run_id, row.arm, std::numeric_limits<int64_t>::min());
+    SQLite::Statement q(impl_->db(),
+                        "SELECT step, samples_seen, wall_ms, loss, accuracy FROM evals "
+                        "WHERE run_id = ? ORDER BY step, id");
+    q.bind(1, run_id);
+    while (q.executeStep()) {
+      EvalRecord e;
+      e.arm = row.arm;
+      e.step = q.getColumn(0).getInt64();
+      e.samples_seen = q.getColumn(1).getInt64();
+      e.wall_ms = q.getColumn(2).getDouble();
+      e.loss = realOrNaN(q.getColumn(3));
+      e.accuracy = realOrNaN(q.getColumn(4));
+      s.evals.push_back(e);
+    }
+    tx.commit();
+    return s;
+  });
+}
+
+std::vector<StepRecord> RunStore::stepsAfter(int64_t run_id, int64_t after_step) {
+  return impl_->conn.guarded("reading run " + std::to_string(run_id) + "'s metrics", [&] {
+    return impl_->steps(run_id, impl_->row(run_id).arm, after_step);
+  });
+}
+
+int64_t RunStore::stepRowCount() {
+  return impl_->conn.guarded("counting rows", [&] {
+    return impl_->db().execAndGet("SELECT count(*) FROM step_metrics").getInt64();
+  });
+}
+
+void RunStore::addTags(int64_t run_id, const std::vector<std::string>& tags) {
+  for (const auto& t : tags) checkedTag(t);
+  impl_->conn.guarded("tagging run " + std::to_string(run_id), [&] {
+    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
+    impl_->requireRun(run_id);
+    SQLite::Statement q(impl_->db(), "INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)");
+    for (const auto& t : tags) {
+      q.bind(1, run_id);
+      q.bind(2, t);
+      q.exec();
+      q.reset();
+    }
+    tx.commit();
+  });
+}
+
+void RunStore::removeTags(int64_t run_id, const std::vector<std::string>& tags) {
+  impl_->conn.guarded("untagging run " + std::to_string(run_id), [&] {
+    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
+    impl_->requireRun(run_id);
+    SQLite::Statement q(impl_->db(), "DELETE FROM tags WHERE run_id = ? AND tag = ?");
+    for (const auto& t : tags) {
+      q.bind(1, run_id);
+      q.bind(2, t);
+      q.exec();
+      q.reset();
+    }
+    tx.commit();
+  });
+}
+
+std::vector<std::string> RunStore::allTags() {
+  return impl_->conn.guarded("listing tags", [&] {
+    SQLite::Statement q(impl_->db(), "SELECT DISTINCT tag FROM tags ORDER BY tag");
+    std::vector<std::string> tags;
+    while (q.executeStep()) tags.push_back(q.getColumn(0).getString());
+    return tags;
+  });
+}
+
+void RunStore::setNote(int64_t run_id, const std::string& text) {
+  impl_->conn.guarded("writing run " + std::to_string(run_id) + "'s note", [&] {
+    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
+    impl_->requireRun(run_id);
+    SQLite::Statement q(impl_->db(), text.empty()
+                                         ? "DELETE FROM notes WHERE run_id = ?"
+                                         : "INSERT OR REPLACE INTO notes (run_id, text, "
+                                           "updated_at) VALUES (?, ?, ?)");
+    q.bind(1, run_id);
+    if (!text.empty()) {
+      q.bind(2, text);
+      q.bind(3, store::isoUtcNow());
+    }
+    q.exec();
+    tx.commit();
+  });
+}
+
+void RunStore::rename(int64_t run_id, const std::string& name) {
+  impl_->conn.guarded("renaming run " + std::to_string(run_id), [&] {
+    SQLite::Statement q(impl_->db(), "UPDATE runs SET name = ? WHERE id = ?");
+    q.bind(1, name);
+    q.bind(2, run_id);
+    if (q.exec() == 0) throw InputError(impl_->noSuchRun(run_id));
+  });
+}
+
+void RunStore::deleteRuns(const std::vector<int64_t>& run_ids) {
+  impl_->conn.guarded("deleting runs", [&] {
+    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement owner(impl_->db(),
+                            "SELECT status, owner_host, owner_boot, owner_pid, owner_start "
+                            "FROM runs WHERE id = ?");
+    for (int64_t id : run_ids) {
+      owner.bind(1, id);
+      if (!owner.executeStep()) throw InputError(impl_->noSuchRun(id));
+      if (owner.getColumn(0).getString() == "running") {
+        store::ProcessIdentity writer{owner.getColumn(1).getString(), owner.getColumn(2).getString(),
+                                      owner.getColumn(3).getInt64(), owner.getColumn(4).getInt64()};
+        if (store::liveness(writer) != store::Liveness::kGone) {
+          throw InputError("run " + std::to_string(id) + " in " + path() +
+                           " is still being written by a running process; stop it first");
+        }
+      }
+      owner.reset();
+    }
+    SQLite::Statement del(impl_->db(), "DELETE FROM runs WHERE id = ?");
+    for (int64_t id : run_ids) {
+      del.bind(1, id);
+      del.exec();
+      del.reset();
+    }
+    impl_->db().exec(
+        "DELETE FROM experiments WHERE id NOT IN (SELECT DISTINCT experiment_id FROM runs)");
+    tx.commit();
+  });
+}
+
+std::string RunStore::exportText(const std::vector<int64_t>& run_ids, ExportFormat format) {
+  std::vector<store::ExportedRun> runs;
+  for (int64_t id : run_ids) runs.push_back({run(id), series(id)});
+  return format == ExportFormat::kCsv ? store::exportCsv(runs) : store::exportJson(runs);
+}
+
+void RunStore::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
+                          const std::string& out_path) {
+  const std::string text = exportText(run_ids, format);
+  // Write beside the target and rename, so a failed export never leaves half a file.
+  const std::string tmp = out_path + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+      const std::string why = std::strerror(errno);
+      std::remove(tmp.c_str());
+      throw InputError("cannot write the export file " + out_path + " (" + why + ")");
+    }
+  }
+  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw InputError("cannot write the export file " + out_path + " (" + why + ")");
+  }
+}
+
+}  // namespace accumlab

@@ -1,0 +1,59 @@
+#include "store/step_columns.h"
+
+#include <cmath>
+
+namespace accumlab::store {
+
+namespace {
+
+StepColumn real(const char* name, double StepRecord::*member) { return {name, member, nullptr}; }
+StepColumn integer(const char* name, int64_t StepRecord::*member) { return {name, nullptr, member}; }
+
+}  // namespace
+
+const std::vector<StepColumn>& stepColumns() {
+  // One list drives the table definition, the insert, the select and both exports, so a
+  // new StepRecord field needs one line here (and a schema migration).
+  static const std::vector<StepColumn> kColumns = {
+      integer("step", &StepRecord::step),
+      integer("samples_seen", &StepRecord::samples_seen),
+      real("wall_ms", &StepRecord::wall_ms),
+      integer("micro_batch", &StepRecord::micro_batch),
+      integer("accum", &StepRecord::accum),
+      integer("window_samples", &StepRecord::window_samples),
+      real("loss", &StepRecord::loss),
+      real("mb_loss_mean", &StepRecord::mb_loss_mean),
+      real("mb_loss_var", &StepRecord::mb_loss_var),
+      real("grad_norm", &StepRecord::grad_norm),
+      real("lr", &StepRecord::lr),
+      real("samples_per_s", &StepRecord::samples_per_s),
+      integer("memory_bytes", &StepRecord::memory_bytes),
+      real("g_small_sq", &StepRecord::g_small_sq),
+      real("g_big_sq", &StepRecord::g_big_sq),
+      real("b_small", &StepRecord::b_small),
+      real("b_big", &StepRecord::b_big),
+      real("trace_sigma_est", &StepRecord::trace_sigma_est),
+      real("g_sq_est", &StepRecord::g_sq_est),
+      real("trace_sigma_ema", &StepRecord::trace_sigma_ema),
+      real("g_sq_ema", &StepRecord::g_sq_ema),
+      real("b_simple", &StepRecord::b_simple),
+      real("noise_per_update", &StepRecord::noise_per_update),
+      real("loss_var_rolling", &StepRecord::loss_var_rolling),
+      real("weight_rel_diff", &StepRecord::weight_rel_diff),
+  };
+  return kColumns;
+}
+
+double columnValue(const StepRecord& record, const StepColumn& column) {
+  return column.real ? record.*column.real : static_cast<double>(record.*column.integer);
+}
+
+void setColumnValue(StepRecord& record, const StepColumn& column, double value) {
+  if (column.real) {
+    record.*column.real = value;
+  } else {
+    record.*column.integer = std::isfinite(value) ? std::llround(value) : 0;
+  }
+}
+
+}  // namespace accumlab::store

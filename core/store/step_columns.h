@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "accumlab/records.h"
+
+namespace accumlab::store {
+
+/// One stored column of StepRecord: its SQL/CSV/JSON name and the member it holds (exactly
+/// one of `real` and `integer` is set).
+struct StepColumn {
+  const char* name;
+  double StepRecord::*real;
+  int64_t StepRecord::*integer;
+};
+
+/// Every StepRecord field except `arm` (the run is the arm), in storage order: step,
+/// samples_seen and wall_ms first, then the metrics of DESIGN.md §3.
+const std::vector<StepColumn>& stepColumns();
+
+/// Returns the value of a column as a double (NaN stays NaN).
+double columnValue(const StepRecord& record, const StepColumn& column);
+/// Sets a column from a double (integers are rounded).
+void setColumnValue(StepRecord& record, const StepColumn& column, double value);
+
+}  // namespace accumlab::store

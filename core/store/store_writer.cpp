@@ -1,0 +1,250 @@
+#include "store/store_writer.h"
+
+#include <SQLiteCpp/Transaction.h>
+
+#include "accumlab/input_error.h"
+#include "store/interrupted_runs.h"
+#include "store/step_columns.h"
+#include "store/store_clock.h"
+#include "store/summary_json.h"
+
+namespace accumlab::store {
+
+namespace {
+
+std::string insertStepSql() {
+  std::string cols = "run_id", marks = "?";
+  for (const StepColumn& c : stepColumns()) {
+    cols += std::string(", ") + c.name;
+    marks += ", ?";
+  }
+  // REPLACE: a step stored twice (never expected) keeps the newer values, not an error
+  // that would drop the whole batch.
+  return "INSERT OR REPLACE INTO step_metrics (" + cols + ") VALUES (" + marks + ")";
+}
+
+}  // namespace
+
+StoreWriter::StoreWriter(const std::string& path, const StoreOptions& options)
+    : conn_(path, options), self_(ProcessIdentity::current()) {
+  if (conn_.readOnly()) {
+    throw InputError(path + " is read-only, so the run cannot be stored; make it writable, "
+                     "choose another file with --db, or pass --no-store");
+  }
+  conn_.guarded("checking for interrupted runs", [&] { markInterruptedRuns(conn_.db()); });
+}
+
+SQLite::Statement& StoreWriter::statement(std::unique_ptr<SQLite::Statement>& slot,
+                                          const std::string& sql) {
+  if (!slot) slot = std::make_unique<SQLite::Statement>(conn_.db(), sql);
+  return *slot;
+}
+
+std::vector<StoredRun> StoreWriter::runs() const { return runs_; }
+
+int64_t StoreWriter::runIdOf(ArmKind arm) const {
+  const auto it = run_ids_.find(arm);
+  return it == run_ids_.end() ? 0 : it->second;
+}
+
+void StoreWriter::write(const WriteBatch& batch) {
+  const std::string doing = batch.start ? "creating the run" : "storing the run's metrics";
+  try {
+    writeTransaction(batch, doing);
+  } catch (...) {
+    // The transaction rolled back: forget the ids it would have created.
+    if (batch.start) {
+      experiment_id_ = 0;
+      run_ids_.clear();
+      runs_.clear();
+    }
+    throw;
+  }
+}
+
+void StoreWriter::writeTransaction(const WriteBatch& batch, const std::string& doing) {
+  conn_.guarded(doing, [&] {
+    SQLite::Transaction tx(conn_.db(), SQLite::TransactionBehavior::IMMEDIATE);
+    if (batch.start) createExperiment(*batch.start);
+    insertSteps(batch.steps);
+    insertEvals(batch.evals);
+    insertEvents(batch.events);
+    for (const ArmSummary& s : batch.finished) finishArm(s);
+    if (experiment_id_ != 0) {
+      auto& hb = statement(heartbeat_,
+                           "UPDATE runs SET heartbeat_at = ? WHERE experiment_id = ? AND "
+                           "status = 'running'");
+      hb.bind(1, unixSecondsNow());
+      hb.bind(2, experiment_id_);
+      hb.exec();
+      hb.reset();
+    }
+    tx.commit();
+  });
+}
+
+void StoreWriter::heartbeat() { write(WriteBatch{}); }
+
+void StoreWriter::createExperiment(const RunInfo& info) {
+  const std::string now = isoUtcNow();
+  SQLite::Statement exp(conn_.db(),
+                        "INSERT INTO experiments (name, created_at, device, dataset_description, "
+                        "model_description, train_samples, val_samples, budget_samples, "
+                        "parameters, class_names_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  exp.bind(1, info.config.name);
+  exp.bind(2, now);
+  exp.bind(3, info.device);
+  exp.bind(4, info.dataset);
+  exp.bind(5, info.model);
+  exp.bind(6, info.train_samples);
+  exp.bind(7, info.val_samples);
+  exp.bind(8, info.budget_samples);
+  exp.bind(9, info.parameters);
+  exp.bind(10, nlohmann::json(info.class_names).dump());
+  exp.exec();
+  experiment_id_ = conn_.db().getLastInsertRowid();
+
+  const std::string config_json = configToJson(info.config, -1);
+  SQLite::Statement run(conn_.db(),
+                        "INSERT INTO runs (experiment_id, arm, dataset, model, micro_batch, "
+                        "accum, config_json, status, started_at, owner_host, owner_boot, "
+                        "owner_pid, owner_start, heartbeat_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)");
+  for (ArmKind arm : info.config.arms) {
+    run.bind(1, experiment_id_);
+    run.bind(2, toString(arm));
+    run.bind(3, info.config.data);
+    run.bind(4, info.config.model);
+    run.bind(5, armMicroBatch(arm, info.config.micro_batch, info.config.accum));
+    run.bind(6, armAccum(arm, info.config.micro_batch, info.config.accum));
+    run.bind(7, config_json);
+    run.bind(8, now);
+    run.bind(9, self_.host);
+    run.bind(10, self_.boot_id);
+    run.bind(11, self_.pid);
+    run.bind(12, self_.start_ticks);
+    run.bind(13, unixSecondsNow());
+    run.exec();
+    run.reset();
+    const int64_t id = conn_.db().getLastInsertRowid();
+    run_ids_[arm] = id;
+    runs_.push_back({arm, id});
+  }
+}
+
+void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
+  if (steps.empty()) return;
+  auto& ins = statement(insert_step_, insertStepSql());
+  const auto& columns = stepColumns();
+  std::map<int64_t, const StepRecord*> last;  // run id → its newest step in this batch
+  for (const StepRecord& r : steps) {
+    const int64_t run_id = runIdOf(r.arm);
+    if (run_id == 0) continue;
+    ins.bind(1, run_id);
+    int i = 2;
+    for (const StepColumn& c : columns) {
+      // NaN binds as NULL (SQLite has no NaN); reading maps NULL back to NaN.
+      if (c.real) {
+        ins.bind(i++, r.*c.real);
+      } else {
+        ins.bind(i++, r.*c.integer);
+      }
+    }
+    ins.exec();
+    ins.reset();
+    last[run_id] = &r;
+  }
+  auto& up = statement(progress_,
+                       "UPDATE runs SET steps = ?, samples_seen = ?, final_loss = ? "
+                       "WHERE id = ? AND status = 'running'");
+  for (const auto& [run_id, r] : last) {
+    up.bind(1, r->step);
+    up.bind(2, r->samples_seen);
+    up.bind(3, r->loss);
+    up.bind(4, run_id);
+    up.exec();
+    up.reset();
+  }
+}
+
+void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
+  if (evals.empty()) return;
+  auto& ins = statement(insert_eval_,
+                        "INSERT INTO evals (run_id, step, samples_seen, wall_ms, loss, accuracy) "
+                        "VALUES (?, ?, ?, ?, ?, ?)");
+  auto& up = statement(eval_progress_,
+                       "UPDATE runs SET val_loss = ?, val_accuracy = ? "
+                       "WHERE id = ? AND status = 'running'");
+  for (const EvalRecord& e : evals) {
+    const int64_t run_id = runIdOf(e.arm);
+    if (run_id == 0) continue;
+    ins.bind(1, run_id);
+    ins.bind(2, e.step);
+    ins.bind(3, e.samples_seen);
+    ins.bind(4, e.wall_ms);
+    ins.bind(5, e.loss);
+    ins.bind(6, e.accuracy);
+    ins.exec();
+    ins.reset();
+    up.bind(1, e.loss);
+    up.bind(2, e.accuracy);
+    up.bind(3, run_id);
+    up.exec();
+    up.reset();
+  }
+}
+
+void StoreWriter::insertEvents(const std::vector<EventRecord>& events) {
+  if (events.empty() || experiment_id_ == 0) return;
+  auto& ins = statement(insert_event_,
+                        "INSERT INTO events (experiment_id, arm, samples_seen, wall_ms, kind, "
+                        "message) VALUES (?, ?, ?, ?, ?, ?)");
+  for (const EventRecord& e : events) {
+    ins.bind(1, experiment_id_);
+    ins.bind(2, e.arm);
+    ins.bind(3, e.samples_seen);
+    ins.bind(4, e.wall_ms);
+    ins.bind(5, e.kind);
+    ins.bind(6, e.message);
+    ins.exec();
+    ins.reset();
+  }
+}
+
+void StoreWriter::finishArm(const ArmSummary& s) {
+  const int64_t run_id = runIdOf(s.arm);
+  if (run_id == 0) return;
+  // COALESCE keeps the last stored loss/eval when the summary has none (NaN binds as NULL).
+  auto& up = statement(finish_,
+                       "UPDATE runs SET status = ?, message = ?, ended_at = COALESCE(ended_at, ?), "
+                       "summary_json = ?, steps = ?, samples_seen = ?, "
+                       "final_loss = COALESCE(?, final_loss), val_loss = COALESCE(?, val_loss), "
+                       "val_accuracy = COALESCE(?, val_accuracy) WHERE id = ?");
+  up.bind(1, toString(s.status));
+  up.bind(2, s.message);
+  up.bind(3, isoUtcNow());
+  up.bind(4, armSummaryToJson(s).dump());
+  up.bind(5, s.steps);
+  up.bind(6, s.samples_seen);
+  up.bind(7, s.final_train_loss);
+  up.bind(8, s.val_loss);
+  up.bind(9, s.val_accuracy);
+  up.bind(10, run_id);
+  up.exec();
+  up.reset();
+}
+
+void StoreWriter::abandonRunning(const std::string& message) {
+  if (experiment_id_ == 0) return;
+  conn_.guarded("closing the run", [&] {
+    SQLite::Statement up(conn_.db(),
+                         "UPDATE runs SET status = 'failed', message = ?, ended_at = ? "
+                         "WHERE experiment_id = ? AND status = 'running'");
+    up.bind(1, message);
+    up.bind(2, isoUtcNow());
+    up.bind(3, experiment_id_);
+    up.exec();
+  });
+}
+
+}  // namespace accumlab::store

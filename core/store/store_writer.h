@@ -1,0 +1,70 @@
+#pragma once
+
+#include <SQLiteCpp/Statement.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accumlab/run_store.h"
+#include "store/connection.h"
+#include "store/process_identity.h"
+
+namespace accumlab::store {
+
+/// What a StoreSink hands its writer between two commits.
+struct WriteBatch {
+  std::optional<RunInfo> start;  ///< create the experiment and its runs first
+  std::vector<StepRecord> steps;
+  std::vector<EvalRecord> evals;
+  std::vector<EventRecord> events;
+  std::vector<ArmSummary> finished;  ///< arms that ended, applied after their rows
+
+  bool empty() const {
+    return !start && steps.empty() && evals.empty() && events.empty() && finished.empty();
+  }
+};
+
+/// Writes one experiment's rows through its own connection.
+///
+/// Threads: lives on, and is used only by, the StoreSink's writer thread (or one benchmark
+/// thread); it shares nothing.
+class StoreWriter {
+ public:
+  /// Opens the file and marks runs of dead processes `interrupted`; throws InputError.
+  StoreWriter(const std::string& path, const StoreOptions& options);
+
+  /// Writes the batch in one transaction; throws InputError (nothing of it is kept then).
+  void write(const WriteBatch& batch);
+  /// Refreshes the heartbeat of this experiment's running runs.
+  void heartbeat();
+  /// Marks this experiment's runs that are still `running` as `failed` with `message`.
+  void abandonRunning(const std::string& message);
+
+  int64_t experimentId() const { return experiment_id_; }
+  std::vector<StoredRun> runs() const;
+  const std::string& path() const { return conn_.path(); }
+
+ private:
+  void writeTransaction(const WriteBatch& batch, const std::string& doing);
+  void createExperiment(const RunInfo& info);
+  void insertSteps(const std::vector<StepRecord>& steps);
+  void insertEvals(const std::vector<EvalRecord>& evals);
+  void insertEvents(const std::vector<EventRecord>& events);
+  void finishArm(const ArmSummary& summary);
+  int64_t runIdOf(ArmKind arm) const;
+  SQLite::Statement& statement(std::unique_ptr<SQLite::Statement>& slot, const std::string& sql);
+
+  Connection conn_;
+  ProcessIdentity self_;
+  int64_t experiment_id_ = 0;
+  std::map<ArmKind, int64_t> run_ids_;
+  std::vector<StoredRun> runs_;
+  // Prepared once, reused for every batch.
+  std::unique_ptr<SQLite::Statement> insert_step_, insert_eval_, insert_event_, progress_,
+      eval_progress_, finish_, heartbeat_;
+};
+
+}  // namespace accumlab::store

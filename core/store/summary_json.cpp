@@ -1,0 +1,60 @@
+#include "store/summary_json.h"
+
+namespace accumlab::store {
+
+nlohmann::json armSummaryToJson(const ArmSummary& a) {
+  using nlohmann::json;
+  return {
+      {"arm", toString(a.arm)},
+      {"status", toString(a.status)},
+      {"message", a.message},
+      {"micro_batch", a.micro_batch},
+      {"accum", a.accum},
+      {"steps", a.steps},
+      {"samples_seen", a.samples_seen},
+      {"final_train_loss", jsonNumber(a.final_train_loss)},
+      {"val_loss", jsonNumber(a.val_loss)},
+      {"val_accuracy", jsonNumber(a.val_accuracy)},
+      {"loss_variance", jsonNumber(a.loss_variance)},
+      {"noise_per_update", jsonNumber(a.noise_per_update)},
+      {"b_simple", jsonNumber(a.b_simple)},
+      {"samples_per_s", jsonNumber(a.samples_per_s)},
+      {"peak_memory_bytes", a.peak_memory_bytes},
+      {"equivalence_rel_diff", jsonNumber(a.equivalence_rel_diff)},
+      {"diverged_at_step", a.diverged_at_step < 0 ? json() : json(a.diverged_at_step)},
+      {"wall_s", a.wall_s},
+  };
+}
+
+ArmSummary armSummaryFromJson(const nlohmann::json& j) {
+  ArmSummary a;
+  if (!j.is_object()) return a;
+  auto integer = [&](const char* key, int64_t fallback) {
+    return j.contains(key) && j[key].is_number() ? j[key].get<int64_t>() : fallback;
+  };
+  auto real = [&](const char* key) { return j.contains(key) ? numberFromJson(j[key]) : kNaN; };
+  if (j.contains("arm") && j["arm"].is_string()) a.arm = parseArmKind(j["arm"].get<std::string>());
+  if (j.contains("status") && j["status"].is_string()) {
+    a.status = parseArmStatus(j["status"].get<std::string>());
+  }
+  if (j.contains("message") && j["message"].is_string()) a.message = j["message"];
+  a.micro_batch = integer("micro_batch", 0);
+  a.accum = integer("accum", 0);
+  a.steps = integer("steps", 0);
+  a.samples_seen = integer("samples_seen", 0);
+  a.final_train_loss = real("final_train_loss");
+  a.val_loss = real("val_loss");
+  a.val_accuracy = real("val_accuracy");
+  a.loss_variance = real("loss_variance");
+  a.noise_per_update = real("noise_per_update");
+  a.b_simple = real("b_simple");
+  a.samples_per_s = real("samples_per_s");
+  a.peak_memory_bytes = integer("peak_memory_bytes", 0);
+  a.equivalence_rel_diff = real("equivalence_rel_diff");
+  a.diverged_at_step = integer("diverged_at_step", -1);
+  const double wall = real("wall_s");
+  a.wall_s = std::isfinite(wall) ? wall : 0.0;
+  return a;
+}
+
+}  // namespace accumlab::store

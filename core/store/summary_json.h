@@ -1,0 +1,23 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "accumlab/records.h"
+
+namespace accumlab::store {
+
+/// One arm's summary as a JSON object (NaN becomes null), the keys of summaryToJson().
+nlohmann::json armSummaryToJson(const ArmSummary& summary);
+/// The inverse of armSummaryToJson(); missing keys keep their defaults.
+ArmSummary armSummaryFromJson(const nlohmann::json& j);
+
+/// A double as JSON: null for NaN and infinities (JSON has neither).
+inline nlohmann::json jsonNumber(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
+}
+/// The inverse of jsonNumber(): null becomes NaN.
+inline double numberFromJson(const nlohmann::json& j) {
+  return j.is_number() ? j.get<double>() : kNaN;
+}
+
+}  // namespace accumlab::store

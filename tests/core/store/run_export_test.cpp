@@ -1,0 +1,171 @@
+// Exports: what `export --format json|csv` writes must be what the store holds.
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "accumlab/input_error.h"
+#include "store_fixture.h"
+
+namespace accumlab {
+namespace {
+
+using nlohmann::json;
+using testing::makeInfo;
+using testing::makeStep;
+using testing::sameValue;
+using testing::StoreTest;
+
+constexpr int64_t kSteps = 120;
+
+/// A finished two-arm experiment with evals (one before the first step), events, NaNs, a
+/// tag and a note; returns the run ids.
+std::vector<int64_t> storeRich(const std::string& db) {
+  std::vector<int64_t> ids;
+  {
+    StoreSink sink(db);
+    const RunInfo info = makeInfo();
+    sink.onRunStarted(info);
+    sink.onEvent({0, 0.0, "note", "", "window policy stream"});
+    RunSummary summary;
+    summary.info = info;
+    for (ArmKind arm : info.config.arms) {
+      for (int64_t s = 0; s <= kSteps; s += 40) {
+        sink.onEval({arm, s, s * 8, s * 0.25, 1.0 / (s + 1), s == 0 ? kNaN : 0.5 + s * 1e-3});
+      }
+      for (int64_t s = 1; s <= kSteps; ++s) sink.onStep(makeStep(arm, s));
+      sink.onEvent({kSteps * 8, 30.0, "accum", toString(arm), "K 2 → 4"});
+      ArmSummary a;
+      a.arm = arm;
+      a.status = ArmStatus::kFinished;
+      a.steps = kSteps;
+      a.final_train_loss = 0.125;
+      a.b_simple = kNaN;
+      summary.arms.push_back(a);
+    }
+    sink.onRunFinished(summary);
+    sink.finish();
+    for (const StoredRun& r : sink.runs()) ids.push_back(r.run_id);
+  }
+  RunStore store(db);
+  store.addTags(ids[0], {"baseline"});
+  store.setNote(ids[0], "quotes \" and, commas\nand lines");
+  return ids;
+}
+
+bool sameJsonNumber(const json& j, double v) {
+  return j.is_null() ? std::isnan(v) : (j.is_number() && j.get<double>() == v);
+}
+
+TEST_F(StoreTest, JsonExportReadsBackAsExactlyWhatTheStoreHolds) {
+  const auto ids = storeRich(db_);
+  RunStore store(db_);
+  const json doc = json::parse(store.exportText(ids, ExportFormat::kJson));
+  EXPECT_EQ(doc["format"], "accumlab-runs");
+  ASSERT_EQ(doc["runs"].size(), ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const json& run = doc["runs"][i];
+    const RunDetail d = store.run(ids[i]);
+    const RunSeries s = store.series(ids[i]);
+    EXPECT_EQ(run["id"], ids[i]);
+    EXPECT_EQ(run["arm"], toString(d.row.arm));
+    EXPECT_EQ(run["status"], "finished");
+    EXPECT_EQ(run["config"], json::parse(d.config_json));
+    EXPECT_EQ(run["summary"], json::parse(d.summary_json));
+    EXPECT_EQ(run["tags"].get<std::vector<std::string>>(), d.row.tags);
+    EXPECT_EQ(run["note"], d.note);
+    ASSERT_EQ(run["events"].size(), d.events.size());
+    for (size_t e = 0; e < d.events.size(); ++e) {
+      EXPECT_EQ(run["events"][e]["message"], d.events[e].message);
+      EXPECT_EQ(run["events"][e]["samples_seen"], d.events[e].samples_seen);
+    }
+    // Every metric column, every step, bit for bit (NaN as null).
+    const json& m = run["metrics"];
+    ASSERT_EQ(m["step"].size(), s.steps.size());
+    ASSERT_EQ(s.steps.size(), static_cast<size_t>(kSteps));
+    for (size_t k = 0; k < s.steps.size(); ++k) {
+      const StepRecord& r = s.steps[k];
+      EXPECT_EQ(m["step"][k], r.step);
+      EXPECT_EQ(m["samples_seen"][k], r.samples_seen);
+      EXPECT_EQ(m["memory_bytes"][k], r.memory_bytes);
+      EXPECT_TRUE(sameJsonNumber(m["wall_ms"][k], r.wall_ms));
+      EXPECT_TRUE(sameJsonNumber(m["loss"][k], r.loss));
+      EXPECT_TRUE(sameJsonNumber(m["mb_loss_var"][k], r.mb_loss_var));
+      EXPECT_TRUE(sameJsonNumber(m["trace_sigma_ema"][k], r.trace_sigma_ema));
+      EXPECT_TRUE(sameJsonNumber(m["noise_per_update"][k], r.noise_per_update));
+      EXPECT_TRUE(sameJsonNumber(m["weight_rel_diff"][k], r.weight_rel_diff));
+    }
+    EXPECT_EQ(m.size(), 25u);  // every StepRecord field but arm
+    ASSERT_EQ(run["evals"]["step"].size(), s.evals.size());
+    for (size_t k = 0; k < s.evals.size(); ++k) {
+      EXPECT_EQ(run["evals"]["step"][k], s.evals[k].step);
+      EXPECT_TRUE(sameJsonNumber(run["evals"]["accuracy"][k], s.evals[k].accuracy));
+      EXPECT_TRUE(sameJsonNumber(run["evals"]["loss"][k], s.evals[k].loss));
+    }
+  }
+}
+
+TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
+  const auto ids = storeRich(db_);
+  RunStore store(db_);
+  std::istringstream csv(store.exportText(ids, ExportFormat::kCsv));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("run_id,arm,step,samples_seen,wall_ms,micro_batch,", 0), 0u) << line;
+  EXPECT_NE(line.find(",loss,"), std::string::npos);
+  EXPECT_EQ(line.substr(line.size() - 21), "val_loss,val_accuracy");
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    std::string c;
+    while (std::getline(in, c, ',')) cells.push_back(c);
+    if (!line.empty() && line.back() == ',') cells.push_back("");
+    ASSERT_EQ(cells.size(), 29u) << line;  // run_id, arm, 25 step columns, 2 eval columns
+    rows.push_back(cells);
+  }
+  // Per run: kSteps rows plus one for the evaluation at step 0, which has no step row.
+  ASSERT_EQ(rows.size(), ids.size() * (kSteps + 1));
+  EXPECT_EQ(rows[0][0], std::to_string(ids[0]));
+  EXPECT_EQ(rows[0][2], "0");  // the step-0 evaluation comes first
+  EXPECT_EQ(rows[0][8], "");   // it has no loss of a step
+  EXPECT_EQ(rows[0][28], "");  // and its accuracy was NaN
+  const RunSeries s = store.series(ids[0]);
+  for (int64_t k = 1; k <= kSteps; ++k) {
+    const auto& row = rows[k];
+    const StepRecord& r = s.steps[k - 1];
+    EXPECT_EQ(std::stoll(row[2]), r.step);
+    EXPECT_EQ(std::stod(row[8]), r.loss);  // the shortest text reads back exactly
+    EXPECT_EQ(row[10].empty(), std::isnan(r.mb_loss_var));
+    EXPECT_EQ(row[27].empty(), r.step % 40 != 0);  // evaluated every 40 steps
+  }
+  EXPECT_EQ(std::stod(rows[40][28]), 0.5 + 40 * 1e-3);
+}
+
+TEST_F(StoreTest, ExportOfAMissingRunOrToABadPathFailsCleanly) {
+  const auto ids = storeRich(db_);
+  RunStore store(db_);
+  const std::string out = dir_ + "/out.json";
+  EXPECT_THROW(store.exportRuns({ids[0], 4242}, ExportFormat::kJson, out), InputError);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_THROW(store.exportRuns(ids, ExportFormat::kCsv, dir_ + "/no/such/folder/x.csv"),
+               InputError);
+  store.exportRuns(ids, ExportFormat::kCsv, dir_ + "/x.csv");
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/x.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/x.csv.partial"));
+  EXPECT_THROW(parseExportFormat("xlsx"), InputError);
+}
+
+TEST(ConfigDiff, ListsOnlyTheKeysThatDiffer) {
+  const auto diffs = diffConfigs({R"({"a": 1, "opt": {"lr": 0.1, "kind": "sgd"}, "arms": [1]})",
+                                  R"({"a": 1, "opt": {"lr": 0.2, "kind": "sgd"}, "arms": [1, 2]})",
+                                  R"({"a": 1, "opt": {"lr": 0.1, "kind": "sgd"}, "x": true})"});
+  ASSERT_EQ(diffs.size(), 3u);
+  EXPECT_EQ(diffs[0].key, "arms");
+  EXPECT_EQ(diffs[0].values, (std::vector<std::string>{"[1]", "[1,2]", "—"}));
+  EXPECT_EQ(diffs[1].key, "opt.lr");
+  EXPECT_EQ(diffs[1].values, (std::vector<std::string>{"0.1", "0.2", "0.1"}));
+  EXPECT_EQ(diffs[2].key, "x");
+}
+
+}  // namespace
+}  // namespace accumlab

@@ -1,0 +1,310 @@
+// The run store: schema, the writer thread, listing and run management (DESIGN.md §6).
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "accumlab/input_error.h"
+#include "store_fixture.h"
+
+namespace accumlab {
+namespace {
+
+using testing::makeInfo;
+using testing::makeStep;
+using testing::sameValue;
+using testing::StoreTest;
+using Clock = std::chrono::steady_clock;
+
+// The writer's promise: a handed-over row is committed within 250 ms. The bound allows for a
+// loaded 2-core machine.
+constexpr auto kVisibleWithin = std::chrono::milliseconds(250 + 500);
+
+double msSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// Stores a finished experiment with `steps` steps per arm; returns its run ids.
+std::vector<StoredRun> storeExperiment(const std::string& db, int64_t steps,
+                                       RunInfo info = makeInfo()) {
+  StoreSink sink(db);
+  sink.onRunStarted(info);
+  RunSummary summary;
+  summary.info = info;
+  for (ArmKind arm : info.config.arms) {
+    for (int64_t s = 1; s <= steps; ++s) sink.onStep(makeStep(arm, s));
+    EvalRecord e;
+    e.arm = arm;
+    e.step = steps;
+    e.samples_seen = steps * 8;
+    e.loss = 0.5;
+    e.accuracy = 0.75;
+    sink.onEval(e);
+    ArmSummary a;
+    a.arm = arm;
+    a.status = ArmStatus::kFinished;
+    a.steps = steps;
+    a.samples_seen = steps * 8;
+    a.final_train_loss = 0.25;
+    a.val_loss = 0.5;
+    a.val_accuracy = 0.75;
+    sink.onArmFinished(a);
+    summary.arms.push_back(a);
+  }
+  sink.onRunFinished(summary);
+  sink.finish();
+  return sink.runs();
+}
+
+/// The pid of a process that has exited (and been reaped).
+int64_t deadPid() {
+  pid_t pid = 0;
+  char arg0[] = "true";
+  char* argv[] = {arg0, nullptr};
+  EXPECT_EQ(posix_spawnp(&pid, "true", nullptr, nullptr, argv, environ), 0);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return pid;
+}
+
+TEST_F(StoreTest, CreatesTheSchemaInWalModeWithItsVersion) {
+  { RunStore store(db_); }
+  SQLite::Database raw(db_);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
+  for (const char* table : {"experiments", "runs", "step_metrics", "evals", "events", "tags", "notes"}) {
+    EXPECT_TRUE(raw.tableExists(table)) << table;
+  }
+}
+
+TEST_F(StoreTest, SinkStoresEveryStepColumnExactly) {
+  const auto runs = storeExperiment(db_, 300);
+  ASSERT_EQ(runs.size(), 2u);
+  RunStore store(db_);
+  for (const StoredRun& r : runs) {
+    const RunSeries s = store.series(r.run_id);
+    ASSERT_EQ(s.steps.size(), 300u);
+    for (int64_t i = 0; i < 300; ++i) {
+      const StepRecord want = makeStep(r.arm, i + 1), got = s.steps[i];
+      EXPECT_EQ(got.arm, want.arm);
+      EXPECT_EQ(got.step, want.step);
+      EXPECT_EQ(got.samples_seen, want.samples_seen);
+      EXPECT_EQ(got.memory_bytes, want.memory_bytes);
+      EXPECT_TRUE(sameValue(got.loss, want.loss)) << got.loss << " vs " << want.loss;
+      EXPECT_TRUE(sameValue(got.mb_loss_var, want.mb_loss_var));
+      EXPECT_TRUE(sameValue(got.trace_sigma_ema, want.trace_sigma_ema));
+      EXPECT_TRUE(sameValue(got.g_sq_est, want.g_sq_est));
+      EXPECT_TRUE(sameValue(got.weight_rel_diff, want.weight_rel_diff));
+      EXPECT_TRUE(sameValue(got.loss_var_rolling, want.loss_var_rolling));
+    }
+    ASSERT_EQ(s.evals.size(), 1u);
+    EXPECT_EQ(s.evals[0].accuracy, 0.75);
+    const RunDetail d = store.run(r.run_id);
+    EXPECT_EQ(d.row.status, ArmStatus::kFinished);
+    EXPECT_EQ(d.row.steps, 300);
+    EXPECT_EQ(d.row.final_loss, 0.25);
+    EXPECT_EQ(d.row.val_accuracy, 0.75);
+    EXPECT_EQ(d.row.dataset, "spirals");
+    EXPECT_EQ(d.config.micro_batch, 4);
+    EXPECT_EQ(d.device, "cpu (1 thread)");
+    EXPECT_FALSE(d.row.ended_at.empty());
+  }
+  EXPECT_EQ(store.stepRowCount(), 600);
+}
+
+TEST_F(StoreTest, RowsBecomeVisibleWhileTheRunIsGoing) {
+  StoreSink sink(db_);
+  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+  const int64_t run_id = sink.runs().at(0).run_id;
+  RunStore reader(db_);  // another connection, as the GUI's
+  EXPECT_EQ(reader.run(run_id).row.status, ArmStatus::kRunning);
+  const auto t0 = Clock::now();
+  for (int64_t s = 1; s <= 20; ++s) sink.onStep(makeStep(ArmKind::kAccum, s));
+  while (reader.stepsAfter(run_id, 0).size() < 20 && Clock::now() - t0 < std::chrono::seconds(5)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(reader.stepsAfter(run_id, 0).size(), 20u);
+  EXPECT_LT(msSince(t0), (std::chrono::duration<double, std::milli>(kVisibleWithin).count()));
+  EXPECT_EQ(reader.stepsAfter(run_id, 15).size(), 5u);
+  EXPECT_EQ(reader.run(run_id).row.steps, 20);  // the list shows progress of running runs
+}
+
+TEST_F(StoreTest, TrainingThreadNeverWaitsOnABlockedDisk) {
+  StoreSink sink(db_);
+  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+  // Another writer holds the lock for 1 s: every commit of the sink's writer blocks.
+  SQLite::Database other(db_, SQLite::OPEN_READWRITE);
+  other.exec("BEGIN IMMEDIATE");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the writer is now stuck
+  const auto t0 = Clock::now();
+  for (int64_t s = 1; s <= 20000; ++s) sink.onStep(makeStep(ArmKind::kAccum, s));
+  const double handing_ms = msSince(t0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  other.exec("COMMIT");
+  sink.finish();
+  // 20,000 hand-overs are memory appends (~µs each); waiting on the lock would take ≥ 700 ms.
+  EXPECT_LT(handing_ms, 200.0);
+  RunStore store(db_);
+  EXPECT_EQ(store.stepRowCount(), 20000);
+}
+
+TEST_F(StoreTest, ListFiltersByTagDatasetStatusAndLimit) {
+  const auto a = storeExperiment(db_, 5);
+  RunInfo blobs = makeInfo({ArmKind::kBigBatch});
+  blobs.config.data = "blobs";
+  const auto b = storeExperiment(db_, 5, blobs);
+  RunStore store(db_);
+  store.addTags(a[0].run_id, {"baseline", "lr-sweep"});
+  store.addTags(b[0].run_id, {"lr-sweep"});
+
+  const auto all = store.listRuns();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].id, b[0].run_id);  // newest first
+  EXPECT_EQ(all[0].arm, ArmKind::kBigBatch);
+  EXPECT_EQ(all[0].micro_batch, 8);   // big-batch: m·K
+  EXPECT_EQ(all[0].accum, 1);
+  RunFilter tag;
+  tag.tag = "lr-sweep";
+  EXPECT_EQ(store.listRuns(tag).size(), 2u);
+  tag.tag = "baseline";
+  EXPECT_EQ(store.listRuns(tag).size(), 1u);
+  RunFilter dataset;
+  dataset.dataset = "blobs";
+  EXPECT_EQ(store.listRuns(dataset).size(), 1u);
+  RunFilter status;
+  status.status = ArmStatus::kFinished;
+  EXPECT_EQ(store.listRuns(status).size(), 3u);
+  status.status = ArmStatus::kRunning;
+  EXPECT_EQ(store.listRuns(status).size(), 0u);
+  RunFilter limit;
+  limit.limit = 2;
+  EXPECT_EQ(store.listRuns(limit).size(), 2u);
+  RunFilter exp;
+  exp.experiment_id = all[2].experiment_id;
+  EXPECT_EQ(store.listRuns(exp).size(), 2u);
+  EXPECT_EQ(all[2].tags, (std::vector<std::string>{"baseline", "lr-sweep"}));
+  EXPECT_EQ(store.allTags(), (std::vector<std::string>{"baseline", "lr-sweep"}));
+}
+
+TEST_F(StoreTest, TagsNotesNamesAndDeletion) {
+  const auto runs = storeExperiment(db_, 50);
+  RunStore store(db_);
+  const int64_t id = runs[0].run_id, other = runs[1].run_id;
+  store.addTags(id, {"x", "y"});
+  store.addTags(id, {"x"});
+  store.removeTags(id, {"y", "never"});
+  store.setNote(id, "lr too high, see run 2");
+  store.rename(id, "first try");
+  RunDetail d = store.run(id);
+  EXPECT_EQ(d.row.tags, std::vector<std::string>{"x"});
+  EXPECT_EQ(d.note, "lr too high, see run 2");
+  EXPECT_EQ(d.row.name, "first try");
+  store.setNote(id, "");
+  EXPECT_EQ(store.run(id).note, "");
+  EXPECT_THROW(store.addTags(id, {"two words"}), InputError);
+  EXPECT_THROW(store.addTags(999, {"x"}), InputError);
+  EXPECT_THROW(store.rename(999, "x"), InputError);
+
+  // A missing id deletes nothing.
+  EXPECT_THROW(store.deleteRuns({id, 999}), InputError);
+  EXPECT_EQ(store.stepRowCount(), 100);
+  store.deleteRuns({id});
+  EXPECT_FALSE(store.hasRun(id));
+  EXPECT_EQ(store.stepRowCount(), 50);
+  EXPECT_EQ(store.allTags().size(), 0u);
+  store.deleteRuns({other});
+  SQLite::Database raw(db_);
+  EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM experiments").getInt(), 0);
+  EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM evals").getInt(), 0);
+  EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM events").getInt(), 0);
+}
+
+TEST_F(StoreTest, RunOfAGoneProcessBecomesInterruptedWithItsRows) {
+  const auto runs = storeExperiment(db_, 40);
+  {
+    // Make the first run look like one whose writer died mid-run.
+    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    SQLite::Statement q(raw, "UPDATE runs SET status = 'running', ended_at = NULL, "
+                             "owner_pid = ?, owner_start = 12345 WHERE id = ?");
+    q.bind(1, deadPid());
+    q.bind(2, runs[0].run_id);
+    q.exec();
+  }
+  RunStore store(db_);
+  const RunDetail d = store.run(runs[0].run_id);
+  EXPECT_EQ(d.row.status, ArmStatus::kInterrupted);
+  EXPECT_FALSE(d.summary.message.empty());
+  EXPECT_EQ(store.series(runs[0].run_id).steps.size(), 40u);
+  EXPECT_EQ(store.run(runs[1].run_id).row.status, ArmStatus::kFinished);
+}
+
+TEST_F(StoreTest, RunOfALiveProcessStaysRunningWhenOthersOpenTheFile) {
+  StoreSink sink(db_);
+  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+  sink.onStep(makeStep(ArmKind::kAccum, 1));
+  sink.finish();
+  RunStore gui(db_);
+  EXPECT_EQ(gui.markInterruptedRuns(), 0);
+  EXPECT_EQ(gui.run(sink.runs()[0].run_id).row.status, ArmStatus::kRunning);
+  EXPECT_THROW(gui.deleteRuns({sink.runs()[0].run_id}), InputError);
+}
+
+TEST_F(StoreTest, RunOnAnotherHostIsInterruptedOnlyAfterItsHeartbeatStops) {
+  const auto runs = storeExperiment(db_, 3);
+  {
+    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    raw.exec("UPDATE runs SET status = 'running', owner_host = 'elsewhere', "
+             "heartbeat_at = strftime('%s', 'now')");
+    SQLite::Statement old(raw, "UPDATE runs SET heartbeat_at = heartbeat_at - 3600 WHERE id = ?");
+    old.bind(1, runs[1].run_id);
+    old.exec();
+  }
+  RunStore store(db_);
+  EXPECT_EQ(store.run(runs[0].run_id).row.status, ArmStatus::kRunning);
+  EXPECT_EQ(store.run(runs[1].run_id).row.status, ArmStatus::kInterrupted);
+}
+
+TEST_F(StoreTest, SinkClosesArmsThatNeverEndedAsFailed) {
+  int64_t id = 0;
+  {
+    StoreSink sink(db_);
+    sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+    sink.onStep(makeStep(ArmKind::kAccum, 1));
+    id = sink.runs()[0].run_id;
+  }  // no onArmFinished: the trainer threw
+  RunStore store(db_);
+  EXPECT_EQ(store.run(id).row.status, ArmStatus::kFailed);
+  EXPECT_EQ(store.series(id).steps.size(), 1u);
+}
+
+TEST_F(StoreTest, DefaultPathFollowsXdgDataHome) {
+  const char* old = std::getenv("XDG_DATA_HOME");
+  const std::string saved = old ? old : "";
+  setenv("XDG_DATA_HOME", "/tmp/xdg-test", 1);
+  EXPECT_EQ(RunStore::defaultPath(), "/tmp/xdg-test/AccumLab/runs.sqlite");
+  unsetenv("XDG_DATA_HOME");
+  const char* home = std::getenv("HOME");
+  if (home) {
+    EXPECT_EQ(RunStore::defaultPath(), std::string(home) + "/.local/share/AccumLab/runs.sqlite");
+  }
+  if (old) setenv("XDG_DATA_HOME", saved.c_str(), 1);
+}
+
+TEST_F(StoreTest, MissingFileIsAnErrorWhenCreationIsOff) {
+  StoreOptions options;
+  options.create_if_missing = false;
+  try {
+    RunStore store(db_, options);
+    FAIL() << "opened a missing file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(db_), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(db_));
+  RunStore created(dir_ + "/new/folder/runs.sqlite");  // folders are made as needed
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/new/folder/runs.sqlite"));
+}
+
+}  // namespace
+}  // namespace accumlab
