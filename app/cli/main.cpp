@@ -6,12 +6,14 @@
 
 #include "accumlab/input_error.h"
 #include "run_command.h"
+#include "store_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"AccumLab: gradient accumulation, measured", "accumlab-cli"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "accumlab-cli 0.1.0");
   accumlab::cli::RunCommand run(app);
+  accumlab::cli::StoreCommands store(app);
 
   try {
     app.parse(argc, argv);
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("run")) return run.execute();
+    if (int code = 0; store.dispatch(code)) return code;
   } catch (const accumlab::InputError& e) {
     std::fprintf(stderr, "accumlab-cli: %s\n", e.what());
     return 2;

@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
 #include "progress_sink.h"
+#include "stored_run_notice.h"
 #include "summary_table.h"
 
 namespace accumlab::cli {
@@ -78,6 +80,8 @@ RunCommand::RunCommand(CLI::App& parent) {
   app_->add_flag("--no-noise-stats", no_noise_, "Skip the gradient-noise estimators");
   app_->add_flag("--json", json_, "Print the summary as JSON on stdout");
   app_->add_flag("--quiet,-q", quiet_, "No progress display");
+  auto* db = app_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");
+  app_->add_flag("--no-store", no_store_, "Do not store the run")->excludes(db);
 }
 
 ExperimentConfig RunCommand::resolveConfig() const {
@@ -107,12 +111,26 @@ int RunCommand::execute() {
     void onStep(const StepRecord&) override {}
   } silent;
   MetricsSink& sink = quiet_ ? static_cast<MetricsSink&>(silent) : progress;
-  const RunSummary summary = trainer.run(sink);
-  if (json_) {
-    std::cout << summaryToJson(summary) << std::endl;
-  } else {
-    std::cout << formatSummaryTable(summary) << std::flush;
+  std::unique_ptr<StoreSink> store;
+  if (!no_store_) store = std::make_unique<StoreSink>(db_.empty() ? RunStore::defaultPath() : db_);
+  std::unique_ptr<StoredRunNotice> notice;
+  std::vector<MetricsSink*> sinks = {&sink};
+  if (store) {
+    notice = std::make_unique<StoredRunNotice>(*store, stderr);
+    sinks = {store.get(), notice.get(), &sink};
   }
+  FanOutSink fan(sinks);
+  const RunSummary summary = trainer.run(fan);
+  if (json_) {
+    nlohmann::json out = nlohmann::json::parse(summaryToJson(summary));
+    if (store) out["store"] = storedJson(*store);
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << formatSummaryTable(summary);
+    if (store) std::cout << "Stored as " << describeStored(*store) << "\n";
+    std::cout << std::flush;
+  }
+  if (store) store->finish();  // throws (exit 2) when storing failed on the way
   for (const ArmSummary& arm : summary.arms) {
     if (arm.status == ArmStatus::kFailed) return 1;
   }

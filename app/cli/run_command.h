@@ -31,6 +31,8 @@ class RunCommand {
   bool no_noise_ = false;
   bool json_ = false;
   bool quiet_ = false;
+  std::string db_;         ///< --db: the run store (default RunStore::defaultPath())
+  bool no_store_ = false;  ///< --no-store
   std::vector<std::pair<CLI::Option*, std::function<void(ExperimentConfig&)>>> overrides_;
 };
 

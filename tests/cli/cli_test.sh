@@ -5,6 +5,7 @@ case_name="$1"
 cli="$2"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+export XDG_DATA_HOME="$tmp/xdg"  # runs are stored by default: keep them out of the user's home
 
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 

@@ -1,0 +1,40 @@
+#include "export_command.h"
+
+#include <iostream>
+
+#include "accumlab/input_error.h"
+
+namespace accumlab::cli {
+
+ExportCommand::ExportCommand(CLI::App& parent)
+    : StoreCommand(parent, "export", "Export runs' metrics, evals, config and summary") {
+  app_->add_option("ids", ids_, "Run ids")->required();
+  app_->add_option("--format", format_, "csv (long form, one row per step) | json "
+                                        "(default: from the --out extension)");
+  app_->add_option("--out,-o", out_, "Output file, or - for stdout")->required();
+}
+
+int ExportCommand::execute() {
+  const std::vector<int64_t> ids = parseRunIds(ids_);
+  std::string format = format_;
+  if (format.empty()) {
+    const auto dot = out_.rfind('.');
+    format = dot == std::string::npos ? "" : out_.substr(dot + 1);
+    if (format != "csv" && format != "json") {
+      throw InputError("cannot tell the export format from '" + out_ +
+                       "'; pass --format csv or --format json");
+    }
+  }
+  const ExportFormat f = parseExportFormat(format);
+  const auto store = open();
+  if (out_ == "-") {
+    std::cout << store->exportText(ids, f) << std::flush;
+  } else {
+    store->exportRuns(ids, f, out_);
+    std::cerr << "Exported " << ids.size() << (ids.size() == 1 ? " run" : " runs") << " to "
+              << out_ << "\n";
+  }
+  return 0;
+}
+
+}  // namespace accumlab::cli

@@ -1,0 +1,55 @@
+#include "list_command.h"
+
+#include <iostream>
+
+#include "text_table.h"
+
+namespace accumlab::cli {
+
+ListCommand::ListCommand(CLI::App& parent)
+    : StoreCommand(parent, "list", "List stored runs, newest first") {
+  app_->add_option("--tag", tag_, "Only runs with this tag");
+  app_->add_option("--dataset", dataset_, "Only runs on this data SPEC (e.g. spirals)");
+  app_->add_option("--status", status_,
+                   "Only runs with this status: running, finished, stopped, diverged, failed, "
+                   "interrupted");
+  app_->add_option("--limit", limit_, "At most this many runs (0: all)")->check(CLI::NonNegativeNumber);
+  app_->add_flag("--json", json_, "Print a JSON array instead of a table");
+}
+
+int ListCommand::execute() {
+  RunFilter filter;
+  filter.tag = tag_;
+  filter.dataset = dataset_;
+  if (!status_.empty()) filter.status = parseArmStatus(status_);
+  filter.limit = limit_;
+  const auto store = open();
+  const std::vector<RunRow> rows = store->listRuns(filter);
+  if (json_) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const RunRow& r : rows) list.push_back(rowJson(r));
+    std::cout << list.dump(2) << std::endl;
+    return 0;
+  }
+  if (rows.empty()) {
+    std::cout << "No runs" << (filter.tag.empty() && filter.dataset.empty() && !filter.status
+                                   ? ""
+                                   : " match") << " in " << store->path() << ".\n";
+    return 0;
+  }
+  TextTable table({"id", "started", "dataset", "model", "arm", "m", "K", "status", "final loss",
+                   "val acc", "tags"});
+  for (const RunRow& r : rows) {
+    std::string started = r.started_at;
+    if (started.size() >= 16) started = started.substr(0, 10) + " " + started.substr(11, 5);
+    std::string tags;
+    for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;
+    table.add({std::to_string(r.id), started, r.dataset, r.model, toString(r.arm),
+               std::to_string(r.micro_batch), std::to_string(r.accum), toString(r.status),
+               cell(r.final_loss), cell(r.val_accuracy * 100, "%.2f%%"), tags});
+  }
+  std::cout << table.str();
+  return 0;
+}
+
+}  // namespace accumlab::cli

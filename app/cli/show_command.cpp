@@ -1,0 +1,85 @@
+#include "show_command.h"
+
+#include <iostream>
+
+#include "accumlab/input_error.h"
+#include "summary_table.h"
+#include "text_table.h"
+
+namespace accumlab::cli {
+
+ShowCommand::ShowCommand(CLI::App& parent)
+    : StoreCommand(parent, "show", "Show one run: config, summary, events, tags and note") {
+  app_->add_option("id", id_, "Run id (see `accumlab-cli list`)")->required();
+  app_->add_flag("--json", json_, "Print the run (without its metric series) as JSON");
+}
+
+int ShowCommand::execute() {
+  const int64_t id = parseRunIds({id_}).front();
+  const auto store = open();
+  const RunDetail d = store->run(id);
+  const RunRow& r = d.row;
+  if (json_) {
+    nlohmann::json j = rowJson(r);
+    j["message"] = d.summary.message;
+    j["device"] = d.device;
+    j["dataset_description"] = d.dataset_description;
+    j["model_description"] = d.model_description;
+    j["note"] = d.note;
+    j["config"] = nlohmann::json::parse(d.config_json);
+    j["summary"] = nlohmann::json::parse(d.summary_json);
+    j["events"] = nlohmann::json::array();
+    for (const EventRecord& e : d.events) {
+      j["events"].push_back({{"samples_seen", e.samples_seen}, {"wall_ms", e.wall_ms},
+                             {"kind", e.kind}, {"arm", e.arm}, {"message", e.message}});
+    }
+    std::cout << j.dump(2) << std::endl;
+    return 0;
+  }
+  std::string tags;
+  for (const auto& t : r.tags) tags += (tags.empty() ? "" : ", ") + t;
+  std::cout << "Run " << r.id << (r.name.empty() ? "" : " \"" + r.name + "\"") << ": arm "
+            << toString(r.arm) << " of experiment " << r.experiment_id
+            << (r.experiment_name.empty() ? "" : " \"" + r.experiment_name + "\"") << "\n"
+            << "  status    " << toString(r.status)
+            << (d.summary.message.empty() ? "" : " (" + d.summary.message + ")") << "\n"
+            << "  started   " << r.started_at << "\n"
+            << "  ended     " << (r.ended_at.empty() ? "-" : r.ended_at) << "\n"
+            << "  data      " << d.dataset_description << "\n"
+            << "  model     " << d.model_description << "\n"
+            << "  device    " << d.device << "\n"
+            << "  m x K     " << r.micro_batch << " x " << r.accum << "\n"
+            << "  tags      " << (tags.empty() ? "-" : tags) << "\n"
+            << "  note      " << (d.note.empty() ? "-" : d.note) << "\n\n";
+
+  const ArmSummary& s = d.summary;
+  TextTable summary({"summary", "value"});
+  summary.add({"steps", std::to_string(s.steps)});
+  summary.add({"samples seen", std::to_string(s.samples_seen)});
+  summary.add({"final train loss", cell(s.final_train_loss)});
+  summary.add({"val loss", cell(s.val_loss)});
+  summary.add({"val accuracy", cell(s.val_accuracy * 100, "%.2f%%")});
+  summary.add({"loss variance", cell(s.loss_variance)});
+  summary.add({"trΣ/B_eff", cell(s.noise_per_update)});
+  summary.add({"B_simple", cell(s.b_simple, "%.1f")});
+  summary.add({"samples/s", cell(s.samples_per_s, "%.0f")});
+  summary.add({"peak memory", s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes) : "-"});
+  summary.add({"equivalence diff", cell(s.equivalence_rel_diff, "%.2e")});
+  summary.add({"wall time", cell(s.wall_s, "%.2f s")});
+  std::cout << summary.str() << "\nconfig\n"
+            << nlohmann::json::parse(d.config_json).dump(2) << "\n\n";
+
+  if (d.events.empty()) {
+    std::cout << "No events.\n";
+  } else {
+    TextTable events({"samples", "time", "event", "arm", "message"});
+    for (const EventRecord& e : d.events) {
+      events.add({std::to_string(e.samples_seen), cell(e.wall_ms / 1000, "%.2f s"), e.kind,
+                  e.arm.empty() ? "all" : e.arm, e.message});
+    }
+    std::cout << events.str();
+  }
+  return 0;
+}
+
+}  // namespace accumlab::cli
