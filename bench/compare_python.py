@@ -20,7 +20,7 @@ def engine(cli, m, k, samples, threads, noise):
     cmd = [cli, "run", "--data", "blobs:784", "--synthetic-samples", "20000", "--model", "mlp:256",
            "--arms", arm, "-m", str(m), "-k", str(k), "--samples", str(samples),
            "--threads", str(threads), "--eval-every", str(10 * samples), "--device", "cpu",
-           "--json", "-q"]
+           "--json", "-q", "--no-store"]
     if not noise:
         cmd.append("--no-noise-stats")
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env(threads)).stdout

@@ -11,6 +11,9 @@
 
 namespace accumlab {
 
+/// Σ over parameters of |grad|², reduced on the device in the parameters' dtype.
+double squaredGradNorm(const std::vector<torch::Tensor>& params);
+
 /// What one window computed, before the optimizer step.
 struct WindowResult {
   double loss = 0;           ///< sample-weighted mean loss of the window
@@ -41,7 +44,6 @@ class GradWindow {
 
  private:
   torch::Tensor lossSum(const torch::Tensor& output, const torch::Tensor& target) const;
-  double gradSquaredNorm() const;
 
   Model& model_;
   const Dataset& data_;

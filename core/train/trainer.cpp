@@ -300,9 +300,7 @@ void Trainer::Impl::trainWindow(Arm& arm) {
     if (config.optimizer.clip_norm > 0) {
       rec.grad_norm = torch::nn::utils::clip_grad_norm_(arm.params, config.optimizer.clip_norm);
     } else {
-      std::vector<torch::Tensor> parts;
-      for (const auto& p : arm.params) parts.push_back(p.grad().pow(2).sum(torch::kFloat64));
-      rec.grad_norm = std::sqrt(torch::stack(parts).sum().item<double>());
+      rec.grad_norm = std::sqrt(squaredGradNorm(arm.params));
     }
     rec.lr = arm.lr;
     arm.optimizer->step();
