@@ -6,6 +6,9 @@
 
 #include "accumlab/input_error.h"
 #include "run_command.h"
+#ifdef ACCUMLAB_WITH_UI
+#include "report_command.h"
+#endif
 #include "store_command.h"
 
 int main(int argc, char** argv) {
@@ -13,6 +16,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "accumlab-cli 0.1.0");
   accumlab::cli::RunCommand run(app);
+#ifdef ACCUMLAB_WITH_UI
+  accumlab::cli::ReportCommand report(app);
+#endif
   accumlab::cli::StoreCommands store(app);
 
   try {
@@ -27,6 +33,9 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("run")) return run.execute();
+#ifdef ACCUMLAB_WITH_UI
+    if (report.chosen()) return report.execute();
+#endif
     if (int code = 0; store.dispatch(code)) return code;
   } catch (const accumlab::InputError& e) {
     std::fprintf(stderr, "accumlab-cli: %s\n", e.what());

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "store_command.h"
+
+namespace accumlab::cli {
+
+/// The `report` subcommand: `report ID… --out FILE.html [--db PATH]` renders the desktop
+/// app's one-file HTML report off-screen. Each id stands for its whole experiment (all its
+/// arms); ids of several experiments are overlaid, as in the app's compare mode.
+class ReportCommand : public StoreCommand {
+ public:
+  explicit ReportCommand(CLI::App& parent);
+  int execute() override;
+
+ private:
+  std::vector<std::string> ids_;
+  std::string out_;
+};
+
+}  // namespace accumlab::cli
