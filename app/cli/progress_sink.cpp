@@ -48,25 +48,30 @@ void ProgressSink::onStep(const StepRecord& r) {
 void ProgressSink::onEvent(const EventRecord& e) {
   if (e.kind == "diverged" || e.kind == "failed" || e.kind == "dropped") return;  // shown per arm
   if (interactive_ && drawn_lines_ > 0) {
-    std::fprintf(out_, "\033[%dA\033[J", drawn_lines_);
+    std::fprintf(out_, "\033[%dA\033[J", drawn_lines_);  // the event goes above the arm lines
     drawn_lines_ = 0;
   }
-  std::fprintf(out_, "event  %s%s%s\n", e.arm.empty() ? "" : (e.arm + ": ").c_str(),
-               e.message.c_str(), "");
-  draw(true);
+  std::fprintf(out_, "event  %s%s\n", e.arm.empty() ? "" : (e.arm + ": ").c_str(), e.message.c_str());
+  if (interactive_) draw(true);
 }
 
 void ProgressSink::onArmFinished(const ArmSummary& s) {
-  ArmLine& line = arms_[toString(s.arm)];
+  const std::string name = toString(s.arm);
+  ArmLine& line = arms_[name];
   line.samples = s.samples_seen;
   line.state = toString(s.status);
   if (!s.message.empty()) line.state += ": " + s.message;
-  draw(true);
+  if (interactive_) {
+    draw(true);
+  } else {
+    std::fprintf(out_, "%s\n", lineFor(name, line).c_str());
+    std::fflush(out_);
+  }
 }
 
 void ProgressSink::onRunFinished(const RunSummary&) {
+  if (!interactive_) return;
   draw(true);
-  if (interactive_) std::fprintf(out_, "\n");
   std::fflush(out_);
 }
 
@@ -84,27 +89,28 @@ double ProgressSink::etaSeconds() const {
 std::string ProgressSink::lineFor(const std::string& arm, const ArmLine& l) const {
   char buf[256];
   const double pct = budget_ > 0 ? 100.0 * static_cast<double>(l.samples) / static_cast<double>(budget_) : 0;
+  // An arm's own ETA counts only its compute; arms share one thread, see the total below.
+  const double eta = l.samples_per_s > 0 ? static_cast<double>(budget_ - l.samples) / l.samples_per_s : NAN;
   std::snprintf(buf, sizeof buf, "%-10s %10lld/%lld (%5.1f%%)  loss %-10.4g %9.0f samples/s  %s",
                 arm.c_str(), static_cast<long long>(l.samples), static_cast<long long>(budget_),
-                pct, l.loss, l.samples_per_s, l.state == "running" ? "" : l.state.c_str());
+                pct, l.loss, l.samples_per_s,
+                l.state == "running" ? ("ETA " + formatDuration(eta)).c_str() : l.state.c_str());
   return buf;
 }
 
 void ProgressSink::draw(bool force) {
   const auto now = std::chrono::steady_clock::now();
-  const auto interval = interactive_ ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kTerminalRedraw)
-                                     : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kPlainInterval);
+  const std::chrono::steady_clock::duration interval =
+      interactive_ ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kTerminalRedraw)
+                   : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kPlainInterval);
   if (!force && now - last_draw_ < interval) return;
-  if (!interactive_ && force) {
-    // Piped output: finished arms and events are logged, but not every redraw.
-    if (now - last_draw_ < std::chrono::milliseconds(1)) return;
-  }
   last_draw_ = now;
   if (interactive_ && drawn_lines_ > 0) std::fprintf(out_, "\033[%dA", drawn_lines_);
   for (const auto& name : order_) {
     std::fprintf(out_, "%s%s\n", lineFor(name, arms_.at(name)).c_str(), interactive_ ? "\033[K" : "");
   }
-  std::fprintf(out_, "ETA %s%s\n", formatDuration(etaSeconds()).c_str(), interactive_ ? "\033[K" : "");
+  std::fprintf(out_, "ETA %s (all arms)%s\n", formatDuration(etaSeconds()).c_str(),
+               interactive_ ? "\033[K" : "");
   drawn_lines_ = static_cast<int>(order_.size()) + 1;
   std::fflush(out_);
 }

@@ -19,7 +19,7 @@ enum class Task { kAuto, kClassification, kRegression };
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
-  double lr = 0.05;            ///< base LR, used as is by the no-accum arm
+  double lr = 0.02;            ///< base LR, used as is by the no-accum arm
   double momentum = 0.9;       ///< SGD only
   bool nesterov = false;       ///< SGD only
   double weight_decay = 0.0;   ///< L2 for SGD/Adam, decoupled for AdamW

@@ -69,7 +69,9 @@ TEST_P(AccumEqualsBigBatch, After100Steps) {
   double max_norm = 0;
   for (const auto& r : steps) max_norm = std::max(max_norm, r.grad_norm);
   EXPECT_GT(max_norm, 0.0);  // the weights moved
-  if (clip) EXPECT_GT(max_norm, kClipNorm) << "clipping never engaged";
+  if (clip) {
+    EXPECT_GT(max_norm, kClipNorm) << "clipping never engaged";
+  }
   // Window losses agree step by step too.
   const auto a = sink.of(ArmKind::kAccum), b = sink.of(ArmKind::kBigBatch);
   for (size_t i = 0; i < a.size(); ++i) {

@@ -101,9 +101,13 @@ TEST(Trainer, AccumChangeLandsOnAWindowBoundary) {
   for (const auto& r : accum) {
     // Every update is a whole window: samples advance by exactly the window's size.
     ASSERT_EQ(r.samples_seen - prev, r.window_samples);
-    if (r.step <= 20) ASSERT_EQ(r.window_samples, 8 * 4);
+    if (r.step <= 20) {
+      ASSERT_EQ(r.window_samples, 8 * 4);
+    }
     if (r.accum == 2) switched = true;
-    if (switched && r.samples_seen < c.samples) ASSERT_EQ(r.window_samples, 8 * 2);
+    if (switched && r.samples_seen < c.samples) {
+      ASSERT_EQ(r.window_samples, 8 * 2);
+    }
     prev = r.samples_seen;
   }
   EXPECT_TRUE(switched);
