@@ -183,6 +183,12 @@ void LivePlots::replotNow() {
   for (MetricCanvas* c : canvases_) c->plot()->replot(QCustomPlot::rpImmediateRefresh);
 }
 
+double LivePlots::replotCostMs() const {
+  double ms = 0;
+  for (const MetricCanvas* c : canvases_) ms += c->plot()->replotTime(true);
+  return ms;
+}
+
 int LivePlots::pointCount() const {
   int n = 0;
   for (const MetricCanvas* c : canvases_) n += c->pointCount();
@@ -299,7 +305,7 @@ void LivePlots::updateReadouts() {
       const int64_t k = accum->steps.back().accum;
       if (std::isfinite(ratio)) {
         c->setReadout(tr("ratio <b>%1</b> · theory %2")
-                          .arg(QString::number(ratio, 'f', 1))
+                          .arg(QString::number(ratio, ratio < 1 ? 'g' : 'f', ratio < 1 ? 2 : 1))
                           .arg(k));
       }
     } else if (id == "equivalence" && big && !big->steps.empty()) {

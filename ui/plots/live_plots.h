@@ -52,6 +52,8 @@ class LivePlots : public QWidget {
   void resetView();
   /// Redraws every plot now (before grabbing the window).
   void replotNow();
+  /// Milliseconds one redraw of all plots takes (QCustomPlot's average of recent replots).
+  double replotCostMs() const;
   /// Points held by all plots together.
   int pointCount() const;
 

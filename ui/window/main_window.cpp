@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -28,6 +29,13 @@
 #include "window/run_status_bar.h"
 
 namespace accumlab::ui {
+
+namespace {
+/// The drain period is this many times the cost of one update of the plots.
+constexpr double kGuiShare = 10.0;
+/// The plots update at least this often (ms) however slow the machine.
+constexpr int kSlowestDrainMs = 250;
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("AccumLab"));
@@ -303,6 +311,8 @@ void MainWindow::onStarted() {
 }
 
 void MainWindow::onBatch(const RecordBatch& batch) {
+  QElapsedTimer handling;
+  handling.start();
   plots_->appendLive(batch);
   if (batch.started) {
     status_->setDevice(QString::fromStdString(batch.started->device));
@@ -315,6 +325,11 @@ void MainWindow::onBatch(const RecordBatch& batch) {
     }
   }
   if (!plots_->runs().empty()) status_->showProgress(plots_->runs().front());
+  // Feed the plots as often as the GUI thread can afford: 30 Hz while redraws are cheap,
+  // less often on a slow or busy machine, so that plotting keeps ~1/kGuiShare of one core
+  // and never slows training down.
+  const double cost_ms = static_cast<double>(handling.nsecsElapsed()) / 1e6 + plots_->replotCostMs();
+  controller_->setDrainInterval(std::min(kSlowestDrainMs, static_cast<int>(cost_ms * kGuiShare)));
 }
 
 void MainWindow::onFinished(const QString& error, bool input_error) {
