@@ -6,7 +6,18 @@ namespace accumlab {
 
 GradWindow::GradWindow(Model& model, const Dataset& data, torch::Device device,
                        torch::Dtype dtype)
-    : model_(model), data_(data), device_(device), dtype_(dtype), params_(model.parameters()) {}
+    : model_(model), data_(data), device_(device), dtype_(dtype), params_(model.parameters()) {
+  for (auto& p : params_) {
+    hooks_.push_back(p.register_hook([this](const torch::Tensor& grad) {
+      std::lock_guard<std::mutex> lock(hook_mutex_);
+      if (capturing_) captured_.push_back(grad.norm());
+    }));
+  }
+}
+
+GradWindow::~GradWindow() {
+  for (size_t i = 0; i < params_.size(); ++i) params_[i].remove_hook(hooks_[i]);
+}
 
 void GradWindow::zeroGrad() {
   for (auto& p : params_) {
@@ -29,6 +40,9 @@ torch::Tensor GradWindow::lossSum(const torch::Tensor& output, const torch::Tens
       torch::nn::functional::MSELossFuncOptions().reduction(torch::kSum));
 }
 
+namespace {
+
+// Σ over parameters of |grad|², reduced on the device in the parameters' dtype.
 double squaredGradNorm(const std::vector<torch::Tensor>& params) {
   // Per-tensor norms are vectorised kernels; a sum with a dtype cast is not, and was 10×
   // slower on wide layers. One host transfer at the end.
@@ -39,41 +53,33 @@ double squaredGradNorm(const std::vector<torch::Tensor>& params) {
   return n * n;
 }
 
+}  // namespace
+
 WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   WindowResult r;
   const size_t k = plan.micro_batches.size();
   const bool noise = measure_noise && k > 1 && plan.exact_mean;
-  if (noise && accumulator_.empty()) {
-    for (const auto& p : params_) accumulator_.push_back(torch::zeros_like(p));
-  }
   zeroGrad();
   std::vector<torch::Tensor> sums;
-  std::vector<double> small_sq;
+  std::vector<size_t> norms_end;  // captured_ index where each micro-batch's norms end
   sums.reserve(k);
-  double inv_size_sum = 0;
+  {
+    std::lock_guard<std::mutex> lock(hook_mutex_);
+    captured_.clear();
+    capturing_ = noise;
+  }
   for (size_t i = 0; i < k; ++i) {
     const torch::Tensor& rows = plan.micro_batches[i];
-    const double n = static_cast<double>(rows.size(0));
     torch::Tensor output = model_.forward(data_.trainInputs(rows, dtype_, device_));
     torch::Tensor sum = lossSum(output, data_.trainTargets(rows, dtype_, device_));
     (sum * plan.loss_scales[i]).backward();
     sums.push_back(sum.detach());
-    if (!noise) continue;
-    // .grad now holds c·g_i with g_i the micro-batch's mean gradient.
-    const double c = plan.loss_scales[i] * n;
-    small_sq.push_back(squaredGradNorm(params_) / (c * c));
-    inv_size_sum += 1.0 / n;
-    torch::NoGradGuard no_grad;
-    for (size_t p = 0; p < params_.size(); ++p) {
-      if (i + 1 < k) {
-        accumulator_[p].add_(params_[p].grad());
-        params_[p].mutable_grad().zero_();
-      } else {
-        params_[p].mutable_grad().add_(accumulator_[p]);
-        accumulator_[p].zero_();
-      }
+    if (noise) {
+      std::lock_guard<std::mutex> lock(hook_mutex_);
+      norms_end.push_back(captured_.size());
     }
   }
+  r.grad_sq = squaredGradNorm(params_);
 
   // One device-to-host transfer for all micro-batch losses.
   torch::Tensor all = torch::stack(sums).to(torch::kCPU, torch::kFloat64);
@@ -91,16 +97,35 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   for (double m : means) ss += (m - r.mb_loss_mean) * (m - r.mb_loss_mean);
   r.mb_loss_var = k > 1 ? ss / static_cast<double>(k - 1) : 0.0;
   r.finite = std::isfinite(r.loss);
-  if (noise && r.finite) {
-    double small_mean = 0;
-    for (double v : small_sq) small_mean += v;
-    r.has_noise = true;
-    r.g_small_sq = small_mean / static_cast<double>(k);
-    // E|g_i|² = |G|² + trΣ/n_i, so uneven sizes average as a harmonic mean.
-    r.b_small = static_cast<double>(k) / inv_size_sum;
-    r.b_big = static_cast<double>(plan.samples);
-    r.g_big_sq = squaredGradNorm(params_);
+  if (!noise) return r;
+
+  std::vector<torch::Tensor> norms;
+  {
+    std::lock_guard<std::mutex> lock(hook_mutex_);
+    capturing_ = false;
+    norms.swap(captured_);
   }
+  if (!r.finite || norms.empty()) return r;
+  torch::Tensor host = torch::stack(norms).to(torch::kCPU, torch::kFloat64);
+  const double* v = host.data_ptr<double>();
+  double small_sum = 0, inv_size_sum = 0;
+  size_t begin = 0;
+  for (size_t i = 0; i < k; ++i) {
+    // The hook saw c·g_i, c = the micro-batch's loss scale times its size.
+    const double n = static_cast<double>(plan.micro_batches[i].size(0));
+    const double c = plan.loss_scales[i] * n;
+    double sq = 0;
+    for (size_t j = begin; j < norms_end[i]; ++j) sq += v[j] * v[j];
+    begin = norms_end[i];
+    small_sum += sq / (c * c);
+    inv_size_sum += 1.0 / n;
+  }
+  r.has_noise = true;
+  r.g_small_sq = small_sum / static_cast<double>(k);
+  // E|g_i|² = |G|² + trΣ/n_i, so uneven sizes average as a harmonic mean.
+  r.b_small = static_cast<double>(k) / inv_size_sum;
+  r.b_big = static_cast<double>(plan.samples);
+  r.g_big_sq = r.grad_sq;
   return r;
 }
 

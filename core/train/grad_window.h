@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include <mutex>
 #include <vector>
 
 #include "accumlab/experiment_config.h"
@@ -10,9 +11,6 @@
 #include "train/window_plan.h"
 
 namespace accumlab {
-
-/// Σ over parameters of |grad|², reduced on the device in the parameters' dtype.
-double squaredGradNorm(const std::vector<torch::Tensor>& params);
 
 /// What one window computed, before the optimizer step.
 struct WindowResult {
@@ -25,18 +23,23 @@ struct WindowResult {
   double g_big_sq = 0;       ///< |G|², G = the window's sample-weighted mean gradient
   double b_small = 0;        ///< mean micro-batch size
   double b_big = 0;          ///< samples in the window
+  double grad_sq = 0;        ///< |.grad|² after the window: the applied gradient, pre-clip
 };
 
 /// Forward and backward over the micro-batches of one window, leaving the accumulated
 /// gradient in the parameters' .grad (DESIGN.md §2: each micro-batch's loss is its sum of
 /// per-sample losses times the plan's scale, e.g. 1/N_window).
 ///
-/// With `measure_noise` and more than one micro-batch, each micro-batch's gradient is taken
-/// on its own (into zeroed .grad), its squared norm measured, and added to `accumulator`;
-/// the result in .grad is the same sum. Used on the training thread only.
+/// With `measure_noise` and more than one micro-batch, a gradient hook on every parameter
+/// measures each micro-batch's own gradient norm as autograd hands it over, before it is
+/// added into .grad — no copies, no extra passes. Used on the training thread only; the hooks
+/// may run on autograd's device threads, so their buffer is guarded by `hook_mutex_`.
 class GradWindow {
  public:
   GradWindow(Model& model, const Dataset& data, torch::Device device, torch::Dtype dtype);
+  ~GradWindow();
+  GradWindow(const GradWindow&) = delete;
+  GradWindow& operator=(const GradWindow&) = delete;
 
   WindowResult run(const WindowPlan& plan, bool measure_noise);
   /// Sets every parameter's gradient to zero (allocating it on first use).
@@ -50,7 +53,10 @@ class GradWindow {
   torch::Device device_;
   torch::Dtype dtype_;
   std::vector<torch::Tensor> params_;
-  std::vector<torch::Tensor> accumulator_;
+  std::vector<unsigned> hooks_;         ///< one per parameter, removed on destruction
+  std::mutex hook_mutex_;
+  bool capturing_ = false;              ///< guarded by hook_mutex_
+  std::vector<torch::Tensor> captured_; ///< per-parameter gradient norms; guarded by hook_mutex_
 };
 
 }  // namespace accumlab

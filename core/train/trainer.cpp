@@ -300,7 +300,7 @@ void Trainer::Impl::trainWindow(Arm& arm) {
     if (config.optimizer.clip_norm > 0) {
       rec.grad_norm = torch::nn::utils::clip_grad_norm_(arm.params, config.optimizer.clip_norm);
     } else {
-      rec.grad_norm = std::sqrt(squaredGradNorm(arm.params));
+      rec.grad_norm = std::sqrt(r.grad_sq);
     }
     rec.lr = arm.lr;
     arm.optimizer->step();
