@@ -14,6 +14,7 @@ namespace accumlab::store {
 
 namespace {
 
+constexpr int kCacheKiB = 16 * 1024;                ///< page cache per connection
 constexpr char kSqliteMagic[] = "SQLite format 3";  ///< the first 16 bytes of every SQLite file
 
 /// A file whose write bits are all off counts as read-only even for root, so a user who
@@ -99,7 +100,9 @@ void Connection::open(const StoreOptions& options) {
   }
 
   read_only_ = exists && isWriteProtected(path_);
-  const int flags = read_only_ ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE;
+  // NOMUTEX: a connection belongs to one thread, so SQLite's per-call locking is pure cost.
+  const int flags = SQLite::OPEN_NOMUTEX |
+                    (read_only_ ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   db_ = std::make_unique<SQLite::Database>(path_, flags, options.busy_timeout_ms);
 
   // Refuse what we cannot read before changing anything in the file (journal mode included).
@@ -115,6 +118,9 @@ void Connection::open(const StoreOptions& options) {
                      "store; choose another file with --db");
   }
   db_->exec("PRAGMA foreign_keys = ON");
+  // A larger page cache keeps a batch's b-tree pages in memory while it is written. (No
+  // mmap: an I/O error on a mapped page is a SIGBUS, not an error message.)
+  db_->exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
   if (read_only_) {
     if (version == 0) {
       throw InputError(path_ + " is read-only and empty, so no run store can be created in it; "

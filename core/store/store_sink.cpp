@@ -1,3 +1,7 @@
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -16,6 +20,8 @@ namespace {
 constexpr std::chrono::milliseconds kCommitInterval{250};
 /// An idle writer still commits a heartbeat this often, so other hosts see the run alive.
 constexpr std::chrono::seconds kHeartbeatInterval{30};
+/// The writer thread's nice value (Linux schedules threads individually).
+constexpr int kWriterNice = 10;
 
 }  // namespace
 
@@ -62,6 +68,9 @@ struct StoreSink::Impl {
 };
 
 void StoreSink::Impl::run() {
+  // On a machine with few cores the writer competes with the training thread: give way to
+  // it. The writer needs a few percent of a core, which a nice of 10 still leaves it.
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kWriterNice);
   std::unique_ptr<store::StoreWriter> w;
   try {
     w = std::make_unique<store::StoreWriter>(path, options);
@@ -114,6 +123,11 @@ void StoreSink::Impl::run() {
       experiment_id = w->experimentId();
       runs = w->runs();
       done = upto;
+      // Hand the emptied step buffer back, so the next batch appends without regrowing.
+      batch.steps.clear();
+      if (pending.steps.empty() && pending.steps.capacity() < batch.steps.capacity()) {
+        std::swap(pending.steps, batch.steps);
+      }
     }
     committed.notify_all();
     if (stop) break;
