@@ -36,6 +36,24 @@ double lastFinite(const std::vector<StepRecord>& steps, double StepRecord::*fiel
   }
   return kNaN;
 }
+/// The K of the latest windows: the most common count among the last few, so that the short
+/// window at the end of a budget or epoch does not count as a change of K.
+int64_t currentAccum(const std::vector<StepRecord>& steps) {
+  constexpr size_t kRecent = 5;
+  std::map<int64_t, int> counts;
+  for (size_t i = steps.size() > kRecent ? steps.size() - kRecent : 0; i < steps.size(); ++i) {
+    ++counts[steps[i].accum];
+  }
+  int64_t best = 0;
+  int best_count = 0;
+  for (auto it = counts.rbegin(); it != counts.rend(); ++it) {  // ties: the larger K
+    if (it->second > best_count) {
+      best = it->first;
+      best_count = it->second;
+    }
+  }
+  return best;
+}
 }  // namespace
 
 /// How far each arm of one source has been plotted, and its smoothing state.
@@ -302,7 +320,7 @@ void LivePlots::updateReadouts() {
     if (id == "variance" && no_accum && accum && !accum->steps.empty()) {
       const double ratio = lastFinite(no_accum->steps, &StepRecord::loss_var_rolling) /
                            lastFinite(accum->steps, &StepRecord::loss_var_rolling);
-      const int64_t k = accum->steps.back().accum;
+      const int64_t k = currentAccum(accum->steps);
       if (std::isfinite(ratio)) {
         c->setReadout(tr("ratio <b>%1</b> · theory %2")
                           .arg(QString::number(ratio, ratio < 1 ? 'g' : 'f', ratio < 1 ? 2 : 1))

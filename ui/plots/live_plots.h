@@ -27,6 +27,10 @@ class LivePlots : public QWidget {
   Q_OBJECT
 
  public:
+  /// The smoothing the plots start with: 0.9 keeps no-accum's bold line readable while the
+  /// faint raw lines still show its noise.
+  static constexpr double kDefaultSmoothing = 0.9;
+
   explicit LivePlots(QWidget* parent = nullptr);
   ~LivePlots() override;
 
@@ -75,7 +79,7 @@ class LivePlots : public QWidget {
   std::vector<RunData> runs_;
   std::vector<SourceState> state_;
   XAxisMode x_mode_ = XAxisMode::kSamples;
-  double smoothing_ = 0.6;
+  double smoothing_ = kDefaultSmoothing;
   bool log_y_ = false;
   QComboBox* x_combo_;
   QSlider* smoothing_slider_;

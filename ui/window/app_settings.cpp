@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "plots/live_plots.h"
+
 namespace accumlab::ui {
 
 std::optional<ExperimentConfig> AppSettings::lastExperiment() const {
@@ -39,7 +41,7 @@ void AppSettings::addRecentFile(const QString& path) {
 
 int AppSettings::xAxisMode() const { return settings_.value("view/xAxis", 0).toInt(); }
 
-double AppSettings::smoothing() const { return settings_.value("view/smoothing", 0.6).toDouble(); }
+double AppSettings::smoothing() const { return settings_.value("view/smoothing", LivePlots::kDefaultSmoothing).toDouble(); }
 
 bool AppSettings::logY() const { return settings_.value("view/logY", false).toBool(); }
 
