@@ -142,6 +142,51 @@ class LivePlotsTest : public QObject {
     }
   }
 
+  void divergedArmIsMarkedInItsColour() {
+    LivePlots plots;
+    plots.beginLive("live");
+    RecordBatch b = syntheticBatch(0, 10);
+    EventRecord e;
+    e.kind = "diverged";
+    e.arm = "no-accum";
+    e.samples_seen = 64;
+    e.message = "loss is NaN";
+    b.events.push_back(e);
+    plots.appendLive(b);
+    MetricCanvas* loss = canvasById(plots, "loss");
+    bool found = false;
+    for (int i = 0; i < loss->plot()->itemCount(); ++i) {
+      auto* text = qobject_cast<QCPItemText*>(loss->plot()->item(i));
+      if (text && text->text() == "no-accum diverged") {
+        found = true;
+        QCOMPARE(text->position->key(), 64.0);
+      }
+    }
+    QVERIFY(found);
+  }
+
+  void zoomingOnePlotMovesAllAndResetFollowsAgain() {
+    LivePlots plots;
+    plots.resize(1200, 800);
+    plots.show();
+    plots.beginLive("live");
+    plots.appendLive(syntheticBatch(0, 100));
+    MetricCanvas* loss = canvasById(plots, "loss");
+    MetricCanvas* variance = canvasById(plots, "variance");
+    QCOMPARE(loss->plot()->xAxis->range().upper, 800.0);  // following: fitted to the data
+    // A user drag/zoom changes an x-axis: every plot shows that range and stops following.
+    emit loss->userInteracted();
+    loss->plot()->xAxis->setRange(100, 200);
+    QCOMPARE(variance->plot()->xAxis->range().lower, 100.0);
+    QCOMPARE(variance->plot()->xAxis->range().upper, 200.0);
+    plots.appendLive(syntheticBatch(100, 50));
+    QCOMPARE(variance->plot()->xAxis->range().upper, 200.0);  // new data does not move the view
+    QVERIFY(!variance->following());
+    plots.resetView();
+    QVERIFY(variance->following());
+    QCOMPARE(variance->plot()->xAxis->range().upper, 1200.0);
+  }
+
   void logToggleDropsNonPositiveValues() {
     LivePlots plots;
     plots.beginLive("live");

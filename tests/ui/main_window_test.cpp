@@ -10,6 +10,7 @@
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "plots/live_plots.h"
+#include "plots/plot_catalog.h"
 #include "runs/runs_panel.h"
 #include "ui_test_support.h"
 #include "window/app_options.h"
@@ -115,6 +116,28 @@ class MainWindowTest : public QObject {
     QCOMPARE(parseAppOptions({"accumlab", "-m", "0"}, &options, &message), 2);
     QVERIFY(message.contains("micro-batch"));
     QCOMPARE(parseAppOptions({"accumlab", "--quit-after", "soon"}, &options, &message), 2);
+  }
+
+  void lastExperimentAndViewSurviveARestart() {
+    ExperimentConfig c = test::smallExperiment(4321);
+    c.accum = 12;
+    {
+      MainWindow window;
+      AppOptions options;
+      options.fresh = true;
+      options.no_store = true;
+      window.applyOptions(options);
+      window.experimentPanel()->setConfig(c);
+      window.plots()->setXAxisMode(XAxisMode::kWallTime);
+      window.close();  // saves the settings
+    }
+    MainWindow again;
+    AppOptions options;
+    options.no_store = true;
+    again.applyOptions(options);
+    QCOMPARE(again.experimentPanel()->config().accum, int64_t{12});
+    QCOMPARE(again.experimentPanel()->config().samples, int64_t{4321});
+    QVERIFY(again.plots()->xAxisMode() == XAxisMode::kWallTime);
   }
 
   void panelConfigRoundTrips() {
