@@ -87,6 +87,8 @@ void StoreWriter::heartbeat() { write(WriteBatch{}); }
 
 void StoreWriter::createExperiment(const RunInfo& info) {
   const std::string now = isoUtcNow();
+  run_ids_.clear();  // a sink reused for a second run starts a new experiment
+  runs_.clear();
   SQLite::Statement exp(conn_.db(),
                         "INSERT INTO experiments (name, created_at, device, dataset_description, "
                         "model_description, train_samples, val_samples, budget_samples, "
