@@ -1,5 +1,8 @@
 // LivePlots: plots receive points while training and redraw from history on view changes.
+#include <QApplication>
+#include <QMouseEvent>
 #include <QSignalSpy>
+#include <QToolTip>
 #include <QTest>
 #include <qcustomplot.h>
 
@@ -185,6 +188,25 @@ class LivePlotsTest : public QObject {
     plots.resetView();
     QVERIFY(variance->following());
     QCOMPARE(variance->plot()->xAxis->range().upper, 1200.0);
+  }
+
+  void hoverShowsTheNearestValueOfEachArm() {
+    LivePlots plots;
+    plots.resize(1200, 800);
+    plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plots));
+    plots.beginLive("live");
+    plots.appendLive(syntheticBatch(0, 100));
+    plots.replotNow();
+    MetricCanvas* variance = canvasById(plots, "variance");
+    QCustomPlot* plot = variance->plot();
+    const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(400)),
+                    plot->axisRect()->rect().center().y());
+    QMouseEvent move(QEvent::MouseMove, at, plot->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(plot, &move);
+    const QString tip = QToolTip::text();
+    QVERIFY2(tip.contains("no-accum: 0.08") && tip.contains("accum: 0.01"), qPrintable(tip));
   }
 
   void logToggleDropsNonPositiveValues() {

@@ -13,6 +13,7 @@
 #include <QStyle>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <cstdio>
 #include <exception>
 
@@ -118,6 +119,16 @@ void MainWindow::buildActions() {
   bar->addAction(pause_action_);
   bar->addAction(stop_action_);
   bar->addSeparator();
+  export_menu_ = new QMenu(tr("&Export"), this);
+  export_->populateMenu(export_menu_);
+  auto* export_button = new QToolButton(bar);
+  export_button->setText(tr("Export"));
+  export_button->setIcon(s->standardIcon(QStyle::SP_DialogSaveButton));
+  export_button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  export_button->setToolTip(tr("Export runs (CSV, JSON), plots (PNG, SVG, PDF) or a report"));
+  export_button->setMenu(export_menu_);
+  export_button->setPopupMode(QToolButton::InstantPopup);
+  bar->addWidget(export_button);
   bar->addAction(export_->reportAction());
 }
 
@@ -157,7 +168,7 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction(tr("Run &database…"), this, &MainWindow::chooseDatabase);
   file->addSeparator();
-  export_->populateMenu(file->addMenu(tr("&Export")));
+  file->addMenu(export_menu_);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

@@ -94,6 +94,7 @@ class MainWindow : public QMainWindow {
   QAction* stop_action_;
   QMenu* recent_menu_ = nullptr;
   QMenu* view_menu_ = nullptr;
+  QMenu* export_menu_ = nullptr;
 };
 
 }  // namespace accumlab::ui
