@@ -50,6 +50,12 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
 }
 
+double threadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 /// Total training samples per second over all arms (sum of per-arm train throughput).
 double totalRate(const std::vector<ArmSummary>& arms) {
   double r = 0;
@@ -77,12 +83,6 @@ Rates runCli(const ExperimentConfig& config) {
   std::thread worker([&] { summary = Trainer(config).run(silent); });
   worker.join();
   return ratesOf(summary.arms);
-}
-
-double threadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 /// Share of one core the GUI thread used during the last GUI run.
@@ -136,15 +136,17 @@ std::vector<double> replotTimes(int points, int reps) {
   }
   canvas.fitToData();
   canvas.plot()->replot(QCustomPlot::rpImmediateRefresh);  // warm-up: caches, layout
-  std::vector<double> ms;
+  std::vector<double> ms, cpu_ms;
   for (int r = 0; r < reps; ++r) {
     QElapsedTimer t;
     t.start();
+    const double cpu0 = threadCpuSeconds();
     canvas.plot()->replot(QCustomPlot::rpImmediateRefresh);
+    cpu_ms.push_back((threadCpuSeconds() - cpu0) * 1e3);
     ms.push_back(t.nsecsElapsed() / 1e6);
   }
-  std::printf("replot: %d lines × %d points (%.1fM points)\n", canvas.plot()->graphCount(), points,
-              canvas.pointCount() / 1e6);
+  std::printf("replot: %d lines × %d points (%.1fM points), CPU ms median %.1f\n",
+              canvas.plot()->graphCount(), points, canvas.pointCount() / 1e6, median(cpu_ms));
   return ms;
 }
 
