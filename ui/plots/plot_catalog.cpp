@@ -93,9 +93,11 @@ std::vector<CanvasDef> makeCatalog() {
                   "tensors of max|w<sub>accum</sub> − w<sub>big</sub>| / "
                   "max|w<sub>big</sub>|</tt>.<br><b>Read it:</b> K micro-batches of m, summed "
                   "and divided by the window's sample count, give exactly the gradient of one "
-                  "batch of m·K, so this stays at rounding level (about 1e-6 in float32, 1e-14 "
-                  "in float64). It grows when something breaks the equivalence: BatchNorm "
-                  "(statistics per micro-batch), the flush-divide-by-K policy, or dropout."),
+                  "batch of m·K, so this starts at rounding level (about 1e-7 in float32, 1e-15 "
+                  "in float64). Training amplifies tiny differences, so it creeps up slowly "
+                  "over thousands of steps; a jump to 1e-3 and more within a few steps means "
+                  "something breaks the equivalence: BatchNorm (statistics per micro-batch), "
+                  "the flush-divide-by-K policy, or dropout."),
                {{tr("max relative difference"), true, false}},
                {{"weight_rel_diff", tr("vs accum"),
                  [](const StepRecord& r) { return r.weight_rel_diff; }, nullptr, false, 0,
