@@ -11,7 +11,7 @@ namespace accumlab {
 
 namespace {
 // Two cores: one torch intra-op thread and one OpenBLAS thread per process measured fastest
-// for micro-batches up to a few hundred samples (see bench/README.md).
+// for micro-batches up to a few hundred samples (README.md, "Performance").
 constexpr int kDefaultThreads = 1;
 }  // namespace
 

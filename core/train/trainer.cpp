@@ -21,7 +21,7 @@ namespace accumlab {
 namespace {
 
 // A K = 1 arm measures gradient noise by splitting one window in two halves every this many
-// windows (each probe costs one extra forward/backward call; see bench/README.md).
+// windows (each probe costs one extra forward/backward call).
 constexpr int64_t kNoiseProbeEvery = 4;
 // Memory is read from /proc at most this often per arm.
 constexpr double kMemoryPollMs = 200.0;
