@@ -4,15 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include "accumlab/input_error.h"
+#include "store/summary_json.h"
 
 namespace accumlab {
 namespace {
 
 const char* const kStatusNames[] = {"running", "finished", "stopped",
                                     "diverged", "failed", "interrupted"};
-
-// JSON has no NaN: quantities that do not apply become null.
-nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 }  // namespace
 
@@ -30,25 +28,9 @@ std::string summaryToJson(const RunSummary& summary, int indent) {
   const RunInfo& info = summary.info;
   json arms = json::object();
   for (const ArmSummary& a : summary.arms) {
-    arms[toString(a.arm)] = {
-        {"status", toString(a.status)},
-        {"message", a.message},
-        {"micro_batch", a.micro_batch},
-        {"accum", a.accum},
-        {"steps", a.steps},
-        {"samples_seen", a.samples_seen},
-        {"final_train_loss", number(a.final_train_loss)},
-        {"val_loss", number(a.val_loss)},
-        {"val_accuracy", number(a.val_accuracy)},
-        {"loss_variance", number(a.loss_variance)},
-        {"noise_per_update", number(a.noise_per_update)},
-        {"b_simple", number(a.b_simple)},
-        {"samples_per_s", number(a.samples_per_s)},
-        {"peak_memory_bytes", a.peak_memory_bytes},
-        {"equivalence_rel_diff", number(a.equivalence_rel_diff)},
-        {"diverged_at_step", a.diverged_at_step < 0 ? json() : json(a.diverged_at_step)},
-        {"wall_s", a.wall_s},
-    };
+    json arm = store::armSummaryToJson(a);
+    arm.erase("arm");  // the key of the object already names it
+    arms[toString(a.arm)] = std::move(arm);
   }
   json j = {
       {"config", json::parse(configToJson(info.config))},
@@ -59,6 +41,7 @@ std::string summaryToJson(const RunSummary& summary, int indent) {
       {"val_samples", info.val_samples},
       {"budget_samples", info.budget_samples},
       {"parameters", info.parameters},
+      {"class_names", info.class_names},
       {"arms", arms},
   };
   return j.dump(indent);
