@@ -32,7 +32,7 @@ sha() { sha256sum "$1" | cut -d' ' -f1; }
 case "$case_name" in
   commands)
     db="$XDG_DATA_HOME/AccumLab/runs.sqlite"
-    "$cli" run --samples 2048 --data blobs -q --json >"$tmp/run.json" 2>"$tmp/err" || fail "run: $(cat "$tmp/err")"
+    "$cli" run --samples 2048 --data blobs --lr 0.05 -q --json >"$tmp/run.json" 2>"$tmp/err" || fail "run: $(cat "$tmp/err")"
     grep -q "^Storing as experiment 1 (runs 1 no-accum, 2 accum, 3 big-batch) in $db" "$tmp/err" \
       || fail "run did not announce its ids: $(cat "$tmp/err")"
     [ -f "$db" ] || fail "no DB at the default path $db"
