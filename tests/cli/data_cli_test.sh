@@ -2,28 +2,9 @@
 # End-to-end tests of accumlab-cli with real datasets and models: Fashion-MNIST, CSV,
 # TorchScript, and every kind of bad file (exit code 2, one sentence, never a signal).
 # Usage: data_cli_test.sh CASE PATH/TO/accumlab-cli
-set -uo pipefail
-case_name="$1"
-cli="$2"
-tmp="$(mktemp -d)"
-trap 'chmod -R u+rw "$tmp"; rm -rf "$tmp"' EXIT
-export XDG_DATA_HOME="$tmp/xdg"  # runs are stored by default: keep them out of the user's home
-py=/usr/bin/python3
+source "$(dirname "$0")/cli_lib.sh"
+max_error_lines=1
 fashion=/usr/share/datasets/fashion-mnist
-
-fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
-
-# expect_exit CODE PATTERN ARGS… : runs the CLI, checks the exit code (a signal gives 128+N)
-# and that stderr is one line holding PATTERN.
-expect_exit() {
-  local want="$1" pattern="$2"
-  shift 2
-  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [ "$got" -eq "$want" ] || fail "exit $got, expected $want for: $* (stderr: $(head -c 400 "$tmp/err"))"
-  [ -z "$pattern" ] || grep -qE -- "$pattern" "$tmp/err" || fail "stderr lacks /$pattern/ for: $* (stderr: $(head -c 400 "$tmp/err"))"
-  [ "$want" -eq 0 ] || [ "$(wc -l <"$tmp/err")" -le 1 ] || fail "error message is not one line for: $* ($(cat "$tmp/err"))"
-}
 
 # Writes the bad dataset files of the issue into $tmp/bad (IDX folders, CIFAR, CSV).
 make_bad_files() {

@@ -1,26 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of the run store's commands. Usage: store_cli_test.sh CASE PATH/TO/accumlab-cli
-set -uo pipefail
-case_name="$1"
-cli="$2"
+source "$(dirname "$0")/cli_lib.sh"
 here="$(cd "$(dirname "$0")" && pwd)"
-tmp="$(mktemp -d)"
-trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
-export XDG_DATA_HOME="$tmp/xdg"  # the default DB lives here, never in the user's home
-py=/usr/bin/python3
-
-fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
-
-# expect_exit CODE PATTERN ARGS… : runs the CLI, checks the exit code and that stderr has PATTERN.
-expect_exit() {
-  local want="$1" pattern="$2"
-  shift 2
-  "$cli" "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [ "$got" -eq "$want" ] || fail "exit $got, expected $want for: $* (stderr: $(head -c 400 "$tmp/err"))"
-  [ -z "$pattern" ] || grep -qE -- "$pattern" "$tmp/err" || fail "stderr lacks /$pattern/ for: $* (stderr: $(head -c 400 "$tmp/err"))"
-  [ "$want" -eq 0 ] || [ "$(wc -l <"$tmp/err")" -le 2 ] || fail "error message is not one line for: $*"
-}
 
 # A small finished run of SAMPLES ($2, default 1024) stored in DB ($1).
 store_run() {
