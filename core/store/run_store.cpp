@@ -301,12 +301,15 @@ int64_t RunStore::stepRowCount() {
   });
 }
 
-void RunStore::addTags(int64_t run_id, const std::vector<std::string>& tags) {
-  for (const auto& t : tags) checkedTag(t);
-  impl_->conn.guarded("tagging run " + std::to_string(run_id), [&] {
-    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
-    impl_->requireRun(run_id);
-    SQLite::Statement q(impl_->db(), "INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)");
+// Runs `sql` (bound to run_id, tag) once per tag in one transaction. A template so that it
+// can take the private Impl without naming it.
+template <typename Impl>
+void changeTags(Impl& impl, const char* what, const char* sql, int64_t run_id,
+                const std::vector<std::string>& tags) {
+  impl.conn.guarded(std::string(what) + " run " + std::to_string(run_id), [&] {
+    SQLite::Transaction tx(impl.db(), SQLite::TransactionBehavior::IMMEDIATE);
+    impl.requireRun(run_id);
+    SQLite::Statement q(impl.db(), sql);
     for (const auto& t : tags) {
       q.bind(1, run_id);
       q.bind(2, t);
@@ -317,19 +320,13 @@ void RunStore::addTags(int64_t run_id, const std::vector<std::string>& tags) {
   });
 }
 
+void RunStore::addTags(int64_t run_id, const std::vector<std::string>& tags) {
+  for (const auto& t : tags) checkedTag(t);
+  changeTags(*impl_, "tagging", "INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)", run_id, tags);
+}
+
 void RunStore::removeTags(int64_t run_id, const std::vector<std::string>& tags) {
-  impl_->conn.guarded("untagging run " + std::to_string(run_id), [&] {
-    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
-    impl_->requireRun(run_id);
-    SQLite::Statement q(impl_->db(), "DELETE FROM tags WHERE run_id = ? AND tag = ?");
-    for (const auto& t : tags) {
-      q.bind(1, run_id);
-      q.bind(2, t);
-      q.exec();
-      q.reset();
-    }
-    tx.commit();
-  });
+  changeTags(*impl_, "untagging", "DELETE FROM tags WHERE run_id = ? AND tag = ?", run_id, tags);
 }
 
 std::vector<std::string> RunStore::allTags() {

@@ -35,7 +35,6 @@ double msSince(Clock::time_point t0) {
 bool isOutOfMemory(const std::exception& e) {
   const std::string what = e.what();
   return what.find("out of memory") != std::string::npos ||
-         what.find("CUDA error: out of memory") != std::string::npos ||
          dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
 }
 
@@ -80,7 +79,8 @@ struct Trainer::Impl {
   void setUp();
   void checkModelFits(Model& model);
   Arm* nextArm();
-  void applyControls();
+  /// Applies pause and pending m/K changes; `at` is the samples seen by the next arm.
+  void applyControls(int64_t at);
   void applySizes();
   void trainWindow(Arm& arm);
   void finishArm(Arm& arm, ArmStatus status, const std::string& message);
@@ -201,8 +201,7 @@ void Trainer::Impl::emitEvent(const std::string& kind, const std::string& arm,
   sink->onEvent(e);
 }
 
-void Trainer::Impl::applyControls() {
-  const int64_t at = arms.empty() ? 0 : nextArm() ? nextArm()->stream.consumed() : 0;
+void Trainer::Impl::applyControls(int64_t at) {
   if (control.paused() && !control.stopRequested()) {
     emitEvent("pause", "", "paused at " + std::to_string(at) + " samples", at);
     const auto paused_at = Clock::now();
@@ -405,7 +404,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
   sink.onRunStarted(info);
 
   while (Arm* arm = d.nextArm()) {
-    d.applyControls();
+    d.applyControls(arm->stream.consumed());
     if (d.control.stopRequested()) {
       d.emitEvent("stop", "", "stopped by the user", arm->stream.consumed());
       for (auto& a : d.arms) {
@@ -413,7 +412,6 @@ RunSummary Trainer::run(MetricsSink& sink) {
       }
       break;
     }
-    arm = d.nextArm();  // sizes may have changed; the order has not
     try {
       d.trainWindow(*arm);
     } catch (const InputError&) {
