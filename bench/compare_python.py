@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""Engine vs the PyTorch Python loop, in one run, interleaved, medians of repeats.
+"""Engine vs the bare LibTorch C++ loop and the PyTorch Python loop, in one run, interleaved,
+medians of repeats.
 
-Usage: bench/compare_python.py [--cli build/app/cli/accumlab-cli] [--repeats 5]
-Reports samples/s for MLP 784-256-10 at m ∈ {8, 32}, K ∈ {1, 8}, and the ratios
-engine/Python, accum/no-accum, noise statistics on/off, for 1 and 2 CPU threads.
+Usage: bench/compare_python.py [--cli build/app/cli/accumlab-cli] [--bare build/bench/bare_loop]
+                               [--repeats 5] [--threads 1,2]
+Reports samples/s of one arm for MLP 784-256-10 at m ∈ {8, 32}, K ∈ {1, 8}, with the engine's
+noise statistics off and on, and the ratios engine/bare loop and engine/Python.
 """
 import argparse
 import json
@@ -41,9 +43,17 @@ def env(threads):
     return e
 
 
+def bare(exe, m, k, samples, threads):
+    cmd = [exe, "--micro-batch", str(m), "--accum", str(k), "--samples", str(samples),
+           "--threads", str(threads)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env(threads)).stdout
+    return json.loads(out)["samples_per_s"]
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cli", default=os.path.join(HERE, "..", "build", "app", "cli", "accumlab-cli"))
+    p.add_argument("--bare", default=os.path.join(HERE, "..", "build", "bench", "bare_loop"))
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--threads", default="1,2")
     args = p.parse_args()
@@ -52,27 +62,26 @@ def main():
     for threads in [int(t) for t in args.threads.split(",")]:
         for m in (8, 32):
             samples = 24000 if m == 8 else 64000
-            runs = {key: [] for key in ("py1", "py8", "e1", "e8", "e8n")}
-            for _ in range(args.repeats):  # interleaved, so drift hits every variant alike
-                runs["py1"].append(python(m, 1, samples, threads))
-                runs["e1"].append(engine(args.cli, m, 1, samples, threads, noise=False))
-                runs["py8"].append(python(m, 8, samples, threads))
-                runs["e8"].append(engine(args.cli, m, 8, samples, threads, noise=False))
-                runs["e8n"].append(engine(args.cli, m, 8, samples, threads, noise=True))
-            med = {k: statistics.median(v) for k, v in runs.items()}
-            rows.append((threads, m, med))
-            print(f"threads={threads} m={m}: " + ", ".join(f"{k}={v:,.0f}" for k, v in med.items()),
-                  file=sys.stderr, flush=True)
+            for k in (1, 8):
+                runs = {key: [] for key in ("py", "bare", "off", "on")}
+                for _ in range(args.repeats):  # interleaved, so drift hits every variant alike
+                    runs["py"].append(python(m, k, samples, threads))
+                    runs["bare"].append(bare(args.bare, m, k, samples, threads))
+                    runs["off"].append(engine(args.cli, m, k, samples, threads, noise=False))
+                    runs["on"].append(engine(args.cli, m, k, samples, threads, noise=True))
+                med = {key: statistics.median(v) for key, v in runs.items()}
+                rows.append((threads, m, k, med))
+                print(f"threads={threads} m={m} K={k}: " +
+                      ", ".join(f"{key}={v:,.0f}" for key, v in med.items()),
+                      file=sys.stderr, flush=True)
 
-    print("| threads | m | K | Python samples/s | engine samples/s | engine/Python |"
-          " accum/no-accum | noise on/off |")
-    print("|---|---|---|---|---|---|---|---|")
-    for threads, m, med in rows:
-        print(f"| {threads} | {m} | 1 | {med['py1']:,.0f} | {med['e1']:,.0f} | "
-              f"{med['e1'] / med['py1']:.2f}× | | |")
-        print(f"| {threads} | {m} | 8 | {med['py8']:,.0f} | {med['e8']:,.0f} | "
-              f"{med['e8'] / med['py8']:.2f}× | {med['e8'] / med['e1']:.2f}× | "
-              f"{med['e8n'] / med['e8']:.2f}× |")
+    print("| threads | m | K | Python | bare C++ | engine, noise off | engine, noise on |"
+          " off/bare | on/bare | off/Python |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for threads, m, k, med in rows:
+        print(f"| {threads} | {m} | {k} | {med['py']:,.0f} | {med['bare']:,.0f} | "
+              f"{med['off']:,.0f} | {med['on']:,.0f} | {med['off'] / med['bare']:.2f}× | "
+              f"{med['on'] / med['bare']:.2f}× | {med['off'] / med['py']:.2f}× |")
 
 
 if __name__ == "__main__":

@@ -87,14 +87,14 @@ std::unique_ptr<ModelFactory> makeBuiltinFactory(const std::string& spec,
   const std::string args = spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
   if (name == "logreg" && args.empty()) {
     return std::make_unique<BuiltinFactory>(
-        [=] { return std::make_shared<MlpImpl>(inputs, std::vector<int64_t>{}, outputs); },
+        [=] { return Mlp(inputs, std::vector<int64_t>{}, outputs).ptr(); },
         spec, false, seed);
   }
   if (name == "mlp") {
     const auto hidden = parseHidden(spec, args.empty() ? kDefaultHidden : args);
     const std::string resolved = args.empty() ? "mlp:" + std::string(kDefaultHidden) : spec;
     return std::make_unique<BuiltinFactory>(
-        [=] { return std::make_shared<MlpImpl>(inputs, hidden, outputs); }, resolved, false,
+        [=] { return Mlp(inputs, hidden, outputs).ptr(); }, resolved, false,
         seed);
   }
   if ((name == "cnn" || name == "cnn_bn") && args.empty()) {
@@ -107,7 +107,7 @@ std::unique_ptr<ModelFactory> makeBuiltinFactory(const std::string& spec,
                        "; use mlp or logreg for this dataset");
     }
     return std::make_unique<BuiltinFactory>(
-        [=] { return std::make_shared<CnnImpl>(chw[0], chw[1], chw[2], outputs, bn); }, spec, bn,
+        [=] { return Cnn(chw[0], chw[1], chw[2], outputs, bn).ptr(); }, spec, bn,
         seed);
   }
   return nullptr;

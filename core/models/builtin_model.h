@@ -19,6 +19,7 @@ class BuiltinModel : public Model {
   void setTraining(bool training) override;
   void to(const torch::Device& device, torch::Dtype dtype) override;
   bool batchDependent() const override { return batch_dependent_; }
+  bool stochastic() const override { return false; }
   std::string spec() const override { return spec_; }
   void save(const std::string& path) override;
 

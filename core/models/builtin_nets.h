@@ -19,6 +19,7 @@ struct MlpImpl : NetImpl {
 
   std::vector<torch::nn::Linear> layers;
 };
+TORCH_MODULE(Mlp);
 
 /// LeNet-like: conv5(6)-pool-conv5(16)-pool-fc120-fc84-head, optional BatchNorm after each
 /// convolution (which makes a sample's output depend on its batch).
@@ -31,5 +32,6 @@ struct CnnImpl : NetImpl {
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
   torch::nn::Linear fc1{nullptr}, fc2{nullptr}, head{nullptr};
 };
+TORCH_MODULE(Cnn);
 
 }  // namespace accumlab

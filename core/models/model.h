@@ -26,6 +26,9 @@ class Model {
   /// True when the output of one sample depends on the others in its batch (BatchNorm):
   /// then splitting a batch changes the result.
   virtual bool batchDependent() const = 0;
+  /// True when training draws random numbers (dropout, bernoulli, rand*): then two arms
+  /// differ by their random draws even where their updates are otherwise equal.
+  virtual bool stochastic() const = 0;
   /// The spec it was made from, e.g. "mlp:128,128".
   virtual std::string spec() const = 0;
   /// Saves the model (weights, or a TorchScript archive) to `path`.

@@ -2,6 +2,10 @@
 
 #include <sstream>
 
+#include <torch/csrc/jit/passes/inliner.h>
+
+#include <set>
+
 #include "accumlab/input_error.h"
 #include "data/byte_reader.h"
 
@@ -22,6 +26,47 @@ bool hasBatchNorm(const torch::jit::Module& module) {
   for (const auto& m : module.modules()) {
     if (m.type()->name() && m.type()->name()->name().find("BatchNorm") != std::string::npos) {
       return true;
+    }
+  }
+  return false;
+}
+
+// Operators that draw from a random generator while training.
+const std::set<std::string>& randomOps() {
+  static const std::set<std::string> ops = {
+      "aten::dropout",       "aten::dropout_",       "aten::feature_dropout",
+      "aten::alpha_dropout", "aten::feature_alpha_dropout", "aten::native_dropout",
+      "aten::bernoulli",     "aten::bernoulli_",     "aten::rand",
+      "aten::rand_like",     "aten::randn",          "aten::randn_like",
+      "aten::randint",       "aten::randint_like",   "aten::randperm",
+      "aten::multinomial",   "aten::normal",         "aten::normal_",
+      "aten::uniform_",      "aten::exponential_",   "aten::geometric_",
+      "aten::log_normal_",   "aten::cauchy_",        "aten::random_",
+      "aten::rrelu",         "aten::rrelu_",         "aten::rrelu_with_noise",
+      "aten::poisson"};
+  return ops;
+}
+
+bool drawsRandomNumbers(const torch::jit::Block* block) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (randomOps().count(node->kind().toQualString())) return true;
+    for (const torch::jit::Block* inner : node->blocks()) {
+      if (drawsRandomNumbers(inner)) return true;
+    }
+  }
+  return false;
+}
+
+bool isStochastic(const torch::jit::Module& module) {
+  for (const auto& m : module.modules()) {
+    if (m.type()->name() && m.type()->name()->name().find("Dropout") != std::string::npos) {
+      return true;
+    }
+    for (const auto& method : m.get_methods()) {
+      // Scripted helpers (torch.nn.functional.dropout) are calls until inlined.
+      std::shared_ptr<torch::jit::Graph> graph = method.graph()->copy();
+      torch::jit::Inline(*graph);
+      if (drawsRandomNumbers(graph->block())) return true;
     }
   }
   return false;
@@ -64,7 +109,10 @@ std::string conciseError(const std::exception& e) {
 }
 
 TorchScriptModel::TorchScriptModel(torch::jit::Module module, std::string spec)
-    : module_(std::move(module)), spec_(std::move(spec)), batch_dependent_(hasBatchNorm(module_)) {
+    : module_(std::move(module)),
+      spec_(std::move(spec)),
+      batch_dependent_(hasBatchNorm(module_)),
+      stochastic_(isStochastic(module_)) {
   for (auto p : module_.parameters()) p.requires_grad_(true);  // every parameter is trained
 }
 

@@ -26,6 +26,8 @@ class TorchScriptModel : public Model {
   /// num_batches_tracked) keep their type.
   void to(const torch::Device& device, torch::Dtype dtype) override;
   bool batchDependent() const override { return batch_dependent_; }
+  /// True when a module is a Dropout or any method's graph (calls inlined) has a random op.
+  bool stochastic() const override { return stochastic_; }
   std::string spec() const override { return spec_; }
   /// Saves the trained module as a TorchScript archive (loadable with torch.jit.load).
   void save(const std::string& path) override;
@@ -34,6 +36,7 @@ class TorchScriptModel : public Model {
   torch::jit::Module module_;
   std::string spec_;
   bool batch_dependent_;
+  bool stochastic_;
 };
 
 /// Loads `path` once and returns a factory of independent replicas; nullptr when `spec` does

@@ -62,6 +62,8 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
           out += ',';
           if (c.real) {
             appendNumber(out, r.*c.real);
+          } else if (c.flag) {
+            appendInteger(out, r.*c.flag ? 1 : 0);
           } else {
             appendInteger(out, r.*c.integer);
           }
@@ -96,7 +98,13 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
     for (const StepColumn& c : stepColumns()) {
       json values = json::array();
       for (const StepRecord& s : run.series.steps) {
-        values.push_back(c.real ? jsonNumber(s.*c.real) : json(s.*c.integer));
+        if (c.real) {
+          values.push_back(jsonNumber(s.*c.real));
+        } else if (c.flag) {
+          values.push_back(s.*c.flag);
+        } else {
+          values.push_back(s.*c.integer);
+        }
       }
       metrics[c.name] = std::move(values);
     }

@@ -128,6 +128,8 @@ struct RunStore::Impl {
         const store::StepColumn& c = columns[i];
         if (c.real) {
           r.*c.real = sqlite3_column_type(raw, i) == SQLITE_NULL ? kNaN : sqlite3_column_double(raw, i);
+        } else if (c.flag) {
+          r.*c.flag = sqlite3_column_int64(raw, i) != 0;
         } else {
           r.*c.integer = sqlite3_column_int64(raw, i);
         }

@@ -12,12 +12,15 @@ namespace accumlab::store {
 
 namespace {
 
+const char* sqlType(const StepColumn& c) { return c.real ? "REAL" : "INTEGER"; }
+
+/// The step_metrics table as version 1 made it; later columns come from migrations.
 std::string stepMetricsTable() {
   std::string sql =
       "CREATE TABLE step_metrics ("
       " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE";
   for (const StepColumn& c : stepColumns()) {
-    sql += std::string(", ") + c.name + (c.real ? " REAL" : " INTEGER");
+    if (c.since == 1) sql += std::string(", ") + c.name + " " + sqlType(c);
   }
   // (run_id, step) is the key: one run's series is one contiguous range of the b-tree,
   // which is what makes loading a run fast on a file of millions of rows.
@@ -99,8 +102,21 @@ void createVersion1(SQLite::Database& db) {
   db.exec(stepMetricsTable());
 }
 
+/// Adds the step columns of `version` (old rows read them as NULL: NaN, or false for flags).
+void addStepColumns(SQLite::Database& db, int version) {
+  for (const StepColumn& c : stepColumns()) {
+    if (c.since != version) continue;
+    db.exec(std::string("ALTER TABLE step_metrics ADD COLUMN ") + c.name + " " + sqlType(c) +
+            (c.flag ? " NOT NULL DEFAULT 0" : ""));
+  }
+}
+
+/// Version 2: the applied (clipped) gradient norm and the noise-probe flag of each step.
+void migrateToVersion2(SQLite::Database& db) { addStepColumns(db, 2); }
+
 /// kMigrations[v] takes a file from version v to v + 1.
-const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {createVersion1};
+const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {createVersion1,
+                                                                          migrateToVersion2};
 
 }  // namespace
 

@@ -5,7 +5,7 @@
 namespace accumlab::store {
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.

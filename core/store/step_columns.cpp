@@ -6,14 +6,21 @@ namespace accumlab::store {
 
 namespace {
 
-StepColumn real(const char* name, double StepRecord::*member) { return {name, member, nullptr}; }
-StepColumn integer(const char* name, int64_t StepRecord::*member) { return {name, nullptr, member}; }
+StepColumn real(const char* name, double StepRecord::*member, int since = 1) {
+  return {name, member, nullptr, nullptr, since};
+}
+StepColumn integer(const char* name, int64_t StepRecord::*member, int since = 1) {
+  return {name, nullptr, member, nullptr, since};
+}
+StepColumn flag(const char* name, bool StepRecord::*member, int since) {
+  return {name, nullptr, nullptr, member, since};
+}
 
 }  // namespace
 
 const std::vector<StepColumn>& stepColumns() {
   // One list drives the table definition, the insert, the select and both exports, so a
-  // new StepRecord field needs one line here (and a schema migration).
+  // new StepRecord field needs one line here with the schema version that adds it.
   static const std::vector<StepColumn> kColumns = {
       integer("step", &StepRecord::step),
       integer("samples_seen", &StepRecord::samples_seen),
@@ -40,17 +47,23 @@ const std::vector<StepColumn>& stepColumns() {
       real("noise_per_update", &StepRecord::noise_per_update),
       real("loss_var_rolling", &StepRecord::loss_var_rolling),
       real("weight_rel_diff", &StepRecord::weight_rel_diff),
+      real("grad_norm_applied", &StepRecord::grad_norm_applied, 2),
+      flag("probe", &StepRecord::probe, 2),
   };
   return kColumns;
 }
 
 double columnValue(const StepRecord& record, const StepColumn& column) {
-  return column.real ? record.*column.real : static_cast<double>(record.*column.integer);
+  if (column.real) return record.*column.real;
+  if (column.flag) return record.*column.flag ? 1.0 : 0.0;
+  return static_cast<double>(record.*column.integer);
 }
 
 void setColumnValue(StepRecord& record, const StepColumn& column, double value) {
   if (column.real) {
     record.*column.real = value;
+  } else if (column.flag) {
+    record.*column.flag = std::isfinite(value) && value != 0.0;
   } else {
     record.*column.integer = std::isfinite(value) ? std::llround(value) : 0;
   }

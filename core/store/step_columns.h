@@ -8,11 +8,13 @@
 namespace accumlab::store {
 
 /// One stored column of StepRecord: its SQL/CSV/JSON name and the member it holds (exactly
-/// one of `real` and `integer` is set).
+/// one of `real`, `integer` and `flag` is set).
 struct StepColumn {
   const char* name;
   double StepRecord::*real;
   int64_t StepRecord::*integer;
+  bool StepRecord::*flag;
+  int since;  ///< the schema version that added the column
 };
 
 /// Every StepRecord field except `arm` (the run is the arm), in storage order: step,

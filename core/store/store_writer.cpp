@@ -148,6 +148,8 @@ void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
       // NaN binds as NULL (SQLite has no NaN); reading maps NULL back to NaN.
       if (c.real) {
         ins.bind(i++, r.*c.real);
+      } else if (c.flag) {
+        ins.bind(i++, r.*c.flag ? 1 : 0);
       } else {
         ins.bind(i++, r.*c.integer);
       }

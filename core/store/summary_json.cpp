@@ -23,6 +23,8 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"equivalence_rel_diff", jsonNumber(a.equivalence_rel_diff)},
       {"diverged_at_step", a.diverged_at_step < 0 ? json() : json(a.diverged_at_step)},
       {"wall_s", a.wall_s},
+      {"batch_dependent", a.batch_dependent},
+      {"stochastic", a.stochastic},
   };
 }
 
@@ -54,6 +56,9 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.diverged_at_step = integer("diverged_at_step", -1);
   const double wall = real("wall_s");
   a.wall_s = std::isfinite(wall) ? wall : 0.0;
+  auto flag = [&](const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); };
+  a.batch_dependent = flag("batch_dependent");
+  a.stochastic = flag("stochastic");
   return a;
 }
 

@@ -20,7 +20,10 @@ bool cudaAvailable() { return torch::cuda::is_available(); }
 int cudaDeviceCount() { return cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0; }
 
 void configureThreads(int threads) {
+  static int configured = 0;  // the count this process runs with; 0 before the first call
   const int n = threads > 0 ? threads : kDefaultThreads;
+  if (n == configured) return;
+  configured = n;
   torch::set_num_threads(n);
   // OpenBLAS keeps its own pool; looked up at run time because the BLAS behind LibTorch
   // is chosen by the system (Debian's alternatives), not at link time.

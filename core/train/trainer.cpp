@@ -3,27 +3,25 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <sstream>
+#include <optional>
+#include <stdexcept>
 
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
 #include "data/dataset_factory.h"
+#include "stats/step_recorder.h"
 #include "stats/weight_diff.h"
-#include "train/arm.h"
+#include "train/arm_stepper.h"
 #include "train/device_select.h"
 #include "train/evaluator.h"
 #include "train/memory_probe.h"
-#include "train/optimizer_factory.h"
 #include "train/trainer_control.h"
 
 namespace accumlab {
 
 namespace {
 
-// A K = 1 arm measures gradient noise by splitting one window in two halves every this many
-// windows (each probe costs one extra forward/backward call).
-constexpr int64_t kNoiseProbeEvery = 4;
-// Memory is read from /proc at most this often per arm.
+// Memory is read from /proc at most this often.
 constexpr double kMemoryPollMs = 200.0;
 
 using Clock = std::chrono::steady_clock;
@@ -44,33 +42,53 @@ std::string shapeText(c10::IntArrayRef shape) {
   return s + "]";
 }
 
+std::string sizesText(int64_t m, int64_t k) {
+  return "m·K = " + std::to_string(m * k) + " (m = " + std::to_string(m) +
+         ", K = " + std::to_string(k) + ")";
+}
+
 }  // namespace
 
-Arm::Arm(ArmKind k, std::unique_ptr<Model> m, const Dataset& data, torch::Device device,
-         torch::Dtype dtype, uint64_t seed, double noise_ema, int64_t variance_window)
-    : kind(k),
-      model(std::move(m)),
-      params(model->parameters()),
-      window(*model, data, device, dtype),
-      stream(data.trainSize(), seed),
-      noise(noise_ema),
-      losses(variance_window) {}
+/// One arm of the run: its stepper, its recorder and where it stands. Training thread only.
+struct ArmRun {
+  ArmRun(std::unique_ptr<ArmStepper> s, const ExperimentConfig& config)
+      : stepper(std::move(s)), recorder(config.noise_ema, config.variance_window) {}
+
+  std::unique_ptr<ArmStepper> stepper;
+  StepRecorder recorder;
+  ArmStatus status = ArmStatus::kRunning;
+  std::string message;
+  int64_t diverged_at_step = -1;
+  int64_t next_eval = 0;  ///< samples seen at which the next evaluation is due
+  std::optional<EvalRecord> last_eval;
+  double equivalence_rel_diff = kNaN;
+  bool awaiting_change = false;  ///< a scheduled m/K change has not reached this arm yet
+};
+
+/// A change of m and K scheduled for every arm at one sample position.
+struct SizeChange {
+  int64_t m = 0;
+  int64_t k = 0;
+  int64_t at = 0;  ///< the first window boundary that every running arm reaches
+};
 
 struct Trainer::Impl {
   explicit Impl(ExperimentConfig c) : config(std::move(c)) {}
 
   ExperimentConfig config;
   TrainerControl control;
+  bool ran = false;
 
   // Set up by run(), used by the training thread only.
   Dataset data;
   torch::Device device{torch::kCPU};
   torch::Dtype dtype = torch::kFloat32;
-  std::vector<std::unique_ptr<Arm>> arms;
+  std::vector<std::unique_ptr<ArmRun>> arms;
   int64_t budget = 0;
   int64_t eval_period = 0;
-  int64_t m = 0;
+  int64_t m = 0;  ///< the experiment's current m (arms switch to it at `pending->at`)
   int64_t k = 0;
+  std::optional<SizeChange> pending;
   Clock::time_point start;
   double last_memory_poll_ms = -1e9;
   int64_t last_memory = 0;
@@ -78,17 +96,23 @@ struct Trainer::Impl {
 
   void setUp();
   void checkModelFits(Model& model);
-  Arm* nextArm();
-  /// Applies pause and pending m/K changes; `at` is the samples seen by the next arm.
-  void applyControls(int64_t at);
-  void applySizes();
-  void trainWindow(Arm& arm);
-  void finishArm(Arm& arm, ArmStatus status, const std::string& message);
-  void evaluateArm(Arm& arm);
+  void announceModel();
+  ArmRun* nextArm();
+  /// Pauses when asked; `at` is the samples seen by the arm about to train.
+  void pauseIfRequested(int64_t at);
+  void scheduleSizeChange();
+  std::optional<int64_t> acceptedSize(std::optional<int64_t> requested, int64_t current,
+                                      const char* what);
+  void applyDueChange(ArmRun& arm);
+  int64_t commonBoundary();
+  void trainWindow(ArmRun& arm);
+  void record(ArmRun& arm, StepRecord& rec);
+  void finishArm(ArmRun& arm, ArmStatus status, const std::string& message);
+  void evaluateArm(ArmRun& arm);
   void emitEvent(const std::string& kind, const std::string& arm, const std::string& message,
                  int64_t samples);
-  Arm* find(ArmKind kind);
-  ArmSummary summarize(Arm& arm);
+  ArmRun* find(ArmKind kind);
+  ArmSummary summarize(ArmRun& arm);
   int64_t memoryNow();
 };
 
@@ -138,54 +162,68 @@ void Trainer::Impl::setUp() {
   dtype = config.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
   data = loadDataset(config);
   if (data.trainSize() < 1) throw InputError("dataset '" + config.data + "' has no training samples");
+  m = config.micro_batch;
+  k = config.accum;
+  if (config.window_policy == WindowPolicy::kDrop && m * k > data.trainSize()) {
+    throw InputError("window policy drop would discard every window: " + sizesText(m, k) +
+                     " is more than the " + std::to_string(data.trainSize()) +
+                     " training samples of dataset '" + config.data +
+                     "'; lower m or K, or choose the stream or flush-exact policy");
+  }
   budget = config.samples > 0
                ? config.samples
                : static_cast<int64_t>(std::ceil(config.epochs * static_cast<double>(data.trainSize())));
   eval_period = config.eval_every > 0 ? config.eval_every : data.trainSize();
-  m = config.micro_batch;
-  k = config.accum;
 
   auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed);
   for (ArmKind kind : config.arms) {
     auto model = factory->create();
     model->to(device, dtype);
-    if (!arms.empty()) model->copyStateFrom(*arms.front()->model);
+    if (!arms.empty()) model->copyStateFrom(arms.front()->stepper->model());
     checkModelFits(*model);
-    arms.push_back(std::make_unique<Arm>(kind, std::move(model), data, device, dtype, config.seed,
-                                         config.noise_ema, config.variance_window));
-  }
-  for (auto& arm : arms) {
-    arm->optimizer = makeOptimizer(config.optimizer, arm->params, config.optimizer.lr);
-    arm->next_eval = eval_period;
-  }
-  applySizes();
-}
-
-void Trainer::Impl::applySizes() {
-  for (auto& arm : arms) {
-    arm->micro_batch = armMicroBatch(arm->kind, m, k);
-    arm->accum = armAccum(arm->kind, m, k);
-    const double ratio = arm->kind == ArmKind::kNoAccum ? 1.0 : static_cast<double>(k);
-    arm->base_lr = scaledBaseLr(config.optimizer, ratio);
-    arm->lr = scheduledLr(config.optimizer, arm->base_lr, arm->stream.consumed(), budget,
-                          data.trainSize());
-    if (arm->optimizer) setLearningRate(*arm->optimizer, arm->lr);
+    auto stepper = std::make_unique<ArmStepper>(kind, std::move(model), data, config, device,
+                                                dtype, budget);
+    arms.push_back(std::make_unique<ArmRun>(std::move(stepper), config));
+    arms.back()->next_eval = eval_period;
   }
 }
 
-Arm* Trainer::Impl::find(ArmKind kind) {
+void Trainer::Impl::announceModel() {
+  // Said once at the start, so that a gap between accum and big-batch is not read as a
+  // failure of accumulation.
+  Model& model = arms.front()->stepper->model();
+  const bool paired = find(ArmKind::kAccum) && find(ArmKind::kBigBatch);
+  if (model.batchDependent()) {
+    emitEvent("model", "",
+              "model '" + model.spec() + "' normalises over its batch (BatchNorm)" +
+                  (paired ? ": accum normalises each micro-batch of m, big-batch the whole "
+                            "m·K, so they train different models and are not expected to match"
+                          : ""),
+              0);
+  }
+  if (model.stochastic()) {
+    emitEvent("model", "",
+              "model '" + model.spec() + "' has random layers (dropout)" +
+                  (paired ? ": every arm draws its own random masks from the seed, so accum and "
+                            "big-batch may differ by their masks, not by accumulation"
+                          : ": every arm draws its own random masks from the seed"),
+              0);
+  }
+}
+
+ArmRun* Trainer::Impl::find(ArmKind kind) {
   for (auto& arm : arms) {
-    if (arm->kind == kind) return arm.get();
+    if (arm->stepper->kind() == kind) return arm.get();
   }
   return nullptr;
 }
 
-Arm* Trainer::Impl::nextArm() {
-  // Round-robin by samples seen: the arm furthest behind goes next, ties in arm order.
-  Arm* best = nullptr;
+ArmRun* Trainer::Impl::nextArm() {
+  // The sample clock: the arm furthest behind goes next, ties in arm order.
+  ArmRun* best = nullptr;
   for (auto& arm : arms) {
     if (arm->status != ArmStatus::kRunning) continue;
-    if (!best || arm->stream.consumed() < best->stream.consumed()) best = arm.get();
+    if (!best || arm->stepper->samplesSeen() < best->stepper->samplesSeen()) best = arm.get();
   }
   return best;
 }
@@ -201,36 +239,87 @@ void Trainer::Impl::emitEvent(const std::string& kind, const std::string& arm,
   sink->onEvent(e);
 }
 
-void Trainer::Impl::applyControls(int64_t at) {
-  if (control.paused() && !control.stopRequested()) {
-    emitEvent("pause", "", "paused at " + std::to_string(at) + " samples", at);
-    const auto paused_at = Clock::now();
-    control.waitWhilePaused();
-    emitEvent("resume", "",
-              "resumed after " + std::to_string(static_cast<int64_t>(msSince(paused_at))) + " ms",
-              at);
+void Trainer::Impl::pauseIfRequested(int64_t at) {
+  if (!control.paused() || control.stopRequested()) return;
+  emitEvent("pause", "", "paused at " + std::to_string(at) + " samples", at);
+  const auto paused_at = Clock::now();
+  control.waitWhilePaused();
+  emitEvent("resume", "",
+            "resumed after " + std::to_string(static_cast<int64_t>(msSince(paused_at))) + " ms",
+            at);
+}
+
+std::optional<int64_t> Trainer::Impl::acceptedSize(std::optional<int64_t> requested,
+                                                   int64_t current, const char* what) {
+  if (!requested || *requested == current) return std::nullopt;
+  if (*requested < 1) {
+    emitEvent("rejected", "",
+              std::string(what) + " " + std::to_string(*requested) + " ignored: must be ≥ 1",
+              nextArm()->stepper->samplesSeen());
+    return std::nullopt;
   }
-  bool changed = false;
-  if (auto new_m = control.takeMicroBatch(); new_m && *new_m != m) {
-    if (*new_m < 1) {
-      emitEvent("rejected", "", "micro-batch " + std::to_string(*new_m) + " ignored: must be ≥ 1", at);
-    } else {
-      emitEvent("micro_batch", "",
-                "micro-batch " + std::to_string(m) + " → " + std::to_string(*new_m), at);
-      m = *new_m;
-      changed = true;
+  return requested;
+}
+
+int64_t Trainer::Impl::commonBoundary() {
+  // Every arm's windows are m·K or m long and restart at the same epoch ends, so their
+  // boundaries nest; iterate to the first position that is a boundary of all of them.
+  int64_t at = 0;
+  for (auto& arm : arms) {
+    if (arm->status == ArmStatus::kRunning) at = std::max(at, arm->stepper->samplesSeen());
+  }
+  for (;;) {
+    int64_t next = at;
+    for (auto& arm : arms) {
+      if (arm->status == ArmStatus::kRunning) {
+        next = std::max(next, arm->stepper->boundaryAtOrAfter(at));
+      }
     }
+    if (next == at) return at;
+    at = next;
   }
-  if (auto new_k = control.takeAccum(); new_k && *new_k != k) {
-    if (*new_k < 1) {
-      emitEvent("rejected", "", "K " + std::to_string(*new_k) + " ignored: must be ≥ 1", at);
-    } else {
-      emitEvent("accum", "", "K " + std::to_string(k) + " → " + std::to_string(*new_k), at);
-      k = *new_k;
-      changed = true;
-    }
+}
+
+void Trainer::Impl::scheduleSizeChange() {
+  if (pending) return;  // later requests wait in the queue until this change has landed
+  const auto new_m = acceptedSize(control.takeMicroBatch(), m, "micro-batch");
+  const auto new_k = acceptedSize(control.takeAccum(), k, "K");
+  if (!new_m && !new_k) return;
+  SizeChange change{new_m.value_or(m), new_k.value_or(k), 0};
+  if (config.window_policy == WindowPolicy::kDrop && change.m * change.k > data.trainSize()) {
+    emitEvent("rejected", "",
+              "change to " + sizesText(change.m, change.k) + " ignored: policy drop would "
+              "discard every window of the " + std::to_string(data.trainSize()) +
+              " training samples",
+              nextArm()->stepper->samplesSeen());
+    return;
   }
-  if (changed) applySizes();
+  change.at = commonBoundary();
+  const std::string where =
+      " for all arms at sample " + std::to_string(change.at) + " (optimizer state kept)";
+  if (new_m) {
+    emitEvent("micro_batch", "",
+              "micro-batch " + std::to_string(m) + " → " + std::to_string(change.m) + where,
+              change.at);
+  }
+  if (new_k) {
+    emitEvent("accum", "", "K " + std::to_string(k) + " → " + std::to_string(change.k) + where,
+              change.at);
+  }
+  for (auto& arm : arms) arm->awaiting_change = arm->status == ArmStatus::kRunning;
+  pending = change;
+}
+
+void Trainer::Impl::applyDueChange(ArmRun& arm) {
+  if (!pending || !arm.awaiting_change || arm.stepper->samplesSeen() < pending->at) return;
+  arm.stepper->setSizes(pending->m, pending->k);
+  arm.awaiting_change = false;
+  for (auto& a : arms) {
+    if (a->status == ArmStatus::kRunning && a->awaiting_change) return;
+  }
+  m = pending->m;
+  k = pending->k;
+  pending.reset();
 }
 
 int64_t Trainer::Impl::memoryNow() {
@@ -242,22 +331,22 @@ int64_t Trainer::Impl::memoryNow() {
   return last_memory;
 }
 
-void Trainer::Impl::finishArm(Arm& arm, ArmStatus status, const std::string& message) {
+void Trainer::Impl::finishArm(ArmRun& arm, ArmStatus status, const std::string& message) {
   arm.status = status;
   arm.message = message;
   if (status == ArmStatus::kFinished || status == ArmStatus::kStopped) {
-    if (!arm.last_eval || arm.last_eval->step != arm.step) evaluateArm(arm);
+    if (!arm.last_eval || arm.last_eval->step != arm.stepper->steps()) evaluateArm(arm);
   }
   sink->onArmFinished(summarize(arm));
 }
 
-void Trainer::Impl::evaluateArm(Arm& arm) {
+void Trainer::Impl::evaluateArm(ArmRun& arm) {
   if (data.valSize() == 0) return;
-  const EvalResult r = evaluate(*arm.model, data, device, dtype);
+  const EvalResult r = evaluate(arm.stepper->model(), data, device, dtype);
   EvalRecord e;
-  e.arm = arm.kind;
-  e.step = arm.step;
-  e.samples_seen = arm.stream.consumed();
+  e.arm = arm.stepper->kind();
+  e.step = arm.stepper->steps();
+  e.samples_seen = arm.stepper->samplesSeen();
   e.wall_ms = msSince(start);
   e.loss = r.loss;
   e.accuracy = r.accuracy;
@@ -265,127 +354,92 @@ void Trainer::Impl::evaluateArm(Arm& arm) {
   sink->onEval(e);
 }
 
-void Trainer::Impl::trainWindow(Arm& arm) {
-  const int64_t left = budget - arm.stream.consumed();
-  if (left <= 0) {
+void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
+  rec.wall_ms = msSince(start);
+  rec.memory_bytes = memoryNow();
+  arm.recorder.complete(rec);
+  if (rec.arm == ArmKind::kBigBatch) {
+    // Big-batch trails accum in the sample clock, so the pair is level after its step.
+    ArmRun* accum = find(ArmKind::kAccum);
+    if (accum && accum->stepper->steps() == rec.step &&
+        accum->stepper->samplesSeen() == rec.samples_seen &&
+        accum->status != ArmStatus::kDiverged) {
+      rec.weight_rel_diff =
+          maxRelativeWeightDifference(accum->stepper->parameters(), arm.stepper->parameters());
+      arm.equivalence_rel_diff = rec.weight_rel_diff;
+      accum->equivalence_rel_diff = rec.weight_rel_diff;
+    }
+  }
+  sink->onStep(rec);
+}
+
+void Trainer::Impl::trainWindow(ArmRun& arm) {
+  ArmStepper& stepper = *arm.stepper;
+  if (stepper.samplesLeft() <= 0) {
     finishArm(arm, ArmStatus::kFinished, "");
     return;
   }
-  const auto t0 = Clock::now();
-  WindowPlan plan = planWindow(arm.stream, arm.micro_batch, arm.accum, config.window_policy, left);
-  if (plan.dropped) {
-    emitEvent("dropped", toString(arm.kind),
-              "dropped a partial window of " + std::to_string(plan.consumed) +
-                  " samples at the epoch end (policy drop)",
-              arm.stream.consumed());
-  } else {
-    if (config.noise_stats && plan.micro_batches.size() == 1 && !arm.model->batchDependent() &&
-        ++arm.windows_since_probe >= kNoiseProbeEvery) {
-      arm.windows_since_probe = 0;
-      plan = splitInHalves(plan);
-    }
-    const WindowResult r = arm.window.run(plan, config.noise_stats);
-    if (!r.finite) {
-      arm.diverged_at_step = arm.step + 1;
-      const std::string msg = "loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
-                              " at step " + std::to_string(arm.step + 1) +
-                              "; lower the learning rate or enable gradient clipping";
-      emitEvent("diverged", toString(arm.kind), msg, arm.stream.consumed());
-      finishArm(arm, ArmStatus::kDiverged, msg);
+  WindowOutcome out = stepper.step();
+  const std::string name = toString(stepper.kind());
+  switch (out.end) {
+    case WindowEnd::kDropped:
+      emitEvent("dropped", name,
+                "dropped a partial window of " + std::to_string(out.dropped_samples) +
+                    " samples at the epoch end (policy drop)",
+                stepper.samplesSeen());
+      break;
+    case WindowEnd::kDiverged:
+      arm.diverged_at_step = stepper.steps() + 1;
+      emitEvent("diverged", name, out.message, stepper.samplesSeen());
+      finishArm(arm, ArmStatus::kDiverged, out.message);
       return;
-    }
-    StepRecord rec;
-    // The norm of the applied gradient (clip_grad_norm_ returns the pre-clip norm).
-    if (config.optimizer.clip_norm > 0) {
-      rec.grad_norm = torch::nn::utils::clip_grad_norm_(arm.params, config.optimizer.clip_norm);
-    } else {
-      rec.grad_norm = std::sqrt(r.grad_sq);
-    }
-    rec.lr = arm.lr;
-    arm.optimizer->step();
-    ++arm.step;
-    arm.lr = scheduledLr(config.optimizer, arm.base_lr, arm.stream.consumed(), budget,
-                         data.trainSize());
-    setLearningRate(*arm.optimizer, arm.lr);
-    arm.train_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-
-    rec.arm = arm.kind;
-    rec.step = arm.step;
-    rec.samples_seen = arm.stream.consumed();
-    rec.wall_ms = msSince(start);
-    rec.micro_batch = arm.micro_batch;
-    rec.accum = static_cast<int64_t>(arm.accum == 1 ? 1 : plan.micro_batches.size());
-    rec.window_samples = plan.samples;
-    rec.loss = r.loss;
-    rec.mb_loss_mean = r.mb_loss_mean;
-    rec.mb_loss_var = r.mb_loss_var;
-    rec.samples_per_s = static_cast<double>(arm.stream.consumed()) / std::max(1e-9, arm.train_seconds);
-    rec.memory_bytes = memoryNow();
-    if (r.has_noise) {
-      rec.g_small_sq = r.g_small_sq;
-      rec.g_big_sq = r.g_big_sq;
-      rec.b_small = r.b_small;
-      rec.b_big = r.b_big;
-      const NoiseSample s = estimateNoise(r.b_small, r.g_small_sq, r.b_big, r.g_big_sq);
-      rec.trace_sigma_est = s.trace_sigma;
-      rec.g_sq_est = s.g_sq;
-      arm.noise.add(s);
-    }
-    if (!arm.noise.empty()) {
-      rec.trace_sigma_ema = arm.noise.traceSigma();
-      rec.g_sq_ema = arm.noise.gSq();
-      rec.b_simple = arm.noise.bSimple();
-      rec.noise_per_update = arm.noise.noisePerUpdate(static_cast<double>(plan.samples));
-      arm.last_b_simple = rec.b_simple;
-      arm.last_noise_per_update = rec.noise_per_update;
-    }
-    arm.losses.add(r.loss);
-    rec.loss_var_rolling = arm.losses.variance();
-    if (arm.kind == ArmKind::kBigBatch) {
-      Arm* accum = find(ArmKind::kAccum);
-      if (accum && accum->step == arm.step && accum->stream.consumed() == arm.stream.consumed() &&
-          accum->status != ArmStatus::kDiverged) {
-        rec.weight_rel_diff = maxRelativeWeightDifference(accum->params, arm.params);
-        arm.equivalence_rel_diff = rec.weight_rel_diff;
-        accum->equivalence_rel_diff = rec.weight_rel_diff;
-      }
-    }
-    sink->onStep(rec);
+    case WindowEnd::kStepped:
+      record(arm, out.record);
+      break;
   }
-  if (arm.stream.consumed() >= arm.next_eval) {
+  if (stepper.samplesSeen() >= arm.next_eval) {
     evaluateArm(arm);
-    while (arm.next_eval <= arm.stream.consumed()) arm.next_eval += eval_period;
+    while (arm.next_eval <= stepper.samplesSeen()) arm.next_eval += eval_period;
   }
-  if (arm.stream.consumed() >= budget) finishArm(arm, ArmStatus::kFinished, "");
+  if (stepper.samplesLeft() <= 0) finishArm(arm, ArmStatus::kFinished, "");
 }
 
-ArmSummary Trainer::Impl::summarize(Arm& arm) {
+ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
+  const ArmStepper& stepper = *arm.stepper;
   ArmSummary s;
-  s.arm = arm.kind;
+  s.arm = stepper.kind();
   s.status = arm.status;
   s.message = arm.message;
-  s.micro_batch = arm.micro_batch;
-  s.accum = arm.accum;
-  s.steps = arm.step;
-  s.samples_seen = arm.stream.consumed();
-  s.final_train_loss = arm.losses.mean();
-  s.loss_variance = arm.losses.variance();
+  s.micro_batch = stepper.microBatch();
+  s.accum = stepper.accum();
+  s.steps = stepper.steps();
+  s.samples_seen = stepper.samplesSeen();
+  s.final_train_loss = arm.recorder.lossMean();
+  s.loss_variance = arm.recorder.lossVariance();
   if (arm.last_eval) {
     s.val_loss = arm.last_eval->loss;
     s.val_accuracy = arm.last_eval->accuracy;
   }
-  s.noise_per_update = arm.last_noise_per_update;
-  s.b_simple = arm.last_b_simple;
-  s.samples_per_s = arm.train_seconds > 0 ? static_cast<double>(arm.stream.consumed()) / arm.train_seconds : kNaN;
+  s.noise_per_update = arm.recorder.noisePerUpdate(stepper.effectiveBatch());
+  s.b_simple = arm.recorder.bSimple();
+  s.samples_per_s = stepper.trainSeconds() > 0
+                        ? static_cast<double>(stepper.samplesSeen()) / stepper.trainSeconds()
+                        : kNaN;
   s.peak_memory_bytes = peakMemory(device);
   s.equivalence_rel_diff = arm.equivalence_rel_diff;
   s.diverged_at_step = arm.diverged_at_step;
-  s.wall_s = arm.train_seconds;
+  s.wall_s = stepper.trainSeconds();
+  s.batch_dependent = arm.stepper->model().batchDependent();
+  s.stochastic = arm.stepper->model().stochastic();
   return s;
 }
 
 RunSummary Trainer::run(MetricsSink& sink) {
   Impl& d = *impl_;
+  if (d.ran) {
+    throw std::logic_error("Trainer::run() trains once; make a new Trainer for another run");
+  }
+  d.ran = true;
   d.sink = &sink;
   d.setUp();
 
@@ -394,24 +448,29 @@ RunSummary Trainer::run(MetricsSink& sink) {
   info.config = d.config;
   info.device = describeDevice(d.device);
   info.dataset = d.data.describe();
-  info.parameters = d.arms.front()->model->parameterCount();
-  info.model = d.arms.front()->model->spec() + " (" + std::to_string(info.parameters) + " parameters)";
+  Model& model = d.arms.front()->stepper->model();
+  info.parameters = model.parameterCount();
+  info.model = model.spec() + " (" + std::to_string(info.parameters) + " parameters)";
   info.train_samples = d.data.trainSize();
   info.val_samples = d.data.valSize();
   info.budget_samples = d.budget;
   info.class_names = d.data.class_names;
   d.start = Clock::now();
   sink.onRunStarted(info);
+  d.announceModel();
 
-  while (Arm* arm = d.nextArm()) {
-    d.applyControls(arm->stream.consumed());
+  while (ArmRun* arm = d.nextArm()) {
+    const int64_t at = arm->stepper->samplesSeen();
+    d.pauseIfRequested(at);
     if (d.control.stopRequested()) {
-      d.emitEvent("stop", "", "stopped by the user", arm->stream.consumed());
+      d.emitEvent("stop", "", "stopped by the user", at);
       for (auto& a : d.arms) {
         if (a->status == ArmStatus::kRunning) d.finishArm(*a, ArmStatus::kStopped, "stopped by the user");
       }
       break;
     }
+    d.scheduleSizeChange();
+    d.applyDueChange(*arm);
     try {
       d.trainWindow(*arm);
     } catch (const InputError&) {
@@ -419,15 +478,16 @@ RunSummary Trainer::run(MetricsSink& sink) {
     } catch (const std::exception& e) {
       std::string what = e.what();
       what = what.substr(0, what.find('\n'));
+      const ArmStepper& stepper = *arm->stepper;
       if (isOutOfMemory(e)) {
         d.finishArm(*arm, ArmStatus::kFailed,
-                    "out of memory with a micro-batch of " + std::to_string(arm->micro_batch) +
+                    "out of memory with a micro-batch of " + std::to_string(stepper.microBatch()) +
                         "; use a smaller micro-batch and a larger K to keep m·K = " +
-                        std::to_string(arm->micro_batch * arm->accum));
+                        std::to_string(stepper.effectiveBatch()));
       } else {
         d.finishArm(*arm, ArmStatus::kFailed, "training failed: " + what);
       }
-      d.emitEvent("failed", toString(arm->kind), arm->message, arm->stream.consumed());
+      d.emitEvent("failed", toString(stepper.kind()), arm->message, stepper.samplesSeen());
     }
   }
   for (auto& arm : d.arms) summary.arms.push_back(d.summarize(*arm));

@@ -61,8 +61,15 @@ class NoForward(nn.Module):
     @torch.jit.export
     def predict(self, x: torch.Tensor) -> torch.Tensor:
         return self.fc(x)
+class Dropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 10))
+    def forward(self, x):
+        return self.net(x)
 torch.manual_seed(0)
 torch.jit.script(Mlp(64, 10)).save(out + "/mlp.pt")
+torch.jit.script(Dropout()).save(out + "/dropout.pt")
 torch.jit.script(Mlp(64, 3)).save(out + "/three.pt")
 torch.jit.script(NoForward()).save(out + "/no_forward.pt")
 torch.save(Mlp(64, 10).state_dict(), out + "/weights.pt")
@@ -117,6 +124,23 @@ assert a["status"] == b["status"] == "finished" and a["steps"] == b["steps"] == 
 assert a["equivalence_rel_diff"] <= 1e-5, a["equivalence_rel_diff"]
 assert a["val_accuracy"] > 0.5, a["val_accuracy"]
 assert s["model"].startswith("torchscript:") and "2410 parameters" in s["model"], s["model"]
+assert not a["stochastic"] and not a["batch_dependent"], a
+PY
+    # A model with dropout: flagged, announced, and reproducible from the seed.
+    for i in 1 2; do
+      "$cli" run --data blobs:64 --model "torchscript:$tmp/dropout.pt" -m 8 -k 4 --samples 3200 \
+        --dtype float64 --json --no-store >"$tmp/drop$i" 2>"$tmp/drop$i.err" \
+        || fail "dropout run failed: $(cat "$tmp/drop$i.err")"
+    done
+    grep -q "random layers (dropout).*differ by their masks, not by accumulation" "$tmp/drop1.err" \
+      || fail "the dropout run does not say why accum and big-batch differ: $(cat "$tmp/drop1.err")"
+    "$py" - "$tmp/drop1" "$tmp/drop2" <<'PY' || fail "dropout runs differ: $(head -c 600 "$tmp/drop1")"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+for arm in ("no-accum", "accum", "big-batch"):
+    assert a["arms"][arm]["stochastic"] is True, a["arms"][arm]
+    for key in ("final_train_loss", "val_loss", "loss_variance", "steps"):
+        assert a["arms"][arm][key] == b["arms"][arm][key], (arm, key, a["arms"][arm][key], b["arms"][arm][key])
 PY
     ;;
   csv_run)

@@ -331,7 +331,8 @@ void MainWindow::onBatch(const RecordBatch& batch) {
     runs_->refresh();  // the store sink created the rows before this batch was drained
   }
   for (const EventRecord& e : batch.events) {
-    if (e.kind == "diverged" || e.kind == "failed" || e.kind == "micro_batch" || e.kind == "accum") {
+    if (e.kind == "diverged" || e.kind == "failed" || e.kind == "micro_batch" || e.kind == "accum" ||
+        e.kind == "model" || e.kind == "rejected") {
       status_->showMessage(QString::fromStdString(e.message), 8000);
     }
   }

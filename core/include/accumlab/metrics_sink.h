@@ -22,7 +22,8 @@ class MetricsSink {
   virtual void onRunFinished(const RunSummary& summary) {}
 };
 
-/// Forwards every call to several sinks, in order.
+/// Forwards every call to several sinks, in order, on the thread that calls it (the training
+/// thread, like any sink). The sinks are not owned and must outlive it.
 class FanOutSink : public MetricsSink {
  public:
   explicit FanOutSink(std::vector<MetricsSink*> sinks) : sinks_(std::move(sinks)) {}

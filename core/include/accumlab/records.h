@@ -27,7 +27,8 @@ struct StepRecord {
   double loss = kNaN;          ///< sample-weighted mean loss of the window
   double mb_loss_mean = kNaN;  ///< mean of the micro-batch mean losses
   double mb_loss_var = kNaN;   ///< their variance (0 for a single micro-batch)
-  double grad_norm = kNaN;     ///< norm of the applied (accumulated, pre-clip) gradient
+  double grad_norm = kNaN;     ///< norm of the accumulated gradient, before clipping
+  double grad_norm_applied = kNaN;  ///< norm of the gradient the optimizer applied (clipped)
   double lr = kNaN;
   double samples_per_s = kNaN;    ///< this arm's training throughput so far
   int64_t memory_bytes = 0;       ///< CUDA allocator peak, or process RSS on CPU
@@ -43,6 +44,9 @@ struct StepRecord {
   double noise_per_update = kNaN; ///< trace_sigma_ema / B_eff: noise of this arm's update
   double loss_var_rolling = kNaN; ///< variance of `loss` over the last W updates
   double weight_rel_diff = kNaN;  ///< big-batch arm: max relative weight difference to accum
+  /// A K = 1 arm's noise-probe window: its one micro-batch ran as two halves to measure
+  /// gradient noise (same update); the halves are not micro-batches of the update.
+  bool probe = false;
 };
 
 /// One evaluation on the held-out split.
@@ -76,13 +80,19 @@ struct ArmSummary {
   double val_loss = kNaN;
   double val_accuracy = kNaN;
   double loss_variance = kNaN;     ///< per-update loss variance over the last W updates
-  double noise_per_update = kNaN;  ///< trΣ/B_eff at the end
+  double noise_per_update = kNaN;  ///< trΣ/B_eff at the end, B_eff = this arm's m·K
   double b_simple = kNaN;
   double samples_per_s = kNaN;
   int64_t peak_memory_bytes = 0;
   double equivalence_rel_diff = kNaN;  ///< accum vs big-batch, max relative weight difference
   int64_t diverged_at_step = -1;
   double wall_s = 0;
+  /// The model normalises over its batch (BatchNorm): accum and big-batch train different
+  /// models, so they are not expected to match.
+  bool batch_dependent = false;
+  /// The model draws random numbers while training (dropout): each arm draws its own, so
+  /// accum and big-batch may differ by their random masks, not by accumulation.
+  bool stochastic = false;
 };
 
 /// What the run was: the resolved config and where it ran.

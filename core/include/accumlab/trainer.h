@@ -23,7 +23,8 @@ class Trainer {
 
   /// Loads the data and model, trains every arm to the budget and reports to `sink`.
   /// Throws InputError for a bad config, dataset or model; arm failures (divergence,
-  /// out-of-memory) are reported in the summary, not thrown.
+  /// out-of-memory) are reported in the summary, not thrown. A Trainer trains once: a second
+  /// call throws std::logic_error (make a new Trainer for another run).
   RunSummary run(MetricsSink& sink);
 
   /// Pauses at the next window boundary.
@@ -31,9 +32,11 @@ class Trainer {
   void requestResume();
   /// Stops every arm at the next window boundary (status `stopped`).
   void requestStop();
-  /// Changes m for every arm at its next window boundary.
+  /// Changes m for every arm at one common sample position: the first window boundary that
+  /// every arm reaches, so accum and big-batch switch together and stay paired. Optimizer
+  /// state is kept. A request made while an earlier change is under way waits for it.
   void requestMicroBatch(int64_t m);
-  /// Changes K for every arm at its next window boundary.
+  /// Changes K like requestMicroBatch changes m.
   void requestAccum(int64_t k);
   bool isPaused() const;
 

@@ -58,7 +58,26 @@ class Pair(nn.Module):
     def forward(self, x: torch.Tensor):
         return self.fc(x), x
 
+class MlpDropout(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.2),
+                                 nn.Linear(32, 10))
+    def forward(self, x):
+        return self.net(x)
+
+class NoisyInput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(64, 10)
+    def forward(self, x):
+        if self.training:
+            x = x + 0.1 * torch.randn_like(x)
+        return self.fc(x)
+
 mlp = Mlp()
+torch.jit.script(MlpDropout()).save(out + "/dropout.pt")
+torch.jit.script(NoisyInput()).save(out + "/noisy_input.pt")
 torch.jit.script(mlp).save(out + "/mlp.pt")
 probe = torch.arange(64, dtype=torch.float32).reshape(1, 64) / 64
 with open(out + "/mlp_probe.txt", "w") as f:
@@ -214,6 +233,66 @@ TEST_F(TorchScriptModelTest, BatchNormCnnTrains) {
   ASSERT_EQ(losses.size(), 150u);
   EXPECT_LT(mean(losses, 140, 150), 0.5 * mean(losses, 0, 10));
   EXPECT_GT(s.arms[0].val_accuracy, 0.5);
+}
+
+struct StepLog : MetricsSink {
+  void onStep(const StepRecord& r) override { steps.push_back(r); }
+  void onEvent(const EventRecord& e) override { events.push_back(e); }
+  std::vector<StepRecord> of(ArmKind arm) const {
+    std::vector<StepRecord> out;
+    for (const auto& s : steps) {
+      if (s.arm == arm) out.push_back(s);
+    }
+    return out;
+  }
+  std::vector<StepRecord> steps;
+  std::vector<EventRecord> events;
+};
+
+/// True when two runs' records of one arm are equal to the bit.
+bool identical(const std::vector<StepRecord>& a, const std::vector<StepRecord>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].loss != b[i].loss || a[i].grad_norm != b[i].grad_norm) return false;
+  }
+  return true;
+}
+
+TEST_F(TorchScriptModelTest, RandomLayersAreFlaggedStochastic) {
+  EXPECT_TRUE(makeTorchScriptFactory(spec("dropout.pt"))->create()->stochastic());
+  // No Dropout module: found in the forward graph (randn_like).
+  EXPECT_TRUE(makeTorchScriptFactory(spec("noisy_input.pt"))->create()->stochastic());
+  EXPECT_FALSE(makeTorchScriptFactory(spec("mlp.pt"))->create()->stochastic());
+  EXPECT_FALSE(makeTorchScriptFactory(spec("cnn_bn.pt"))->create()->stochastic());
+}
+
+TEST_F(TorchScriptModelTest, DropoutRunsAreReproducibleFromTheSeed) {
+  ExperimentConfig c = config("dropout.pt", "blobs:64");
+  c.dtype = DType::kFloat64;
+  c.samples = 60 * 16 * 8;
+  c.eval_every = c.samples;
+  auto run = [](const ExperimentConfig& cfg) {
+    StepLog log;
+    const RunSummary s = Trainer(cfg).run(log);
+    for (const auto& arm : s.arms) EXPECT_TRUE(arm.stochastic) << toString(arm.arm);
+    return log;
+  };
+  const StepLog a = run(c), b = run(c);
+  for (ArmKind arm : {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch}) {
+    EXPECT_TRUE(identical(a.of(arm), b.of(arm))) << toString(arm) << " is not reproducible";
+  }
+  bool said = false;
+  for (const auto& e : a.events) said |= e.kind == "model" && e.message.find("random masks") != std::string::npos;
+  EXPECT_TRUE(said) << "the run does not say that the model is stochastic";
+
+  // No arm's random draws depend on another's: accum is the same without no-accum beside it.
+  ExperimentConfig pair = c;
+  pair.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
+  EXPECT_TRUE(identical(run(pair).of(ArmKind::kAccum), a.of(ArmKind::kAccum)));
+
+  ExperimentConfig other = c;
+  other.seed = c.seed + 1;
+  EXPECT_FALSE(identical(run(other).of(ArmKind::kAccum), a.of(ArmKind::kAccum)));
 }
 
 TEST_F(TorchScriptModelTest, UnusableFilesAreInputErrors) {

@@ -67,13 +67,28 @@ TEST(Trainer, SameSeedGivesIdenticalRecords) {
 }
 
 TEST(Trainer, ArmsStartIdenticalAndAdvanceTogether) {
-  Trainer trainer(smallConfig());
+  ExperimentConfig c = smallConfig();
+  c.dtype = DType::kFloat64;
+  Trainer trainer(c);
   RecordingSink sink;
   trainer.run(sink);
-  // The first window of each arm is the same samples from the same weights: at the start,
-  // no-accum's first micro-batch loss equals the mean of accum's first micro-batch losses'
-  // first term only by chance, but accum and big-batch see the very same 32 samples.
-  EXPECT_NEAR(sink.of(ArmKind::kAccum)[0].loss, sink.of(ArmKind::kBigBatch)[0].loss, 1e-6);
+  // Accum and big-batch see the very same samples from the same weights at every step: the
+  // same window, the same loss (to float64 rounding), the same LR.
+  const auto accum = sink.of(ArmKind::kAccum), big = sink.of(ArmKind::kBigBatch);
+  ASSERT_EQ(accum.size(), big.size());
+  ASSERT_EQ(static_cast<int64_t>(accum.size()), c.samples / 32);
+  for (size_t i = 0; i < accum.size(); ++i) {
+    ASSERT_EQ(accum[i].step, static_cast<int64_t>(i) + 1);
+    ASSERT_EQ(accum[i].samples_seen, big[i].samples_seen) << "step " << i + 1;
+    ASSERT_EQ(accum[i].window_samples, 32);
+    ASSERT_NEAR(accum[i].loss, big[i].loss, 1e-12) << "step " << i + 1;
+    ASSERT_EQ(accum[i].lr, big[i].lr);
+  }
+  // No-accum takes every micro-batch of the same stream: 8 samples a step.
+  const auto no_accum = sink.of(ArmKind::kNoAccum);
+  for (size_t i = 0; i < no_accum.size(); ++i) {
+    ASSERT_EQ(no_accum[i].samples_seen, 8 * static_cast<int64_t>(i + 1));
+  }
   // Round-robin: no arm is ever more than one window ahead of another.
   int64_t seen[3] = {0, 0, 0};
   for (const auto& s : sink.steps) {
@@ -114,8 +129,99 @@ TEST(Trainer, AccumChangeLandsOnAWindowBoundary) {
   // Big-batch follows m·K: 16 after the change.
   EXPECT_EQ(sink.of(ArmKind::kBigBatch).back().micro_batch, 16);
   bool event = false;
-  for (const auto& e : sink.events) event |= e.kind == "accum" && e.message == "K 4 → 2";
+  for (const auto& e : sink.events) {
+    event |= e.kind == "accum" && e.message.rfind("K 4 → 2 for all arms at sample ", 0) == 0;
+  }
   EXPECT_TRUE(event);
+  // Big-batch switches at the same sample as accum, so the pair stays level.
+  const auto big = sink.of(ArmKind::kBigBatch);
+  ASSERT_EQ(big.size(), accum.size());
+  for (size_t i = 0; i < big.size(); ++i) {
+    ASSERT_EQ(big[i].samples_seen, accum[i].samples_seen) << "step " << i + 1;
+  }
+  EXPECT_TRUE(std::isfinite(big.back().weight_rel_diff));
+}
+
+TEST(Trainer, RunsOnlyOnce) {
+  ExperimentConfig c = smallConfig();
+  c.samples = 64;
+  Trainer trainer(c);
+  RecordingSink sink;
+  trainer.run(sink);
+  EXPECT_THROW(trainer.run(sink), std::logic_error);
+}
+
+TEST(Trainer, NoiseProbeWindowsAreMarkedAndKeptOutOfMicroBatchStatistics) {
+  ExperimentConfig c = smallConfig();
+  c.samples = 1600;
+  Trainer trainer(c);
+  RecordingSink sink;
+  trainer.run(sink);
+  for (ArmKind arm : {ArmKind::kNoAccum, ArmKind::kBigBatch}) {
+    const auto records = sink.of(arm);
+    int probes = 0;
+    for (const auto& r : records) {
+      // Every 4th window of a K = 1 arm is a probe, and only probes measure noise.
+      EXPECT_EQ(r.probe, r.step % 4 == 0) << toString(arm) << " step " << r.step;
+      EXPECT_EQ(r.probe, std::isfinite(r.g_small_sq)) << toString(arm) << " step " << r.step;
+      EXPECT_EQ(r.accum, 1);
+      EXPECT_EQ(r.mb_loss_var, 0.0) << toString(arm) << " step " << r.step;
+      EXPECT_EQ(r.mb_loss_mean, r.loss) << toString(arm) << " step " << r.step;
+      probes += r.probe;
+    }
+    EXPECT_EQ(probes, static_cast<int>(records.size()) / 4);
+  }
+  for (const auto& r : sink.of(ArmKind::kAccum)) {
+    EXPECT_FALSE(r.probe);
+    EXPECT_TRUE(std::isfinite(r.g_small_sq));
+    EXPECT_GT(r.mb_loss_var, 0.0);
+  }
+}
+
+TEST(Trainer, SummaryNoisePerUpdateUsesTheArmsEffectiveBatch) {
+  // 933 samples, 2 epochs, stream: the last window has 1866 − 29·64 = 10 samples. The
+  // summary's trΣ/B_eff is for the arm's m·K = 64, not for that short window.
+  ExperimentConfig c = smallConfig();
+  c.synthetic_samples = 933;
+  c.val_fraction = 0;
+  c.micro_batch = 16;
+  c.accum = 4;
+  c.samples = 0;
+  c.epochs = 2;
+  Trainer trainer(c);
+  RecordingSink sink;
+  const RunSummary s = trainer.run(sink);
+  for (ArmKind arm : {ArmKind::kAccum, ArmKind::kBigBatch, ArmKind::kNoAccum}) {
+    const auto records = sink.of(arm);
+    const StepRecord& last = records.back();
+    const double b_eff = arm == ArmKind::kNoAccum ? 16.0 : 64.0;
+    const double expected = last.trace_sigma_ema / b_eff;
+    EXPECT_NEAR(armOf(s, arm).noise_per_update, expected, 1e-12 * std::abs(expected))
+        << toString(arm);
+  }
+  const StepRecord& last = sink.of(ArmKind::kAccum).back();
+  ASSERT_EQ(last.window_samples, 10);
+  EXPECT_NEAR(last.noise_per_update, last.trace_sigma_ema / 10.0, 1e-12 * last.noise_per_update);
+}
+
+TEST(Trainer, ClippingRecordsBothNorms) {
+  ExperimentConfig c = smallConfig();
+  c.samples = 640;
+  c.optimizer.clip_norm = 0.05;
+  Trainer trainer(c);
+  RecordingSink sink;
+  trainer.run(sink);
+  int clipped = 0;
+  for (const auto& r : sink.steps) {
+    EXPECT_LE(r.grad_norm_applied, r.grad_norm * (1 + 1e-12));
+    if (r.grad_norm > 0.05) {
+      EXPECT_NEAR(r.grad_norm_applied, 0.05, 1e-5);
+      ++clipped;
+    } else {
+      EXPECT_EQ(r.grad_norm_applied, r.grad_norm);
+    }
+  }
+  EXPECT_GT(clipped, 0) << "clipping never engaged";
 }
 
 TEST(Trainer, PauseResumeStopFromAnotherThread) {
@@ -141,6 +247,7 @@ TEST(Trainer, PauseResumeStopFromAnotherThread) {
   std::vector<std::string> kinds;
   for (const auto& e : sink.events) kinds.push_back(e.kind);
   EXPECT_EQ(kinds, (std::vector<std::string>{"pause", "resume", "micro_batch", "stop"}));
+  // The change landed (the sliders' promise), for all arms at one position.
   EXPECT_EQ(sink.of(ArmKind::kNoAccum).back().micro_batch, 16);
 }
 

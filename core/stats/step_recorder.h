@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstdint>
+
+#include "accumlab/records.h"
+#include "accumlab/smoothing.h"
+#include "stats/noise_estimator.h"
+
+namespace accumlab {
+
+/// Turns what one arm's stepper measured into a complete StepRecord: the unbiased gradient
+/// noise estimates and their debiased EMAs, B_simple, trΣ/B_eff, and the rolling variance
+/// of the per-update loss (DESIGN.md §3). One per arm; used on the training thread only.
+class StepRecorder {
+ public:
+  StepRecorder(double noise_ema, int64_t variance_window);
+
+  /// Fills the derived fields of `record`, whose measured fields (loss, window samples and,
+  /// when measured, g_small_sq, g_big_sq, b_small, b_big) the stepper has set.
+  void complete(StepRecord& record);
+
+  /// Mean window loss over the last W updates.
+  double lossMean() const { return losses_.mean(); }
+  /// Variance of the window loss over the last W updates.
+  double lossVariance() const { return losses_.variance(); }
+  /// B_simple = EMA(trΣ) / EMA(|G|²), NaN before the first noise measurement.
+  double bSimple() const;
+  /// trΣ / B for an update of `effective_batch` samples (the arm's m·K, not the size of its
+  /// last window), NaN before the first noise measurement.
+  double noisePerUpdate(int64_t effective_batch) const;
+
+ private:
+  NoiseTracker noise_;
+  RollingVariance losses_;
+};
+
+}  // namespace accumlab

@@ -1,0 +1,131 @@
+#include "train/arm_stepper.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "train/optimizer_factory.h"
+#include "train/window_plan.h"
+
+namespace accumlab {
+
+namespace {
+
+// A K = 1 arm measures gradient noise by splitting one window in two halves every this many
+// windows (each probe costs one extra forward/backward call).
+constexpr int64_t kNoiseProbeEvery = 4;
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+ArmStepper::ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset& data,
+                       const ExperimentConfig& config, torch::Device device, torch::Dtype dtype,
+                       int64_t budget)
+    : kind_(kind),
+      model_(std::move(model)),
+      params_(model_->parameters()),
+      data_(data),
+      config_(config),
+      budget_(budget),
+      window_(*model_, data, device, dtype),
+      stream_(data.trainSize(), config.seed),
+      random_(config.seed, device),
+      optimizer_(makeOptimizer(config.optimizer, params_, config.optimizer.lr)) {
+  setSizes(config.micro_batch, config.accum);
+}
+
+void ArmStepper::setSizes(int64_t m, int64_t k) {
+  micro_batch_ = armMicroBatch(kind_, m, k);
+  accum_ = armAccum(kind_, m, k);
+  const double ratio = kind_ == ArmKind::kNoAccum ? 1.0 : static_cast<double>(k);
+  base_lr_ = scaledBaseLr(config_.optimizer, ratio);
+  lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
+  setLearningRate(*optimizer_, lr_);
+}
+
+int64_t ArmStepper::boundaryAtOrAfter(int64_t position) const {
+  // Mirrors planWindow: a window takes m·K samples, capped by the budget and, under every
+  // policy but stream, by the end of the epoch (dropped samples count as consumed).
+  const int64_t epoch = data_.trainSize();
+  int64_t at = stream_.consumed();
+  while (at < position && at < budget_) {
+    int64_t take = std::min(effectiveBatch(), budget_ - at);
+    if (config_.window_policy != WindowPolicy::kStream) take = std::min(take, epoch - at % epoch);
+    at += take;
+  }
+  return at;
+}
+
+WindowOutcome ArmStepper::step() {
+  WindowPlan plan = planWindow(stream_, micro_batch_, accum_, config_.window_policy, samplesLeft());
+  if (plan.dropped) {
+    WindowOutcome out;
+    out.end = WindowEnd::kDropped;
+    out.dropped_samples = plan.consumed;
+    return out;
+  }
+  bool probe = false;
+  if (config_.noise_stats && plan.micro_batches.size() == 1 && !model_->batchDependent() &&
+      ++windows_since_probe_ >= kNoiseProbeEvery) {
+    windows_since_probe_ = 0;
+    plan = splitInHalves(plan);
+    probe = plan.micro_batches.size() == 2;
+  }
+  return train(plan, probe);
+}
+
+WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
+  const auto t0 = Clock::now();
+  WindowOutcome out;
+  StepRecord& rec = out.record;
+  WindowResult r;
+  {
+    ArmRandom::Scope own_generators(random_);
+    r = window_.run(plan, config_.noise_stats);
+  }
+  if (!r.finite) {
+    out.end = WindowEnd::kDiverged;
+    out.message = "loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
+                  " at step " + std::to_string(steps_ + 1) +
+                  "; lower the learning rate or enable gradient clipping";
+    return out;
+  }
+  rec.grad_norm = std::sqrt(r.grad_sq);
+  rec.grad_norm_applied = rec.grad_norm;
+  if (config_.optimizer.clip_norm > 0) {
+    // LibTorch's own clipping (PyTorch's rule: scale by max_norm / (norm + 1e-6) when < 1),
+    // so the update is the one a PyTorch user gets.
+    const double pre = torch::nn::utils::clip_grad_norm_(params_, config_.optimizer.clip_norm);
+    rec.grad_norm_applied = pre * std::min(1.0, config_.optimizer.clip_norm / (pre + 1e-6));
+  }
+  rec.lr = lr_;
+  optimizer_->step();
+  ++steps_;
+  lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
+  setLearningRate(*optimizer_, lr_);
+  train_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
+
+  rec.arm = kind_;
+  rec.step = steps_;
+  rec.samples_seen = stream_.consumed();
+  rec.micro_batch = micro_batch_;
+  rec.accum = accum_ == 1 ? 1 : static_cast<int64_t>(plan.micro_batches.size());
+  rec.window_samples = plan.samples;
+  rec.probe = probe;
+  rec.loss = r.loss;
+  // A probe's halves are a measurement aid, not micro-batches of the update: the window
+  // reports what any K = 1 window reports.
+  rec.mb_loss_mean = probe ? r.loss : r.mb_loss_mean;
+  rec.mb_loss_var = probe ? 0.0 : r.mb_loss_var;
+  rec.samples_per_s = static_cast<double>(stream_.consumed()) / std::max(1e-9, train_seconds_);
+  if (r.has_noise) {
+    rec.g_small_sq = r.g_small_sq;
+    rec.g_big_sq = r.g_big_sq;
+    rec.b_small = r.b_small;
+    rec.b_big = r.b_big;
+  }
+  return out;
+}
+
+}  // namespace accumlab

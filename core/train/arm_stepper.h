@@ -1,0 +1,96 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+#include "accumlab/records.h"
+#include "data/dataset.h"
+#include "data/sample_stream.h"
+#include "models/model.h"
+#include "train/arm_random.h"
+#include "train/grad_window.h"
+
+namespace accumlab {
+
+/// How one window of an arm ended.
+enum class WindowEnd {
+  kStepped,   ///< the optimizer took a step
+  kDropped,   ///< a partial window discarded at the epoch end (policy drop)
+  kDiverged,  ///< a loss was NaN or infinite; no step was taken
+};
+
+/// What one window of one arm did. `record` holds what the stepper measured: step, samples,
+/// window sizes, losses, gradient norms, LR and the raw micro-batch gradient norms; a
+/// StepRecorder fills in the derived statistics, the Trainer the clock and memory.
+struct WindowOutcome {
+  WindowEnd end = WindowEnd::kStepped;
+  StepRecord record;
+  int64_t dropped_samples = 0;  ///< kDropped: samples discarded
+  std::string message;          ///< kDiverged: a sentence for people
+};
+
+/// One arm's training step (DESIGN.md §2): plan the window → forward/backward per
+/// micro-batch → clip → optimizer step → LR schedule. Owns the arm's model replica, its
+/// optimizer, its sample stream and its random generator, so no arm's randomness depends on
+/// another's. Used on the training thread only.
+class ArmStepper {
+ public:
+  ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset& data,
+             const ExperimentConfig& config, torch::Device device, torch::Dtype dtype,
+             int64_t budget);
+  ArmStepper(const ArmStepper&) = delete;
+  ArmStepper& operator=(const ArmStepper&) = delete;
+
+  /// Adopts the experiment's m and K (this arm derives its own micro-batch, K and LR from
+  /// them). Optimizer state (momentum, Adam moments) is kept.
+  void setSizes(int64_t m, int64_t k);
+  /// Trains the next window. Requires samplesLeft() > 0.
+  WindowOutcome step();
+
+  /// The sample position of this arm's first window boundary at or after `position`, under
+  /// its current sizes, the window policy, epoch ends and the budget. Pure arithmetic.
+  int64_t boundaryAtOrAfter(int64_t position) const;
+
+  ArmKind kind() const { return kind_; }
+  Model& model() { return *model_; }
+  const std::vector<torch::Tensor>& parameters() const { return params_; }
+  int64_t samplesSeen() const { return stream_.consumed(); }
+  int64_t samplesLeft() const { return budget_ - stream_.consumed(); }
+  int64_t steps() const { return steps_; }
+  int64_t microBatch() const { return micro_batch_; }
+  int64_t accum() const { return accum_; }
+  /// m·K of this arm: the samples of one full window.
+  int64_t effectiveBatch() const { return micro_batch_ * accum_; }
+  /// The LR of the next step.
+  double lr() const { return lr_; }
+  /// Seconds spent training this arm's windows.
+  double trainSeconds() const { return train_seconds_; }
+
+ private:
+  WindowOutcome train(const WindowPlan& plan, bool probe);
+
+  ArmKind kind_;
+  std::unique_ptr<Model> model_;
+  std::vector<torch::Tensor> params_;
+  const Dataset& data_;
+  const ExperimentConfig& config_;
+  int64_t budget_;
+  GradWindow window_;
+  SampleStream stream_;
+  ArmRandom random_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  int64_t micro_batch_ = 0;
+  int64_t accum_ = 0;
+  double base_lr_ = 0;  ///< LR after the scaling rule, before the schedule
+  double lr_ = 0;
+  int64_t steps_ = 0;
+  int64_t windows_since_probe_ = 0;  ///< K = 1 arms: windows since the last noise probe
+  double train_seconds_ = 0;
+};
+
+}  // namespace accumlab
