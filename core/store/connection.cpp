@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
-#include <fstream>
 
 #include "accumlab/input_error.h"
 #include "store/schema.h"
@@ -15,7 +15,6 @@ namespace accumlab::store {
 namespace {
 
 constexpr int kCacheKiB = 16 * 1024;                ///< page cache per connection
-constexpr char kSqliteMagic[] = "SQLite format 3";  ///< the first 16 bytes of every SQLite file
 
 /// A file whose write bits are all off counts as read-only even for root, so a user who
 /// protects a lab notebook with `chmod a-w` gets the same answer everywhere.
@@ -83,21 +82,15 @@ void Connection::open(const StoreOptions& options) {
       throw InputError("cannot create the folder " + folder.string() + " for the run database " +
                        path_ + " (" + ec.message() + "); choose another file with --db");
     }
-  } else {
-    if (fs::is_directory(path_, ec)) {
-      throw InputError(path_ + " is a folder, not a run database file; pass a file path to --db");
-    }
-    // Check the header ourselves: SQLite would otherwise accept an empty or foreign file and
-    // could write a fresh schema into it.
-    std::ifstream in(path_, std::ios::binary);
-    char magic[16] = {};
-    in.read(magic, sizeof magic);
-    const auto got = in.gcount();
-    if (got > 0 && (got < 16 || std::string(magic, 15) != kSqliteMagic)) {
-      throw InputError(path_ + " is not an SQLite database (expected an AccumLab run store); "
-                       "choose another file with --db");
-    }
+  } else if (fs::is_directory(path_, ec)) {
+    throw InputError(path_ + " is a folder, not a run database file; pass a file path to --db");
   }
+  // Only stat() the file, never open it: closing any descriptor of ours on the database would
+  // drop every POSIX lock this process holds on it, those of its other open connections
+  // included, and another process's last connection would then checkpoint and delete the WAL
+  // and shared-memory files those connections still use. SQLite reads the header itself.
+  const auto size_before = exists ? fs::file_size(path_, ec) : std::uintmax_t{0};
+  const bool had_bytes = !ec && size_before > 0;
 
   read_only_ = exists && isWriteProtected(path_);
   // NOMUTEX: a connection belongs to one thread, so SQLite's per-call locking is pure cost.
@@ -106,7 +99,14 @@ void Connection::open(const StoreOptions& options) {
   db_ = std::make_unique<SQLite::Database>(path_, flags, options.busy_timeout_ms);
 
   // Refuse what we cannot read before changing anything in the file (journal mode included).
+  // A file that is not SQLite fails here with SQLITE_NOTADB (see describeStoreError).
   const int version = db_->execAndGet("PRAGMA user_version").getInt();
+  // SQLite reads a 1-byte file as an empty database (a workaround for some file systems);
+  // a file that has bytes but no page is not one of ours.
+  if (had_bytes && db_->execAndGet("PRAGMA page_count").getInt64() == 0) {
+    throw InputError(path_ + " is not an SQLite database (expected an AccumLab run store); "
+                     "choose another file with --db");
+  }
   if (version > kSchemaVersion) {
     throw InputError(path_ + " was written by a newer AccumLab (schema version " +
                      std::to_string(version) + ", this build reads up to " +

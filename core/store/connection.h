@@ -17,6 +17,8 @@ class Connection {
  public:
   /// Opens the file (creating it when allowed), refuses non-SQLite, foreign and newer-schema
   /// files without touching them, then turns on WAL and migrates. Throws InputError.
+  /// Reads the file only through SQLite: a descriptor of our own, once closed, would drop the
+  /// locks of this process's other connections to the file.
   Connection(const std::string& path, const StoreOptions& options);
 
   SQLite::Database& db() { return *db_; }
