@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <random>
+#include <thread>
 
 #include "accumlab/input_error.h"
 #include "store/schema.h"
@@ -15,6 +17,7 @@ namespace accumlab::store {
 namespace {
 
 constexpr int kCacheKiB = 16 * 1024;                ///< page cache per connection
+constexpr int kRetryPauseMs = 50;  ///< the base pause between two tries of a locked write
 
 /// A file whose write bits are all off counts as read-only even for root, so a user who
 /// protects a lab notebook with `chmod a-w` gets the same answer everywhere.
@@ -61,11 +64,29 @@ std::string describeStoreError(const std::string& path, int code, const std::str
 
 Connection::Connection(const std::string& path, const StoreOptions& options)
     : path_(path), busy_timeout_ms_(options.busy_timeout_ms) {
-  try {
-    open(options);
-  } catch (const SQLite::Exception&) {
-    rethrow("opening it");
-  }
+  // Opening may write (WAL mode on a new file, a migration): it waits and retries as any write.
+  guarded("opening it", [&] { open(options); });
+}
+
+bool Connection::isBusy(const SQLite::Exception& e) {
+  const int code = e.getErrorCode() & 0xff;
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
+void Connection::pauseBeforeRetry(int attempt) {
+  // Busy handlers give up at once, without waiting, where waiting could deadlock (a read
+  // transaction that wants to write while another writer waits, or a stale snapshot); a
+  // fresh try of the whole transaction gets past those.
+  thread_local std::minstd_rand jitter(static_cast<unsigned>(
+      std::chrono::steady_clock::now().time_since_epoch().count() ^ ::getpid()));
+  const int ms = kRetryPauseMs * attempt + static_cast<int>(jitter() % kRetryPauseMs);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+int Connection::msSince(std::chrono::steady_clock::time_point start) {
+  return static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
 }
 
 void Connection::open(const StoreOptions& options) {
@@ -138,12 +159,12 @@ void Connection::open(const StoreOptions& options) {
   migrateSchema(*db_);
 }
 
-void Connection::rethrow(const std::string& doing) const {
+void Connection::rethrow(const std::string& doing, int waited_ms) const {
   try {
     throw;
   } catch (const SQLite::Exception& e) {
-    const std::string message =
-        describeStoreError(path_, e.getErrorCode(), e.what(), doing, busy_timeout_ms_);
+    const std::string message = describeStoreError(path_, e.getErrorCode(), e.what(), doing,
+                                                   waited_ms >= 0 ? waited_ms : busy_timeout_ms_);
     if (!message.empty()) throw InputError(message);
     throw std::runtime_error("run store " + path_ + ": " + doing + ": " + e.what());
   }
