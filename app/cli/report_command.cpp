@@ -18,7 +18,12 @@ ReportCommand::ReportCommand(CLI::App& parent)
 
 int ReportCommand::execute() {
   const std::vector<int64_t> ids = parseRunIds(ids_);
-  const std::vector<ui::RunData> runs = ui::loadExperiments(*open(), ids);
+  const auto store = open();
+  if (RunStore::wouldOverwrite(store->path(), out_)) {
+    throw InputError("cannot write the report to " + out_ + ": it is the run database; "
+                     "choose another file with --out");
+  }
+  const std::vector<ui::RunData> runs = ui::loadExperiments(*store, ids);
 
   // The plots are QCustomPlot widgets: render them on Qt's off-screen platform, so a report
   // needs no display.

@@ -10,6 +10,7 @@
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
 #include "progress_sink.h"
+#include "stop_on_signal.h"
 #include "stored_run_notice.h"
 #include "summary_table.h"
 
@@ -106,6 +107,10 @@ ExperimentConfig RunCommand::resolveConfig() const {
 int RunCommand::execute() {
   const ExperimentConfig config = resolveConfig();
   Trainer trainer(config);
+  // Ctrl-C or SIGTERM: stop at the next window boundary, store the runs as `stopped`, print
+  // the summary; a second signal quits at once.
+  app::StopOnSignal on_signal("accumlab-cli", "stopping at the next window boundary",
+                              [&trainer] { trainer.requestStop(); });
   ProgressSink progress(stderr, isatty(fileno(stderr)) != 0);
   struct Silent : MetricsSink {
     void onStep(const StepRecord&) override {}
@@ -131,6 +136,9 @@ int RunCommand::execute() {
     std::cout << std::flush;
   }
   if (store) store->finish();  // throws (exit 2) when storing failed on the way
+  // A run stopped by a signal ends as the signal would have ended it (130 for Ctrl-C), so
+  // that `run && next` does not go on; its rows are stored all the same.
+  if (const int signo = on_signal.signalReceived()) return 128 + signo;
   for (const ArmSummary& arm : summary.arms) {
     if (arm.status == ArmStatus::kFailed) return 1;
   }

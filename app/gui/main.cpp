@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <cstdio>
 
+#include "stop_on_signal.h"
 #include "window/app_options.h"
 #include "window/main_window.h"
 
@@ -24,7 +25,15 @@ int main(int argc, char** argv) {
     return code;
   }
   accumlab::ui::MainWindow window;
+  // Ctrl-C in the terminal or SIGTERM (a logout) closes the window as its Quit does: a run
+  // stops at the next window boundary and is stored as `stopped`. The watcher thread queues
+  // the close onto the GUI thread.
+  accumlab::app::StopOnSignal on_signal(
+      "accumlab", "closing; a run stops at the next window boundary",
+      [&window] { QMetaObject::invokeMethod(&window, "close", Qt::QueuedConnection); });
   window.applyOptions(options);
   window.show();
-  return QApplication::exec();
+  const int exit_code = QApplication::exec();
+  const int signo = on_signal.signalReceived();
+  return signo != 0 ? 128 + signo : exit_code;
 }

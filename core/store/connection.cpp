@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
-#include <fstream>
+#include <random>
+#include <thread>
 
 #include "accumlab/input_error.h"
 #include "store/schema.h"
@@ -15,7 +17,7 @@ namespace accumlab::store {
 namespace {
 
 constexpr int kCacheKiB = 16 * 1024;                ///< page cache per connection
-constexpr char kSqliteMagic[] = "SQLite format 3";  ///< the first 16 bytes of every SQLite file
+constexpr int kRetryPauseMs = 50;  ///< the base pause between two tries of a locked write
 
 /// A file whose write bits are all off counts as read-only even for root, so a user who
 /// protects a lab notebook with `chmod a-w` gets the same answer everywhere.
@@ -62,11 +64,29 @@ std::string describeStoreError(const std::string& path, int code, const std::str
 
 Connection::Connection(const std::string& path, const StoreOptions& options)
     : path_(path), busy_timeout_ms_(options.busy_timeout_ms) {
-  try {
-    open(options);
-  } catch (const SQLite::Exception&) {
-    rethrow("opening it");
-  }
+  // Opening may write (WAL mode on a new file, a migration): it waits and retries as any write.
+  guarded("opening it", [&] { open(options); });
+}
+
+bool Connection::isBusy(const SQLite::Exception& e) {
+  const int code = e.getErrorCode() & 0xff;
+  return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+}
+
+void Connection::pauseBeforeRetry(int attempt) {
+  // Busy handlers give up at once, without waiting, where waiting could deadlock (a read
+  // transaction that wants to write while another writer waits, or a stale snapshot); a
+  // fresh try of the whole transaction gets past those.
+  thread_local std::minstd_rand jitter(static_cast<unsigned>(
+      std::chrono::steady_clock::now().time_since_epoch().count() ^ ::getpid()));
+  const int ms = kRetryPauseMs * attempt + static_cast<int>(jitter() % kRetryPauseMs);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+int Connection::msSince(std::chrono::steady_clock::time_point start) {
+  return static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
 }
 
 void Connection::open(const StoreOptions& options) {
@@ -83,21 +103,15 @@ void Connection::open(const StoreOptions& options) {
       throw InputError("cannot create the folder " + folder.string() + " for the run database " +
                        path_ + " (" + ec.message() + "); choose another file with --db");
     }
-  } else {
-    if (fs::is_directory(path_, ec)) {
-      throw InputError(path_ + " is a folder, not a run database file; pass a file path to --db");
-    }
-    // Check the header ourselves: SQLite would otherwise accept an empty or foreign file and
-    // could write a fresh schema into it.
-    std::ifstream in(path_, std::ios::binary);
-    char magic[16] = {};
-    in.read(magic, sizeof magic);
-    const auto got = in.gcount();
-    if (got > 0 && (got < 16 || std::string(magic, 15) != kSqliteMagic)) {
-      throw InputError(path_ + " is not an SQLite database (expected an AccumLab run store); "
-                       "choose another file with --db");
-    }
+  } else if (fs::is_directory(path_, ec)) {
+    throw InputError(path_ + " is a folder, not a run database file; pass a file path to --db");
   }
+  // Only stat() the file, never open it: closing any descriptor of ours on the database would
+  // drop every POSIX lock this process holds on it, those of its other open connections
+  // included, and another process's last connection would then checkpoint and delete the WAL
+  // and shared-memory files those connections still use. SQLite reads the header itself.
+  const auto size_before = exists ? fs::file_size(path_, ec) : std::uintmax_t{0};
+  const bool had_bytes = !ec && size_before > 0;
 
   read_only_ = exists && isWriteProtected(path_);
   // NOMUTEX: a connection belongs to one thread, so SQLite's per-call locking is pure cost.
@@ -106,7 +120,14 @@ void Connection::open(const StoreOptions& options) {
   db_ = std::make_unique<SQLite::Database>(path_, flags, options.busy_timeout_ms);
 
   // Refuse what we cannot read before changing anything in the file (journal mode included).
+  // A file that is not SQLite fails here with SQLITE_NOTADB (see describeStoreError).
   const int version = db_->execAndGet("PRAGMA user_version").getInt();
+  // SQLite reads a 1-byte file as an empty database (a workaround for some file systems);
+  // a file that has bytes but no page is not one of ours.
+  if (had_bytes && db_->execAndGet("PRAGMA page_count").getInt64() == 0) {
+    throw InputError(path_ + " is not an SQLite database (expected an AccumLab run store); "
+                     "choose another file with --db");
+  }
   if (version > kSchemaVersion) {
     throw InputError(path_ + " was written by a newer AccumLab (schema version " +
                      std::to_string(version) + ", this build reads up to " +
@@ -138,12 +159,12 @@ void Connection::open(const StoreOptions& options) {
   migrateSchema(*db_);
 }
 
-void Connection::rethrow(const std::string& doing) const {
+void Connection::rethrow(const std::string& doing, int waited_ms) const {
   try {
     throw;
   } catch (const SQLite::Exception& e) {
-    const std::string message =
-        describeStoreError(path_, e.getErrorCode(), e.what(), doing, busy_timeout_ms_);
+    const std::string message = describeStoreError(path_, e.getErrorCode(), e.what(), doing,
+                                                   waited_ms >= 0 ? waited_ms : busy_timeout_ms_);
     if (!message.empty()) throw InputError(message);
     throw std::runtime_error("run store " + path_ + ": " + doing + ": " + e.what());
   }

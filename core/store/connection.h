@@ -2,6 +2,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <string>
@@ -17,6 +18,8 @@ class Connection {
  public:
   /// Opens the file (creating it when allowed), refuses non-SQLite, foreign and newer-schema
   /// files without touching them, then turns on WAL and migrates. Throws InputError.
+  /// Reads the file only through SQLite: a descriptor of our own, once closed, would drop the
+  /// locks of this process's other connections to the file.
   Connection(const std::string& path, const StoreOptions& options);
 
   SQLite::Database& db() { return *db_; }
@@ -28,20 +31,35 @@ class Connection {
 
   /// Rethrows the exception in flight (inside a catch block) as an InputError naming the file
   /// when the user can act on it (read-only, locked, corrupt, full, …), else as runtime_error.
-  [[noreturn]] void rethrow(const std::string& doing) const;
+  /// `waited_ms` is quoted in lock errors (default: the busy timeout).
+  [[noreturn]] void rethrow(const std::string& doing, int waited_ms = -1) const;
 
-  /// Runs `body`, translating SQLite failures with rethrow(doing).
+  /// Runs `body`, translating SQLite failures with rethrow(doing). When another writer holds
+  /// the file locked past the busy timeout, `body` runs again, up to kBusyAttempts times in
+  /// all, so `body` must be one transaction (or only read).
   template <typename Body>
   auto guarded(const std::string& doing, Body&& body) -> decltype(body()) {
-    try {
-      return body();
-    } catch (const SQLite::Exception&) {
-      rethrow(doing);
+    const auto start = std::chrono::steady_clock::now();
+    for (int attempt = 1;; ++attempt) {
+      try {
+        return body();
+      } catch (const SQLite::Exception& e) {
+        if (!isBusy(e) || attempt >= kBusyAttempts) rethrow(doing, msSince(start));
+      }
+      pauseBeforeRetry(attempt);
     }
   }
 
+  /// How many times guarded() tries a body that finds the file locked.
+  static constexpr int kBusyAttempts = 3;
+
  private:
   void open(const StoreOptions& options);
+  /// SQLITE_BUSY or SQLITE_LOCKED, in any of their extended forms.
+  static bool isBusy(const SQLite::Exception& e);
+  /// Sleeps a short, growing, jittered time, so that writers that collided spread out.
+  static void pauseBeforeRetry(int attempt);
+  static int msSince(std::chrono::steady_clock::time_point start);
 
   std::string path_;
   std::unique_ptr<SQLite::Database> db_;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -154,6 +155,14 @@ std::string RunStore::defaultPath() {
 }
 
 int RunStore::schemaVersion() { return store::kSchemaVersion; }
+
+bool RunStore::wouldOverwrite(const std::string& db_path, const std::string& path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    if (std::filesystem::equivalent(db_path + suffix, path, ec) && !ec) return true;
+  }
+  return false;
+}
 
 RunStore::RunStore(const std::string& path, const StoreOptions& options)
     : impl_(std::make_unique<Impl>(path, options)) {
@@ -406,6 +415,10 @@ std::string RunStore::exportText(const std::vector<int64_t>& run_ids, ExportForm
 
 void RunStore::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
                           const std::string& out_path) {
+  if (wouldOverwrite(path(), out_path)) {
+    throw InputError("cannot export to " + out_path + ": it is the run database being read; "
+                     "choose another file for the export");
+  }
   const std::string text = exportText(run_ids, format);
   // Write beside the target and rename, so a failed export never leaves half a file.
   const std::string tmp = out_path + ".partial";

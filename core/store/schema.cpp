@@ -1,11 +1,13 @@
 #include "store/schema.h"
 
+#include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "accumlab/input_error.h"
 #include "store/step_columns.h"
 
 namespace accumlab::store {
@@ -28,10 +30,8 @@ std::string stepMetricsTable() {
   return sql;
 }
 
-void createVersion1(SQLite::Database& db) {
-  db.exec(R"SQL(
-    CREATE TABLE experiments (
-      id INTEGER PRIMARY KEY,
+/// The columns of `experiments` after its id (unchanged since version 1).
+constexpr char kExperimentColumns[] = R"SQL(
       name TEXT NOT NULL DEFAULT '',
       created_at TEXT NOT NULL,
       device TEXT NOT NULL DEFAULT '',
@@ -41,9 +41,10 @@ void createVersion1(SQLite::Database& db) {
       val_samples INTEGER NOT NULL DEFAULT 0,
       budget_samples INTEGER NOT NULL DEFAULT 0,
       parameters INTEGER NOT NULL DEFAULT 0,
-      class_names_json TEXT NOT NULL DEFAULT '[]');
-    CREATE TABLE runs (
-      id INTEGER PRIMARY KEY,
+      class_names_json TEXT NOT NULL DEFAULT '[]')SQL";
+
+/// The columns of `runs` after its id (unchanged since version 1).
+constexpr char kRunColumns[] = R"SQL(
       experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,
       arm TEXT NOT NULL,
       name TEXT NOT NULL DEFAULT '',
@@ -67,7 +68,17 @@ void createVersion1(SQLite::Database& db) {
       owner_boot TEXT NOT NULL DEFAULT '',
       owner_pid INTEGER NOT NULL DEFAULT 0,
       owner_start INTEGER NOT NULL DEFAULT 0,
-      heartbeat_at REAL);
+      heartbeat_at REAL)SQL";
+
+/// CREATE TABLE `name` with an integer id and `columns`; `id_rule` follows PRIMARY KEY.
+std::string createTable(const std::string& name, const char* id_rule, const char* columns) {
+  return "CREATE TABLE " + name + " (id INTEGER PRIMARY KEY" + id_rule + "," + columns + ");";
+}
+
+void createVersion1(SQLite::Database& db) {
+  db.exec(createTable("experiments", "", kExperimentColumns));
+  db.exec(createTable("runs", "", kRunColumns));
+  db.exec(R"SQL(
     CREATE INDEX runs_by_experiment ON runs(experiment_id);
     CREATE INDEX runs_by_status ON runs(status);
     CREATE INDEX runs_by_dataset ON runs(dataset);
@@ -102,6 +113,29 @@ void createVersion1(SQLite::Database& db) {
   db.exec(stepMetricsTable());
 }
 
+/// Rebuilds `table` with `id INTEGER PRIMARY KEY AUTOINCREMENT`, keeping its rows and ids.
+/// Needs foreign keys off (the old table is dropped under its children, which then refer to
+/// the new one by name) and an open transaction.
+void rebuildWithAutoincrement(SQLite::Database& db, const std::string& table, const char* columns) {
+  const std::string fresh = table + "_v2";
+  db.exec(createTable(fresh, " AUTOINCREMENT", columns));
+  db.exec("INSERT INTO " + fresh + " SELECT * FROM " + table);
+  db.exec("DROP TABLE " + table);
+  db.exec("ALTER TABLE " + fresh + " RENAME TO " + table);
+}
+
+/// Version 2: run and experiment ids are never reused after a delete (AUTOINCREMENT), so a
+/// deleted run's id cannot reappear on a new run in exports and notes.
+void autoincrementIds(SQLite::Database& db) {
+  rebuildWithAutoincrement(db, "experiments", kExperimentColumns);
+  rebuildWithAutoincrement(db, "runs", kRunColumns);
+  db.exec(R"SQL(
+    CREATE INDEX runs_by_experiment ON runs(experiment_id);
+    CREATE INDEX runs_by_status ON runs(status);
+    CREATE INDEX runs_by_dataset ON runs(dataset);
+  )SQL");
+}
+
 /// Adds the step columns of `version` (old rows read them as NULL: NaN, or false for flags).
 void addStepColumns(SQLite::Database& db, int version) {
   for (const StepColumn& c : stepColumns()) {
@@ -111,23 +145,55 @@ void addStepColumns(SQLite::Database& db, int version) {
   }
 }
 
-/// Version 2: the applied (clipped) gradient norm and the noise-probe flag of each step.
-void migrateToVersion2(SQLite::Database& db) { addStepColumns(db, 2); }
+/// Version 3: the applied (clipped) gradient norm and the noise-probe flag of each step.
+void addStepColumnsOfVersion3(SQLite::Database& db) { addStepColumns(db, 3); }
 
 /// kMigrations[v] takes a file from version v to v + 1.
-const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {createVersion1,
-                                                                          migrateToVersion2};
+const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
+    createVersion1, autoincrementIds, addStepColumnsOfVersion3};
+static_assert(kSchemaVersion == 3, "add the migration to kMigrations");
+
+/// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
+/// SQLite ignores the pragma) and back on afterwards.
+class ForeignKeysOff {
+ public:
+  explicit ForeignKeysOff(SQLite::Database& db) : db_(db) { db_.exec("PRAGMA foreign_keys = OFF"); }
+  ~ForeignKeysOff() {
+    try {
+      db_.exec("PRAGMA foreign_keys = ON");
+    } catch (...) {
+      // Leaving enforcement off only skips the cascades of this connection's deletes.
+    }
+  }
+  ForeignKeysOff(const ForeignKeysOff&) = delete;
+  ForeignKeysOff& operator=(const ForeignKeysOff&) = delete;
+
+ private:
+  SQLite::Database& db_;
+};
 
 }  // namespace
 
-void migrateSchema(SQLite::Database& db) {
-  static_assert(kSchemaVersion >= 1);
-  if (db.execAndGet("PRAGMA user_version").getInt() >= kSchemaVersion) return;
+void migrateSchema(SQLite::Database& db, int to_version) {
+  if (db.execAndGet("PRAGMA user_version").getInt() >= to_version) return;
+  ForeignKeysOff unchecked(db);
   SQLite::Transaction tx(db, SQLite::TransactionBehavior::IMMEDIATE);
   // Another process may have migrated between the check above and taking the write lock.
   const int from = db.execAndGet("PRAGMA user_version").getInt();
-  for (int v = from; v < kSchemaVersion; ++v) kMigrations.at(v)(db);
-  if (from < kSchemaVersion) db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+  if (from >= to_version) return;
+  for (int v = from; v < to_version; ++v) kMigrations.at(v)(db);
+  {
+    // Rebuilt tables must still match their children's references.
+    SQLite::Statement broken(db, "PRAGMA foreign_key_check");
+    if (broken.executeStep()) {
+      throw InputError(db.getFilename() + " cannot be upgraded to schema version " +
+                       std::to_string(to_version) + ": a row of " +
+                       broken.getColumn(0).getString() + " has lost its parent (the file is "
+                       "left as it was); check it with `sqlite3 FILE 'PRAGMA foreign_key_check'` "
+                       "or choose another file with --db");
+    }
+  }
+  db.exec("PRAGMA user_version = " + std::to_string(to_version));
   tx.commit();
 }
 

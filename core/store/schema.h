@@ -5,11 +5,14 @@
 namespace accumlab::store {
 
 /// The schema version this build writes and reads (`PRAGMA user_version`).
-inline constexpr int kSchemaVersion = 2;
+/// 1: the first release. 2: run and experiment ids are AUTOINCREMENT (never reused).
+/// 3: steps record the applied gradient norm and mark noise-probe windows.
+inline constexpr int kSchemaVersion = 3;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.
-/// The caller has already refused files newer than kSchemaVersion.
-void migrateSchema(SQLite::Database& db);
+/// The caller has already refused files newer than kSchemaVersion. `to_version` below
+/// kSchemaVersion builds an older file (for the migration tests).
+void migrateSchema(SQLite::Database& db, int to_version = kSchemaVersion);
 
 }  // namespace accumlab::store

@@ -47,8 +47,8 @@ const std::vector<StepColumn>& stepColumns() {
       real("noise_per_update", &StepRecord::noise_per_update),
       real("loss_var_rolling", &StepRecord::loss_var_rolling),
       real("weight_rel_diff", &StepRecord::weight_rel_diff),
-      real("grad_norm_applied", &StepRecord::grad_norm_applied, 2),
-      flag("probe", &StepRecord::probe, 2),
+      real("grad_norm_applied", &StepRecord::grad_norm_applied, 3),
+      flag("probe", &StepRecord::probe, 3),
   };
   return kColumns;
 }

@@ -139,24 +139,33 @@ PY
     expect_exit 2 "newer AccumLab" run --samples 256 -q --db "$tmp/new.sqlite"
     [ "$(sha "$tmp/new.sqlite")" = "$before" ] || fail "newer-schema file changed"
 
-    # Locked by another writer: the busy timeout passes, then a clear error; data intact.
+    # Locked by another writer: a writer waits the busy timeout (5 s) three times in all, so
+    # a lock held 7 s only delays a run, and one held 20 s ends it with a clear error.
     store_run "$tmp/locked.sqlite"
-    $py - "$tmp/locked.sqlite" "$tmp/locked.ready" <<'PY' &
+    hold_lock() {  # hold_lock SECONDS: an exclusive write lock, held in the background
+      rm -f "$tmp/locked.ready"
+      $py - "$tmp/locked.sqlite" "$tmp/locked.ready" "$1" <<'PY' &
 import sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute("BEGIN EXCLUSIVE")
 c.execute("UPDATE runs SET name = 'held'")
 open(sys.argv[2], "w").close()
-time.sleep(9)
+time.sleep(float(sys.argv[3]))
 c.execute("ROLLBACK")
 PY
-    holder=$!
-    for _ in $(seq 100); do [ -e "$tmp/locked.ready" ] && break; sleep 0.1; done
+      holder=$!
+      for _ in $(seq 100); do [ -e "$tmp/locked.ready" ] && break; sleep 0.1; done
+    }
+    hold_lock 7
+    expect_exit 0 "" run --samples 256 -q --db "$tmp/locked.sqlite"
+    wait "$holder"
+    hold_lock 20
     expect_exit 2 "locked.sqlite is locked by another program" run --samples 256 -q --db "$tmp/locked.sqlite"
+    grep -q "database is locked" "$tmp/err" && fail "SQLite's raw message reached the user: $(cat "$tmp/err")"
     expect_exit 0 "" list --db "$tmp/locked.sqlite" --json  # readers are not blocked
     wait "$holder"
     expect_exit 0 "" list --db "$tmp/locked.sqlite" --json
-    [ "$(grep -c '"id":' "$tmp/out")" -eq 3 ] || fail "locked DB lost or gained runs"
+    [ "$(grep -c '"id":' "$tmp/out")" -eq 6 ] || fail "locked DB lost or gained runs"
 
     # Full disk: a file-size limit stops the writes; the rows stored before survive.
     (

@@ -1,10 +1,14 @@
 // MainWindow: a run from the experiment panel reaches the plots, the status bar and the
 // runs list; stored runs open; errors become dialogs and the app keeps running.
 #include <QComboBox>
+#include <QAction>
 #include <QFile>
+#include <QMessageBox>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <memory>
 
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
@@ -138,6 +142,70 @@ class MainWindowTest : public QObject {
     QCOMPARE(again.experimentPanel()->config().accum, int64_t{12});
     QCOMPARE(again.experimentPanel()->config().samples, int64_t{4321});
     QVERIFY(again.plots()->xAxisMode() == XAxisMode::kWallTime);
+  }
+
+  void storeErrorsInRunsPanelActionsBecomeDialogs() {
+    // One stored run, which another connection (the CLI, say) deletes while it is listed.
+    const std::string db = dir_.filePath("shared.sqlite").toStdString();
+    {
+      StoreSink sink(db);
+      RunInfo info;
+      info.config = test::smallExperiment(800);
+      info.config.arms = {ArmKind::kAccum};
+      sink.onRunStarted(info);
+      sink.finish();
+    }
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.db = QString::fromStdString(db);
+    QVERIFY(window.applyOptions(options));
+    QCOMPARE(window.runsPanel()->visibleRunCount(), 1);
+    auto* view = window.runsPanel()->findChild<QTableView*>();
+    QVERIFY(view);
+    view->setCurrentIndex(view->model()->index(0, 0));
+    const int64_t id = window.store()->listRuns().front().id;
+    {
+      RunStore other(db);
+      other.deleteRuns({id});
+    }
+    for (const QString& text : {QString("Rename…"), QString("Tags…"), QString("Note…")}) {
+      QAction* action = nullptr;
+      for (QAction* a : view->actions()) {
+        if (a->text() == text) action = a;
+      }
+      QVERIFY2(action, qPrintable(text));
+      for (QMessageBox* box : window.findChildren<QMessageBox*>()) delete box;
+      action->trigger();  // must not throw into the event loop
+      QVERIFY2(window.lastError().contains("there is no run " + QString::number(id)),
+               qPrintable(text + ": " + window.lastError()));
+      QCOMPARE(window.findChildren<QMessageBox*>().size(), 1);
+      QVERIFY(window.findChildren<QMessageBox*>().front()->isVisible());
+    }
+    window.runsPanel()->refresh();  // and the app goes on
+    QCOMPARE(window.runsPanel()->visibleRunCount(), 0);
+  }
+
+  void closingTheWindowMidRunStoresTheRunsAsStopped() {
+    const QString db = dir_.filePath("closed.sqlite");
+    auto window = std::make_unique<MainWindow>();
+    AppOptions options;
+    options.fresh = true;
+    options.db = db;
+    QVERIFY(window->applyOptions(options));
+    window->experimentPanel()->setConfig(test::smallExperiment(50'000'000));
+    window->show();
+    window->startRun();
+    QVERIFY(test::waitUntil([&] { return window->plots()->pointCount() > 50; }));
+    window->close();
+    window.reset();  // the controller waits for the training thread
+    RunStore store(db.toStdString());
+    const auto runs = store.listRuns();
+    QCOMPARE(runs.size(), size_t{3});
+    for (const RunRow& r : runs) {
+      QVERIFY2(r.status == ArmStatus::kStopped, toString(r.status).c_str());
+      QVERIFY(r.steps > 0);
+    }
   }
 
   void panelConfigRoundTrips() {

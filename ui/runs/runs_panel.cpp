@@ -163,19 +163,26 @@ void RunsPanel::showCurrentNote() {
   }
 }
 
-bool RunsPanel::renameRun(int64_t id, const QString& name) {
+bool RunsPanel::reportingErrors(const std::function<void()>& body) {
+  // A store call that throws inside a slot would unwind into Qt's event loop, which ends the
+  // app: every failure becomes the dialog errorOccurred() leads to instead.
   try {
-    store_->rename(id, name.trimmed().toStdString());
+    body();
+    return true;
   } catch (const std::exception& e) {
     emit errorOccurred(QString::fromStdString(e.what()));
     return false;
   }
+}
+
+bool RunsPanel::renameRun(int64_t id, const QString& name) {
+  if (!reportingErrors([&] { store_->rename(id, name.trimmed().toStdString()); })) return false;
   refresh();
   return true;
 }
 
 bool RunsPanel::setTags(int64_t id, const QStringList& tags) {
-  try {
+  const bool ok = reportingErrors([&] {
     const RunDetail d = store_->run(id);
     std::vector<std::string> wanted, removed;
     for (const QString& t : tags) {
@@ -186,33 +193,21 @@ bool RunsPanel::setTags(int64_t id, const QStringList& tags) {
     }
     if (!removed.empty()) store_->removeTags(id, removed);
     if (!wanted.empty()) store_->addTags(id, wanted);
-  } catch (const std::exception& e) {
-    emit errorOccurred(QString::fromStdString(e.what()));
-    return false;
-  }
+  });
+  if (!ok) return false;
   refresh();
   return true;
 }
 
 bool RunsPanel::setNote(int64_t id, const QString& note) {
-  try {
-    store_->setNote(id, note.toStdString());
-  } catch (const std::exception& e) {
-    emit errorOccurred(QString::fromStdString(e.what()));
-    return false;
-  }
+  if (!reportingErrors([&] { store_->setNote(id, note.toStdString()); })) return false;
   refresh();
   showCurrentNote();
   return true;
 }
 
 bool RunsPanel::deleteRuns(const std::vector<int64_t>& ids) {
-  try {
-    store_->deleteRuns(ids);
-  } catch (const std::exception& e) {
-    emit errorOccurred(QString::fromStdString(e.what()));
-    return false;
-  }
+  if (!reportingErrors([&] { store_->deleteRuns(ids); })) return false;
   refresh();
   return true;
 }
@@ -220,8 +215,11 @@ bool RunsPanel::deleteRuns(const std::vector<int64_t>& ids) {
 void RunsPanel::promptRename() {
   const int64_t id = currentRunId();
   if (!store_ || id == 0) return;
+  QString current;
+  if (!reportingErrors([&] { current = QString::fromStdString(store_->run(id).row.name); })) {
+    return;
+  }
   bool ok = false;
-  const QString current = QString::fromStdString(store_->run(id).row.name);
   const QString name = QInputDialog::getText(this, tr("Rename run"), tr("Name of run %1:").arg(id),
                                              QLineEdit::Normal, current, &ok);
   if (ok) renameRun(id, name);
@@ -231,7 +229,10 @@ void RunsPanel::promptTags() {
   const int64_t id = currentRunId();
   if (!store_ || id == 0) return;
   QStringList current;
-  for (const std::string& t : store_->run(id).row.tags) current << QString::fromStdString(t);
+  const bool read = reportingErrors([&] {
+    for (const std::string& t : store_->run(id).row.tags) current << QString::fromStdString(t);
+  });
+  if (!read) return;
   bool ok = false;
   const QString text = QInputDialog::getText(this, tr("Tags"),
                                              tr("Tags of run %1, separated by commas:").arg(id),
@@ -242,9 +243,11 @@ void RunsPanel::promptTags() {
 void RunsPanel::promptNote() {
   const int64_t id = currentRunId();
   if (!store_ || id == 0) return;
+  QString note;
+  if (!reportingErrors([&] { note = QString::fromStdString(store_->run(id).note); })) return;
   bool ok = false;
-  const QString text = QInputDialog::getMultiLineText(
-      this, tr("Note"), tr("Note on run %1:").arg(id), QString::fromStdString(store_->run(id).note), &ok);
+  const QString text = QInputDialog::getMultiLineText(this, tr("Note"),
+                                                      tr("Note on run %1:").arg(id), note, &ok);
   if (ok) setNote(id, text);
 }
 

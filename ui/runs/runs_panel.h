@@ -2,6 +2,7 @@
 
 #include <QWidget>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 class QLabel;
@@ -61,6 +62,8 @@ class RunsPanel : public QWidget {
   void promptDelete();
   void showCurrentNote();
   int64_t currentRunId() const;
+  /// Runs `body`; a store failure goes to errorOccurred() (a dialog) and returns false.
+  bool reportingErrors(const std::function<void()>& body);
 
   RunStore* store_ = nullptr;
   RunsModel* model_;

@@ -75,7 +75,15 @@ void ExportActions::exportPlot(MetricCanvas* canvas) {
   if (!path.isEmpty()) exportPlotTo(canvas, path);
 }
 
+bool ExportActions::overwritesStore(const QString& path) {
+  RunStore* store = store_();
+  if (!store || !RunStore::wouldOverwrite(store->path(), path.toStdString())) return false;
+  emit errorOccurred(tr("%1 is the run database; choose another file.").arg(path));
+  return true;
+}
+
 bool ExportActions::exportPlotTo(MetricCanvas* canvas, const QString& path) {
+  if (overwritesStore(path)) return false;
   QString error;
   if (!exportCanvas(canvas, path, &error)) {
     emit errorOccurred(error);
@@ -116,6 +124,7 @@ bool ExportActions::exportReportTo(const QString& path) {
     emit errorOccurred(tr("There is nothing to report yet: run an experiment or open stored runs."));
     return false;
   }
+  if (overwritesStore(path)) return false;
   QString error;
   if (!writeHtmlReport(plots_->runs(), capturePlots(*plots_), path, &error)) {
     emit errorOccurred(error);

@@ -48,6 +48,8 @@ class ExportActions : public QObject {
   void exported(const QString& path);
 
  private:
+  /// True (after reporting it) when writing `path` would overwrite the open run database.
+  bool overwritesStore(const QString& path);
   void exportAllPlots();
   void exportReport();
 

@@ -110,6 +110,10 @@ class RunStore {
   const std::string& path() const;
   /// The schema version this build writes (`PRAGMA user_version`).
   static int schemaVersion();
+  /// Whether writing `path` would overwrite the store file `db_path` or one of its journals
+  /// (-wal, -shm, -journal). Compares device and inode with stat(): opening either file here
+  /// would drop this process's locks on the store.
+  static bool wouldOverwrite(const std::string& db_path, const std::string& path);
 
   /// Marks `running` runs whose writing process is gone as `interrupted`; returns how many.
   int markInterruptedRuns();
@@ -147,7 +151,8 @@ class RunStore {
   /// one column per metric) or JSON (per run: ids, config, summary, metrics, evals, events,
   /// tags, note). Throws InputError when a run does not exist.
   std::string exportText(const std::vector<int64_t>& run_ids, ExportFormat format);
-  /// Writes exportText() to `out_path`; throws InputError when the file cannot be written.
+  /// Writes exportText() to `out_path`; throws InputError when the file cannot be written or
+  /// is the store itself.
   void exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
                   const std::string& out_path);
 

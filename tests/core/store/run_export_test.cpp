@@ -157,6 +157,22 @@ TEST_F(StoreTest, ExportOfAMissingRunOrToABadPathFailsCleanly) {
   EXPECT_THROW(parseExportFormat("xlsx"), InputError);
 }
 
+TEST_F(StoreTest, ExportNeverOverwritesTheStoreOrItsJournals) {
+  const auto ids = storeRich(db_);
+  RunStore store(db_);
+  const int64_t rows = store.stepRowCount();
+  std::filesystem::create_symlink(db_, dir_ + "/alias.sqlite");
+  for (const std::string& target : {db_, db_ + "-wal", dir_ + "/alias.sqlite",
+                                    dir_ + "/../" + std::filesystem::path(dir_).filename().string() +
+                                        "/runs.sqlite"}) {
+    EXPECT_TRUE(RunStore::wouldOverwrite(db_, target)) << target;
+    EXPECT_THROW(store.exportRuns(ids, ExportFormat::kCsv, target), InputError) << target;
+  }
+  EXPECT_FALSE(RunStore::wouldOverwrite(db_, dir_ + "/other.csv"));
+  EXPECT_EQ(store.integrityCheck(), "ok");
+  EXPECT_EQ(store.stepRowCount(), rows);
+}
+
 TEST(ConfigDiff, ListsOnlyTheKeysThatDiffer) {
   const auto diffs = diffConfigs({R"({"a": 1, "opt": {"lr": 0.1, "kind": "sgd"}, "arms": [1]})",
                                   R"({"a": 1, "opt": {"lr": 0.2, "kind": "sgd"}, "arms": [1, 2]})",

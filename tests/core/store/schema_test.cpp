@@ -1,0 +1,204 @@
+// Schema versions and their migrations (core/store/schema.cpp): version 2 makes run and
+// experiment ids AUTOINCREMENT, so a deleted run's id never comes back; version 3 adds the
+// applied gradient norm and the noise-probe flag to the step metrics.
+#include <cmath>
+#include <thread>
+
+#include "store/schema.h"
+#include "store_fixture.h"
+
+namespace accumlab {
+namespace {
+
+using testing::makeInfo;
+using testing::makeStep;
+using testing::StoreTest;
+
+/// Stores a finished experiment of `arms` with `steps` steps each; returns its runs.
+std::vector<StoredRun> storeExperiment(const std::string& db, int64_t steps,
+                                       std::vector<ArmKind> arms = {ArmKind::kNoAccum,
+                                                                    ArmKind::kAccum}) {
+  StoreSink sink(db);
+  const RunInfo info = makeInfo(arms);
+  sink.onRunStarted(info);
+  RunSummary summary;
+  summary.info = info;
+  for (ArmKind arm : arms) {
+    for (int64_t s = 1; s <= steps; ++s) sink.onStep(makeStep(arm, s));
+    ArmSummary a;
+    a.arm = arm;
+    a.status = ArmStatus::kFinished;
+    a.steps = steps;
+    sink.onArmFinished(a);
+    summary.arms.push_back(a);
+  }
+  sink.onRunFinished(summary);
+  sink.finish();
+  return sink.runs();
+}
+
+std::vector<int64_t> idsOf(const std::vector<StoredRun>& runs) {
+  std::vector<int64_t> ids;
+  for (const StoredRun& r : runs) ids.push_back(r.run_id);
+  return ids;
+}
+
+/// A version-1 file (the first release's schema) with two experiments: runs 1, 2 of the
+/// first, run 3 of the second; steps, evals, events, tags and notes on each.
+void writeVersion1File(const std::string& db) {
+  SQLite::Database raw(db, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  raw.exec("PRAGMA journal_mode = WAL");
+  store::migrateSchema(raw, 1);
+  ASSERT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), 1);
+  raw.exec("PRAGMA foreign_keys = ON");
+  for (int e = 1; e <= 2; ++e) {
+    raw.exec("INSERT INTO experiments (id, name, created_at) VALUES (" + std::to_string(e) +
+             ", 'v1 experiment', '2024-05-01T12:00:00Z')");
+  }
+  for (int r = 1; r <= 3; ++r) {
+    const std::string id = std::to_string(r);
+    raw.exec("INSERT INTO runs (id, experiment_id, arm, dataset, model, micro_batch, accum, "
+             "config_json, status, started_at, steps) VALUES (" + id + ", " +
+             (r < 3 ? "1" : "2") + ", 'accum', 'spirals', 'mlp', 8, 4, '{}', 'finished', "
+             "'2024-05-01T12:00:00Z', 10)");
+    for (int s = 1; s <= 10; ++s) {
+      raw.exec("INSERT INTO step_metrics (run_id, step, loss) VALUES (" + id + ", " +
+               std::to_string(s) + ", 0.5)");
+    }
+    raw.exec("INSERT INTO evals (run_id, step, samples_seen, wall_ms, loss) VALUES (" + id +
+             ", 10, 80, 5, 0.4)");
+    raw.exec("INSERT INTO tags (run_id, tag) VALUES (" + id + ", 'old')");
+    raw.exec("INSERT INTO notes (run_id, text, updated_at) VALUES (" + id + ", 'note " + id +
+             "', '2024-05-01T12:00:00Z')");
+  }
+  raw.exec("INSERT INTO events (experiment_id, kind, message) VALUES (1, 'accum', 'K 4 -> 8')");
+}
+
+int64_t count(SQLite::Database& raw, const std::string& sql) {
+  return raw.execAndGet(sql).getInt64();
+}
+
+TEST_F(StoreTest, RunIdsAreNeverReusedAfterADelete) {
+  const auto first = storeExperiment(db_, 5);
+  const auto second = storeExperiment(db_, 5);
+  ASSERT_EQ(idsOf(second), (std::vector<int64_t>{3, 4}));
+  {
+    RunStore store(db_);
+    store.deleteRuns(idsOf(second));  // the newest runs, and with them experiment 2
+  }
+  StoreSink sink(db_);
+  sink.onRunStarted(makeInfo());
+  sink.finish();
+  EXPECT_EQ(idsOf(sink.runs()), (std::vector<int64_t>{5, 6}));
+  EXPECT_EQ(sink.experimentId(), 3);
+}
+
+TEST_F(StoreTest, VersionOneFileMigratesWithEveryRowAndStopsReusingIds) {
+  writeVersion1File(db_);
+  {
+    RunStore store(db_);  // migrates
+    EXPECT_EQ(store.integrityCheck(), "ok");
+    const auto rows = store.listRuns();
+    ASSERT_EQ(rows.size(), 3u);
+    for (const RunRow& r : rows) {
+      EXPECT_EQ(store.series(r.id).steps.size(), 10u) << r.id;
+      EXPECT_EQ(store.series(r.id).evals.size(), 1u) << r.id;
+      EXPECT_EQ(r.tags, std::vector<std::string>{"old"}) << r.id;
+      EXPECT_EQ(store.run(r.id).note, "note " + std::to_string(r.id));
+      EXPECT_EQ(r.experiment_id, r.id < 3 ? 1 : 2);
+    }
+    EXPECT_EQ(store.run(1).events.size(), 1u);
+    // The cascades still reach the rebuilt tables' children.
+    store.deleteRuns({1});
+    store.deleteRuns({3});  // the newest run: version 1 would give its id to the next run
+  }
+  SQLite::Database raw(db_);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  for (const char* table : {"runs", "experiments"}) {
+    const std::string sql =
+        raw.execAndGet(std::string("SELECT sql FROM sqlite_master WHERE name = '") + table + "'")
+            .getString();
+    EXPECT_NE(sql.find("AUTOINCREMENT"), std::string::npos) << sql;
+  }
+  for (const char* index : {"runs_by_experiment", "runs_by_status", "runs_by_dataset"}) {
+    EXPECT_EQ(count(raw, std::string("SELECT count(*) FROM sqlite_master WHERE type = 'index' "
+                                     "AND name = '") + index + "'"), 1) << index;
+  }
+  EXPECT_EQ(count(raw, "SELECT count(*) FROM step_metrics"), 10);  // run 2's only
+  EXPECT_EQ(count(raw, "SELECT count(*) FROM tags"), 1);
+  EXPECT_EQ(count(raw, "SELECT count(*) FROM notes"), 1);
+  EXPECT_EQ(count(raw, "SELECT count(*) FROM evals"), 1);
+  EXPECT_EQ(count(raw, "SELECT count(*) FROM experiments"), 1);  // 2 went with run 3
+  SQLite::Statement fk(raw, "PRAGMA foreign_key_check");
+  EXPECT_FALSE(fk.executeStep());
+
+  const auto next = storeExperiment(db_, 3, {ArmKind::kAccum});
+  EXPECT_EQ(idsOf(next), std::vector<int64_t>{4});
+}
+
+TEST_F(StoreTest, ProcessesOpeningAVersionOneFileTogetherMigrateItOnce) {
+  writeVersion1File(db_);
+  std::vector<std::thread> openers;
+  std::vector<std::string> errors(4);
+  for (size_t i = 0; i < errors.size(); ++i) {
+    openers.emplace_back([&, i] {
+      try {
+        RunStore store(db_);
+        if (store.listRuns().size() != 3) errors[i] = "wrong run count";
+      } catch (const std::exception& e) {
+        errors[i] = e.what();
+      }
+    });
+  }
+  for (auto& t : openers) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  SQLite::Database raw(db_);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  EXPECT_EQ(count(raw, "SELECT count(*) FROM step_metrics"), 30);
+}
+
+/// Writes one run of `steps` steps with this build.
+int64_t storeOneRun(const std::string& db, int64_t steps) {
+  StoreSink sink(db);
+  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+  for (int64_t s = 1; s <= steps; ++s) sink.onStep(makeStep(ArmKind::kAccum, s));
+  sink.finish();
+  return sink.runs().at(0).run_id;
+}
+
+TEST_F(StoreTest, StepsRoundTripTheAppliedGradNormAndTheProbeFlag) {
+  const int64_t id = storeOneRun(db_, 8);
+  RunStore store(db_);
+  const RunSeries series = store.series(id);
+  ASSERT_EQ(series.steps.size(), 8u);
+  for (const StepRecord& r : series.steps) {
+    const StepRecord want = makeStep(ArmKind::kAccum, r.step);
+    EXPECT_EQ(r.grad_norm_applied, want.grad_norm_applied) << "step " << r.step;
+    EXPECT_EQ(r.probe, want.probe) << "step " << r.step;
+  }
+}
+
+TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
+  const int64_t id = storeOneRun(db_, 5);
+  {
+    // Turn the file back into what version 2 wrote: no grad_norm_applied, no probe.
+    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_norm_applied");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN probe");
+    raw.exec("PRAGMA user_version = 2");
+  }
+  RunStore store(db_);
+  const RunSeries series = store.series(id);
+  ASSERT_EQ(series.steps.size(), 5u);
+  for (const StepRecord& r : series.steps) {
+    EXPECT_EQ(r.loss, makeStep(ArmKind::kAccum, r.step).loss);
+    EXPECT_TRUE(std::isnan(r.grad_norm_applied)) << "not measured by version 2";
+    EXPECT_FALSE(r.probe);
+  }
+  SQLite::Database raw(db_);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  EXPECT_EQ(raw.execAndGet("PRAGMA integrity_check").getString(), "ok");
+}
+
+}  // namespace
+}  // namespace accumlab
