@@ -6,50 +6,27 @@ namespace accumlab {
 
 namespace {
 
-// The generator's own mutex guards its state against other threads drawing from it.
-torch::Tensor stateOf(at::Generator& g) {
-  std::lock_guard<std::mutex> lock(g.mutex());
-  return g.get_state();
-}
-
-void setState(at::Generator& g, const torch::Tensor& state) {
-  std::lock_guard<std::mutex> lock(g.mutex());
-  g.set_state(state);
-}
-
-torch::Tensor seededState(at::Generator& g, uint64_t seed) {
-  std::lock_guard<std::mutex> lock(g.mutex());
-  const torch::Tensor saved = g.get_state();
-  g.set_current_seed(seed);
-  torch::Tensor seeded = g.get_state();
-  g.set_state(saved);
-  return seeded;
+// SplitMix64's finaliser: nearby inputs (consecutive windows) give unrelated seeds.
+uint64_t mix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
 }
 
 }  // namespace
 
-ArmRandom::ArmRandom(uint64_t seed, const torch::Device& device) {
-  at::Generator cpu = at::globalContext().defaultGenerator(torch::Device(torch::kCPU));
-  slots_.push_back({cpu, seededState(cpu, seed)});
-  if (device.is_cuda()) {
-    at::Generator gpu = at::globalContext().defaultGenerator(device);
-    slots_.push_back({gpu, seededState(gpu, seed)});
-  }
+ArmRandom::ArmRandom(uint64_t seed, const torch::Device& device) : seed_(seed) {
+  generators_.push_back(at::globalContext().defaultGenerator(torch::Device(torch::kCPU)));
+  if (device.is_cuda()) generators_.push_back(at::globalContext().defaultGenerator(device));
 }
 
-ArmRandom::Scope::Scope(ArmRandom& random) : random_(random) {
-  saved_.reserve(random_.slots_.size());
-  for (auto& slot : random_.slots_) {
-    saved_.push_back(stateOf(slot.generator));
-    setState(slot.generator, slot.state);
-  }
-}
-
-ArmRandom::Scope::~Scope() {
-  for (size_t i = 0; i < random_.slots_.size(); ++i) {
-    Slot& slot = random_.slots_[i];
-    slot.state = stateOf(slot.generator);
-    setState(slot.generator, saved_[i]);
+void ArmRandom::seedWindow(int64_t window_start) {
+  const uint64_t window_seed = mix(seed_ ^ mix(static_cast<uint64_t>(window_start)));
+  for (at::Generator& g : generators_) {
+    // The generator's own mutex guards it against other threads drawing from it.
+    std::lock_guard<std::mutex> lock(g.mutex());
+    g.set_current_seed(window_seed);
   }
 }
 

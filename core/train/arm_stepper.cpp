@@ -79,11 +79,8 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   const auto t0 = Clock::now();
   WindowOutcome out;
   StepRecord& rec = out.record;
-  WindowResult r;
-  {
-    ArmRandom::Scope own_generators(random_);
-    r = window_.run(plan, config_.noise_stats);
-  }
+  random_.seedWindow(stream_.consumed() - plan.consumed);
+  const WindowResult r = window_.run(plan, config_.noise_stats);
   if (!r.finite) {
     out.end = WindowEnd::kDiverged;
     out.message = "loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +

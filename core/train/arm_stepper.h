@@ -36,8 +36,8 @@ struct WindowOutcome {
 
 /// One arm's training step (DESIGN.md §2): plan the window → forward/backward per
 /// micro-batch → clip → optimizer step → LR schedule. Owns the arm's model replica, its
-/// optimizer, its sample stream and its random generator, so no arm's randomness depends on
-/// another's. Used on the training thread only.
+/// optimizer, its sample stream and its random numbers (ArmRandom), so no arm's randomness
+/// depends on another's. Used on the training thread only.
 class ArmStepper {
  public:
   ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset& data,
