@@ -4,6 +4,7 @@
 // losses / window size) as the engine and bench/python_reference.py; no records, no hooks.
 //   build/bench/bare_loop --micro-batch M --accum K --samples N [--threads T]
 // Prints one JSON object: {"samples_per_s": …, "samples": …, "seconds": …}.
+#include <dlfcn.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -55,7 +56,12 @@ Args parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const Args a = parse(argc, argv);
+  // The same thread set-up as the engine: torch's pool and OpenBLAS's own.
   torch::set_num_threads(static_cast<int>(a.threads));
+  using SetThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
+    set(static_cast<int>(a.threads));
+  }
   torch::manual_seed(0);
   const torch::Tensor x_all = torch::randn({a.train_size, kInputs});
   const torch::Tensor y_all = torch::randint(kClasses, {a.train_size}, torch::kLong);

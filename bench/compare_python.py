@@ -1,11 +1,10 @@
 #!/usr/bin/python3
-"""Engine vs the bare LibTorch C++ loop and the PyTorch Python loop, in one run, interleaved,
-medians of repeats.
+"""Engine vs the PyTorch Python loop, in one run, interleaved, medians of repeats.
 
-Usage: bench/compare_python.py [--cli build/app/cli/accumlab-cli] [--bare build/bench/bare_loop]
-                               [--repeats 5] [--threads 1,2]
+Usage: bench/compare_python.py [--cli build/app/cli/accumlab-cli] [--repeats 5] [--threads 1,2]
 Reports samples/s of one arm for MLP 784-256-10 at m ∈ {8, 32}, K ∈ {1, 8}, with the engine's
-noise statistics off and on, and the ratios engine/bare loop and engine/Python.
+noise statistics off and on, and the ratios engine/Python and noise on/off.
+(bench/compare_bare.sh compares the engine with the bare LibTorch C++ loop.)
 """
 import argparse
 import json
@@ -43,17 +42,9 @@ def env(threads):
     return e
 
 
-def bare(exe, m, k, samples, threads):
-    cmd = [exe, "--micro-batch", str(m), "--accum", str(k), "--samples", str(samples),
-           "--threads", str(threads)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env(threads)).stdout
-    return json.loads(out)["samples_per_s"]
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cli", default=os.path.join(HERE, "..", "build", "app", "cli", "accumlab-cli"))
-    p.add_argument("--bare", default=os.path.join(HERE, "..", "build", "bench", "bare_loop"))
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--threads", default="1,2")
     args = p.parse_args()
@@ -63,10 +54,9 @@ def main():
         for m in (8, 32):
             samples = 24000 if m == 8 else 64000
             for k in (1, 8):
-                runs = {key: [] for key in ("py", "bare", "off", "on")}
+                runs = {key: [] for key in ("py", "off", "on")}
                 for _ in range(args.repeats):  # interleaved, so drift hits every variant alike
                     runs["py"].append(python(m, k, samples, threads))
-                    runs["bare"].append(bare(args.bare, m, k, samples, threads))
                     runs["off"].append(engine(args.cli, m, k, samples, threads, noise=False))
                     runs["on"].append(engine(args.cli, m, k, samples, threads, noise=True))
                 med = {key: statistics.median(v) for key, v in runs.items()}
@@ -75,13 +65,12 @@ def main():
                       ", ".join(f"{key}={v:,.0f}" for key, v in med.items()),
                       file=sys.stderr, flush=True)
 
-    print("| threads | m | K | Python | bare C++ | engine, noise off | engine, noise on |"
-          " off/bare | on/bare | off/Python |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| threads | m | K | Python | engine, noise off | engine, noise on | off/Python |"
+          " noise on/off |")
+    print("|---|---|---|---|---|---|---|---|")
     for threads, m, k, med in rows:
-        print(f"| {threads} | {m} | {k} | {med['py']:,.0f} | {med['bare']:,.0f} | "
-              f"{med['off']:,.0f} | {med['on']:,.0f} | {med['off'] / med['bare']:.2f}× | "
-              f"{med['on'] / med['bare']:.2f}× | {med['off'] / med['py']:.2f}× |")
+        print(f"| {threads} | {m} | {k} | {med['py']:,.0f} | {med['off']:,.0f} | "
+              f"{med['on']:,.0f} | {med['off'] / med['py']:.2f}× | {med['on'] / med['off']:.2f}× |")
 
 
 if __name__ == "__main__":

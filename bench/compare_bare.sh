@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The engine against the plainest LibTorch C++ loop (bench/bare_loop.cpp): samples/s of one
+# arm, MLP 784-256-10, 1 thread, noise statistics off and on; medians of REPEATS interleaved
+# runs. Usage: bench/compare_bare.sh [REPEATS]   (from the repository root, after a build)
+# Run from a shell: started from a Python process, the bare loop measured up to 3× slower
+# on this machine (cause not found), while the engine did not.
+set -euo pipefail
+repeats="${1:-5}"
+cli=build/app/cli/accumlab-cli
+bare=build/bench/bare_loop
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+rate() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(round(d['arms']['$1']['samples_per_s'] if '$1' else d['samples_per_s']))"; }
+engine() {  # m k samples [--no-noise-stats]
+  local arm=no-accum
+  [ "$2" -gt 1 ] && arm=accum
+  "$cli" run --data blobs:784 --synthetic-samples 20000 --model mlp:256 --arms "$arm" -m "$1" \
+    -k "$2" --samples "$3" --threads 1 --eval-every $((10 * $3)) --device cpu --json -q \
+    --no-store ${4:-} | rate "$arm"
+}
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+echo "| m | K | bare C++ | engine, noise off | engine, noise on | off/bare | on/bare |"
+echo "|---|---|---|---|---|---|---|"
+for cfg in "8 1 24000" "8 8 24000" "32 1 64000" "32 8 64000"; do
+  set -- $cfg
+  b=() off=() on=()
+  for _ in $(seq "$repeats"); do
+    b+=("$("$bare" --micro-batch "$1" --accum "$2" --samples "$3" --threads 1 | rate "")")
+    off+=("$(engine "$1" "$2" "$3" --no-noise-stats)")
+    on+=("$(engine "$1" "$2" "$3")")
+  done
+  mb=$(median "${b[@]}") moff=$(median "${off[@]}") mon=$(median "${on[@]}")
+  /usr/bin/python3 -c "print(f'| $1 | $2 | $mb | $moff | $mon | {$moff / $mb:.2f}× | {$mon / $mb:.2f}× |')"
+done
