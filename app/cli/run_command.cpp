@@ -79,6 +79,9 @@ RunCommand::RunCommand(CLI::App& parent) {
   add("--variance-window", [](auto& c) -> auto& { return c.variance_window; }, "W, updates in the rolling loss variance");
   add("--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
   app_->add_flag("--no-noise-stats", no_noise_, "Skip the gradient-noise estimators");
+  add("--grad-check-every", [](auto& c) -> auto& { return c.grad_check_every; },
+      "Every N-th accum step, compare the accumulated gradient with one big batch's (0: off)")
+      ->check(CLI::NonNegativeNumber);
   app_->add_flag("--json", json_, "Print the summary as JSON on stdout");
   app_->add_flag("--quiet,-q", quiet_, "No progress display");
   auto* db = app_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");

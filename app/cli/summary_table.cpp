@@ -29,7 +29,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
   const std::vector<std::string> header = {"arm",      "status",   "m x K",   "steps",
                                            "train loss", "val loss", "val acc", "loss var",
                                            "trΣ/B_eff", "B_simple", "samples/s", "peak mem",
-                                           "equiv diff"};
+                                           "grad equiv", "equiv diff"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const ArmSummary& a : summary.arms) {
     rows.push_back({toString(a.arm), toString(a.status),
@@ -37,7 +37,8 @@ std::string formatSummaryTable(const RunSummary& summary) {
                     std::to_string(a.steps), num(a.final_train_loss), num(a.val_loss),
                     num(a.val_accuracy * 100, "%.2f%%"), num(a.loss_variance),
                     num(a.noise_per_update), num(a.b_simple, "%.1f"), num(a.samples_per_s, "%.0f"),
-                    formatBytes(a.peak_memory_bytes), num(a.equivalence_rel_diff, "%.2e")});
+                    formatBytes(a.peak_memory_bytes), num(a.grad_equivalence_rel_diff, "%.2e"),
+                    num(a.equivalence_rel_diff, "%.2e")});
   }
   // Column widths in characters (UTF-8 aware for the Σ in the header).
   auto width = [](const std::string& s) {
@@ -61,7 +62,12 @@ std::string formatSummaryTable(const RunSummary& summary) {
   }
   out << "loss var: variance of the per-update loss over the last "
       << summary.info.config.variance_window
-      << " updates; equiv diff: max relative weight difference between accum and big-batch\n";
+      << " updates; grad equiv: max relative difference between accum's accumulated gradient "
+         "and the same window as one big batch, at the same weights ("
+      << (summary.info.config.grad_check_every > 0
+              ? "every " + std::to_string(summary.info.config.grad_check_every) + " steps"
+              : std::string("off: --grad-check-every 0"))
+      << "); equiv diff: max relative weight difference between accum and big-batch\n";
   return out.str();
 }
 

@@ -117,6 +117,7 @@ std::string configToJson(const ExperimentConfig& c, int indent) {
       {"samples", c.samples},
       {"eval_every", c.eval_every},
       {"noise_stats", c.noise_stats},
+      {"grad_check_every", c.grad_check_every},
       {"variance_window", c.variance_window},
       {"noise_ema", c.noise_ema},
       {"threads", c.threads},
@@ -210,6 +211,7 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
   read(j, "samples", c.samples, source);
   read(j, "eval_every", c.eval_every, source);
   read(j, "noise_stats", c.noise_stats, source);
+  read(j, "grad_check_every", c.grad_check_every, source);
   read(j, "variance_window", c.variance_window, source);
   read(j, "noise_ema", c.noise_ema, source);
   read(j, "threads", c.threads, source);
@@ -246,6 +248,7 @@ void validateConfig(const ExperimentConfig& c) {
   if (c.variance_window < 2) fail("the variance window W must be at least 2 updates");
   if (!(c.noise_ema >= 0 && c.noise_ema < 1)) fail("noise EMA factor must be in [0, 1)");
   if (c.threads < 0) fail("threads must be zero (default) or positive");
+  if (c.grad_check_every < 0) fail("the gradient check interval must be zero (off) or positive");
 }
 
 }  // namespace accumlab

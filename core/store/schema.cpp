@@ -145,7 +145,8 @@ void addStepColumns(SQLite::Database& db, int version) {
   }
 }
 
-/// Version 3: the applied (clipped) gradient norm and the noise-probe flag of each step.
+/// Version 3: the applied (clipped) gradient norm, the noise-probe flag and the gradient
+/// equivalence check of each step.
 void addStepColumnsOfVersion3(SQLite::Database& db) { addStepColumns(db, 3); }
 
 /// kMigrations[v] takes a file from version v to v + 1.

@@ -49,6 +49,7 @@ const std::vector<StepColumn>& stepColumns() {
       real("weight_rel_diff", &StepRecord::weight_rel_diff),
       real("grad_norm_applied", &StepRecord::grad_norm_applied, 3),
       flag("probe", &StepRecord::probe, 3),
+      real("grad_equiv", &StepRecord::grad_equiv, 3),
   };
   return kColumns;
 }

@@ -21,6 +21,8 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"samples_per_s", jsonNumber(a.samples_per_s)},
       {"peak_memory_bytes", a.peak_memory_bytes},
       {"equivalence_rel_diff", jsonNumber(a.equivalence_rel_diff)},
+      {"grad_equivalence_rel_diff", jsonNumber(a.grad_equivalence_rel_diff)},
+      {"grad_equivalence_checks", a.grad_equivalence_checks},
       {"diverged_at_step", a.diverged_at_step < 0 ? json() : json(a.diverged_at_step)},
       {"wall_s", a.wall_s},
       {"batch_dependent", a.batch_dependent},
@@ -53,6 +55,8 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.samples_per_s = real("samples_per_s");
   a.peak_memory_bytes = integer("peak_memory_bytes", 0);
   a.equivalence_rel_diff = real("equivalence_rel_diff");
+  a.grad_equivalence_rel_diff = real("grad_equivalence_rel_diff");
+  a.grad_equivalence_checks = integer("grad_equivalence_checks", 0);
   a.diverged_at_step = integer("diverged_at_step", -1);
   const double wall = real("wall_s");
   a.wall_s = std::isfinite(wall) ? wall : 0.0;

@@ -70,9 +70,16 @@ class ArmStepper {
   double lr() const { return lr_; }
   /// Seconds spent training this arm's windows.
   double trainSeconds() const { return train_seconds_; }
+  /// Max of the gradient checks so far (NaN before the first) and their count.
+  double maxGradEquivalence() const { return max_grad_equiv_; }
+  int64_t gradChecks() const { return grad_checks_; }
 
  private:
   WindowOutcome train(const WindowPlan& plan, bool probe);
+  bool gradCheckDue(const WindowPlan& plan) const;
+  /// The accumulated gradient (in .grad) against the window's gradient as one big batch at
+  /// the same weights; leaves .grad, buffers and random draws as they were.
+  double checkAgainstBigBatch(const WindowPlan& plan);
 
   ArmKind kind_;
   std::unique_ptr<Model> model_;
@@ -91,6 +98,8 @@ class ArmStepper {
   int64_t steps_ = 0;
   int64_t windows_since_probe_ = 0;  ///< K = 1 arms: windows since the last noise probe
   double train_seconds_ = 0;
+  double max_grad_equiv_ = kNaN;
+  int64_t grad_checks_ = 0;
 };
 
 }  // namespace accumlab

@@ -427,6 +427,8 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
                         : kNaN;
   s.peak_memory_bytes = peakMemory(device);
   s.equivalence_rel_diff = arm.equivalence_rel_diff;
+  s.grad_equivalence_rel_diff = stepper.maxGradEquivalence();
+  s.grad_equivalence_checks = stepper.gradChecks();
   s.diverged_at_step = arm.diverged_at_step;
   s.wall_s = stepper.trainSeconds();
   s.batch_dependent = arm.stepper->model().batchDependent();

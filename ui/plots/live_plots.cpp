@@ -326,9 +326,13 @@ void LivePlots::updateReadouts() {
                           .arg(QString::number(ratio, ratio < 1 ? 'g' : 'f', ratio < 1 ? 2 : 1))
                           .arg(k));
       }
-    } else if (id == "equivalence" && big && !big->steps.empty()) {
-      const double d = lastFinite(big->steps, &StepRecord::weight_rel_diff);
-      if (std::isfinite(d)) c->setReadout(tr("now %1").arg(QString::number(d, 'e', 1)));
+    } else if (id == "equivalence") {
+      const double g = accum ? lastFinite(accum->steps, &StepRecord::grad_equiv) : kNaN;
+      const double d = big ? lastFinite(big->steps, &StepRecord::weight_rel_diff) : kNaN;
+      QStringList parts;
+      if (std::isfinite(g)) parts << tr("gradient <b>%1</b>").arg(QString::number(g, 'e', 1));
+      if (std::isfinite(d)) parts << tr("trajectories %1").arg(QString::number(d, 'e', 1));
+      if (!parts.isEmpty()) c->setReadout(parts.join(" · "));
     }
   }
 }

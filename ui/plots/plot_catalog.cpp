@@ -87,21 +87,29 @@ std::vector<CanvasDef> makeCatalog() {
                  [](const StepRecord& r) { return static_cast<double>(r.memory_bytes) / kMiB; },
                  nullptr, false, 1, SeriesLook::kNormal, std::nullopt}}});
 
-  c.push_back({"equivalence", tr("accum ↔ big-batch weights"),
-               tr("<b>What it shows:</b> after each update, the largest relative difference "
-                  "between the weights of <i>accum</i> and <i>big-batch</i>:<br><tt>max over "
-                  "tensors of max|w<sub>accum</sub> − w<sub>big</sub>| / "
-                  "max|w<sub>big</sub>|</tt>.<br><b>Read it:</b> K micro-batches of m, summed "
+  c.push_back({"equivalence", tr("Accumulated gradient = big-batch gradient"),
+               tr("<b>What it shows (bold):</b> every N-th update of <i>accum</i> "
+                  "(<tt>--grad-check-every</tt>), the same window's samples are also run as "
+                  "one big batch at the same weights, and the two gradients are compared:<br>"
+                  "<tt>max over tensors of max|g<sub>accum</sub> − g<sub>big</sub>| / "
+                  "max|g<sub>big</sub>|</tt>.<br><b>Read it:</b> K micro-batches of m, summed "
                   "and divided by the window's sample count, give exactly the gradient of one "
-                  "batch of m·K, so this starts at rounding level (about 1e-7 in float32, 1e-15 "
-                  "in float64). Training amplifies tiny differences, so it creeps up slowly "
-                  "over thousands of steps; a jump to 1e-3 and more within a few steps means "
+                  "batch of m·K, so this stays at rounding level (about 1e-7 in float32, 1e-15 "
+                  "in float64) for as long as the run lasts. Values of 1e-3 and more mean "
                   "something breaks the equivalence: BatchNorm (statistics per micro-batch), "
-                  "the flush-divide-by-K policy, or dropout."),
+                  "or the flush-divide-by-K policy at each epoch end.<br><b>Faint: "
+                  "trajectories.</b> The weights of <i>accum</i> and <i>big-batch</i> after "
+                  "each update. They start equal to rounding, but training amplifies tiny "
+                  "differences (a ReLU that flips for one sample in one arm only), so the two "
+                  "runs part slowly, like two weather simulations; in float64 they stay "
+                  "together far longer. That is rounding, not accumulation."),
                {{tr("max relative difference"), true, false}},
-               {{"weight_rel_diff", tr("vs accum"),
+               {{"grad_equiv", tr("gradient"),
+                 [](const StepRecord& r) { return r.grad_equiv; }, nullptr, false, 0,
+                 SeriesLook::kBold, ArmKind::kAccum},
+                {"weight_rel_diff", tr("trajectories"),
                  [](const StepRecord& r) { return r.weight_rel_diff; }, nullptr, false, 0,
-                 SeriesLook::kNormal, ArmKind::kBigBatch}}});
+                 SeriesLook::kFaint, ArmKind::kBigBatch}}});
   return c;
 }
 

@@ -47,6 +47,10 @@ struct StepRecord {
   /// A K = 1 arm's noise-probe window: its one micro-batch ran as two halves to measure
   /// gradient noise (same update); the halves are not micro-batches of the update.
   bool probe = false;
+  /// Accum arm, every grad_check_every-th step: |g_accumulated − g_big| / |g_big| over all
+  /// parameters, where g_big is the same window's gradient computed as one big batch at the
+  /// same weights. NaN on unchecked steps.
+  double grad_equiv = kNaN;
 };
 
 /// One evaluation on the held-out split.
@@ -85,6 +89,8 @@ struct ArmSummary {
   double samples_per_s = kNaN;
   int64_t peak_memory_bytes = 0;
   double equivalence_rel_diff = kNaN;  ///< accum vs big-batch, max relative weight difference
+  double grad_equivalence_rel_diff = kNaN;  ///< accum: max of grad_equiv over checked steps
+  int64_t grad_equivalence_checks = 0;      ///< accum: steps whose gradient was checked
   int64_t diverged_at_step = -1;
   double wall_s = 0;
   /// The model normalises over its batch (BatchNorm): accum and big-batch train different

@@ -175,16 +175,18 @@ TEST_F(StoreTest, StepsRoundTripTheAppliedGradNormAndTheProbeFlag) {
     const StepRecord want = makeStep(ArmKind::kAccum, r.step);
     EXPECT_EQ(r.grad_norm_applied, want.grad_norm_applied) << "step " << r.step;
     EXPECT_EQ(r.probe, want.probe) << "step " << r.step;
+    EXPECT_TRUE(testing::sameValue(r.grad_equiv, want.grad_equiv)) << "step " << r.step;
   }
 }
 
 TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
   const int64_t id = storeOneRun(db_, 5);
   {
-    // Turn the file back into what version 2 wrote: no grad_norm_applied, no probe.
+    // Turn the file back into what version 2 wrote: no grad_norm_applied, probe, grad_equiv.
     SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
     raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_norm_applied");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN probe");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv");
     raw.exec("PRAGMA user_version = 2");
   }
   RunStore store(db_);
@@ -194,6 +196,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     EXPECT_EQ(r.loss, makeStep(ArmKind::kAccum, r.step).loss);
     EXPECT_TRUE(std::isnan(r.grad_norm_applied)) << "not measured by version 2";
     EXPECT_FALSE(r.probe);
+    EXPECT_TRUE(std::isnan(r.grad_equiv));
   }
   SQLite::Database raw(db_);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());

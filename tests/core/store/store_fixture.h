@@ -89,6 +89,7 @@ inline StepRecord makeStep(ArmKind arm, int64_t step) {
   r.weight_rel_diff = arm == ArmKind::kAccum ? 1e-7 * s : kNaN;
   r.grad_norm_applied = std::min(r.grad_norm, 1.5);
   r.probe = step % 4 == 0;
+  r.grad_equiv = arm == ArmKind::kAccum && step % 10 == 0 ? 3e-8 * s : kNaN;
   return r;
 }
 
