@@ -28,7 +28,7 @@ ArmStepper::ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset
       data_(data),
       config_(config),
       budget_(budget),
-      window_(*model_, data, device, dtype),
+      window_(*model_, data, device, dtype, config.noise_stats),
       stream_(data.trainSize(), config.seed),
       random_(config.seed, device),
       optimizer_(makeOptimizer(config.optimizer, params_, config.optimizer.lr)) {

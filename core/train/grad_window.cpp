@@ -5,8 +5,9 @@
 namespace accumlab {
 
 GradWindow::GradWindow(Model& model, const Dataset& data, torch::Device device,
-                       torch::Dtype dtype)
+                       torch::Dtype dtype, bool with_noise_hooks)
     : model_(model), data_(data), device_(device), dtype_(dtype), params_(model.parameters()) {
+  if (!with_noise_hooks) return;  // a hook per parameter costs ~1 µs per backward
   for (auto& p : params_) {
     hooks_.push_back(p.register_hook([this](const torch::Tensor& grad) {
       std::lock_guard<std::mutex> lock(hook_mutex_);
@@ -16,7 +17,7 @@ GradWindow::GradWindow(Model& model, const Dataset& data, torch::Device device,
 }
 
 GradWindow::~GradWindow() {
-  for (size_t i = 0; i < params_.size(); ++i) params_[i].remove_hook(hooks_[i]);
+  for (size_t i = 0; i < hooks_.size(); ++i) params_[i].remove_hook(hooks_[i]);
 }
 
 void GradWindow::zeroGrad() {
@@ -46,10 +47,10 @@ namespace {
 double squaredGradNorm(const std::vector<torch::Tensor>& params) {
   // Per-tensor norms are vectorised kernels; a sum with a dtype cast is not, and was 10×
   // slower on wide layers. One host transfer at the end.
-  std::vector<torch::Tensor> norms;
-  norms.reserve(params.size());
-  for (const auto& p : params) norms.push_back(p.grad().norm());
-  const double n = torch::stack(norms).norm().item<double>();
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params.size());
+  for (const auto& p : params) grads.push_back(p.grad());
+  const double n = torch::stack(torch::_foreach_norm(grads)).norm().item<double>();
   return n * n;
 }
 
@@ -58,7 +59,7 @@ double squaredGradNorm(const std::vector<torch::Tensor>& params) {
 WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   WindowResult r;
   const size_t k = plan.micro_batches.size();
-  const bool noise = measure_noise && k > 1 && plan.exact_mean;
+  const bool noise = measure_noise && !hooks_.empty() && k > 1 && plan.exact_mean;
   zeroGrad();
   std::vector<torch::Tensor> sums;
   std::vector<size_t> norms_end;  // captured_ index where each micro-batch's norms end
@@ -82,7 +83,8 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   r.grad_sq = squaredGradNorm(params_);
 
   // One device-to-host transfer for all micro-batch losses.
-  torch::Tensor all = torch::stack(sums).to(torch::kCPU, torch::kFloat64);
+  torch::Tensor all = (k == 1 ? sums.front().reshape({1}) : torch::stack(sums))
+                          .to(torch::kCPU, torch::kFloat64);
   const double* s = all.data_ptr<double>();
   double total = 0, mean_sum = 0;
   std::vector<double> means(k);

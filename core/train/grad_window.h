@@ -36,7 +36,10 @@ struct WindowResult {
 /// may run on autograd's device threads, so their buffer is guarded by `hook_mutex_`.
 class GradWindow {
  public:
-  GradWindow(Model& model, const Dataset& data, torch::Device device, torch::Dtype dtype);
+  /// `with_noise_hooks` false: the run never measures noise, so no hooks are installed
+  /// (run() then ignores its `measure_noise`).
+  GradWindow(Model& model, const Dataset& data, torch::Device device, torch::Dtype dtype,
+             bool with_noise_hooks = true);
   ~GradWindow();
   GradWindow(const GradWindow&) = delete;
   GradWindow& operator=(const GradWindow&) = delete;
