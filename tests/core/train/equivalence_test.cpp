@@ -7,16 +7,16 @@
 
 #include "accumlab/trainer.h"
 #include "recording_sink.h"
+#include "tolerances.h"
 
 namespace accumlab {
 namespace {
 
 using testing::armOf;
+using testing::kFloat32Tolerance;
+using testing::kFloat64Tolerance;
 using testing::RecordingSink;
 
-// Tolerances of the max relative weight difference after 100 steps of 16×8 vs 128.
-constexpr double kFloat32Tolerance = 1e-5;
-constexpr double kFloat64Tolerance = 1e-12;
 constexpr int64_t kSteps = 100;
 // Below the gradient norms of these runs, so clipping is active.
 constexpr double kClipNorm = 0.05;

@@ -8,15 +8,16 @@
 
 #include "accumlab/trainer.h"
 #include "recording_sink.h"
+#include "tolerances.h"
 
 namespace accumlab {
 namespace {
 
 using testing::armOf;
+using testing::kFloat32Tolerance;
+using testing::kFloat64Tolerance;
 using testing::RecordingSink;
 
-constexpr double kFloat32Tolerance = 1e-5;
-constexpr double kFloat64Tolerance = 1e-12;
 constexpr int64_t kSteps = 2000;
 constexpr int64_t kEvery = 10;
 

@@ -12,15 +12,16 @@
 #include "accumlab/input_error.h"
 #include "accumlab/trainer.h"
 #include "recording_sink.h"
+#include "tolerances.h"
 
 namespace accumlab {
 namespace {
 
 using testing::armOf;
+using testing::kFloat32Tolerance;
+using testing::kFloat64Tolerance;
 using testing::RecordingSink;
 
-constexpr double kFloat32Tolerance = 1e-5;
-constexpr double kFloat64Tolerance = 1e-12;
 // 933 = 14 windows of 64 + 37 (16 + 16 + 5): an epoch end that cuts a window unevenly.
 constexpr int64_t kUnevenTrainSamples = 933;
 
