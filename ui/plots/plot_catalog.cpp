@@ -87,8 +87,9 @@ std::vector<CanvasDef> makeCatalog() {
                  [](const StepRecord& r) { return static_cast<double>(r.memory_bytes) / kMiB; },
                  nullptr, false, 1, SeriesLook::kNormal, std::nullopt}}});
 
-  c.push_back({"equivalence", tr("Accumulated gradient = big-batch gradient"),
-               tr("<b>What it shows (bold):</b> every N-th update of <i>accum</i> "
+  c.push_back({"equivalence", tr("Gradient equivalence"),
+               tr("<b>What it shows (bold): accumulated gradient = big-batch gradient.</b> "
+                  "Every N-th update of <i>accum</i> "
                   "(<tt>--grad-check-every</tt>), the same window's samples are also run as "
                   "one big batch at the same weights, and the two gradients are compared:<br>"
                   "<tt>max over tensors of max|g<sub>accum</sub> − g<sub>big</sub>| / "
@@ -97,7 +98,7 @@ std::vector<CanvasDef> makeCatalog() {
                   "batch of m·K, so this stays at rounding level (about 1e-7 in float32, 1e-15 "
                   "in float64) for as long as the run lasts. Values of 1e-3 and more mean "
                   "something breaks the equivalence: BatchNorm (statistics per micro-batch), "
-                  "or the flush-divide-by-K policy at each epoch end.<br><b>Faint: "
+                  "or the flush-divide-by-K policy at each epoch end.<br><b>Thin: "
                   "trajectories.</b> The weights of <i>accum</i> and <i>big-batch</i> after "
                   "each update. They start equal to rounding, but training amplifies tiny "
                   "differences (a ReLU that flips for one sample in one arm only), so the two "
@@ -109,7 +110,7 @@ std::vector<CanvasDef> makeCatalog() {
                  SeriesLook::kBold, ArmKind::kAccum},
                 {"weight_rel_diff", tr("trajectories"),
                  [](const StepRecord& r) { return r.weight_rel_diff; }, nullptr, false, 0,
-                 SeriesLook::kFaint, ArmKind::kBigBatch}}});
+                 SeriesLook::kNormal, ArmKind::kBigBatch}}});
   return c;
 }
 
