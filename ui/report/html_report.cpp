@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QLocale>
 #include <QSaveFile>
+#include <algorithm>
 #include <cmath>
 
 #include "plots/arm_style.h"
@@ -61,6 +62,13 @@ ArmSummary summaryOf(const ArmSeries& arm) {
     s.samples_per_s = last.samples_per_s;
     s.peak_memory_bytes = last.memory_bytes;
     s.equivalence_rel_diff = last.weight_rel_diff;
+    for (const StepRecord& r : arm.steps) {
+      if (!std::isfinite(r.grad_equiv)) continue;
+      s.grad_equivalence_rel_diff = s.grad_equivalence_checks == 0
+                                        ? r.grad_equiv
+                                        : std::max(s.grad_equivalence_rel_diff, r.grad_equiv);
+      ++s.grad_equivalence_checks;
+    }
   }
   if (!arm.evals.empty()) {
     s.val_loss = arm.evals.back().loss;
@@ -102,7 +110,8 @@ QString summaryTable(const RunData& run) {
       "<th>samples</th><th>train loss</th><th>val loss</th><th>val acc</th>"
       "<th>loss var</th><th>no-accum ÷ arm<br>loss var</th><th>trΣ/B<sub>eff</sub></th>"
       "<th>no-accum ÷ arm<br>noise</th><th>B<sub>simple</sub></th><th>samples/s</th>"
-      "<th>arm ÷ no-accum<br>speed</th><th>peak mem</th><th>equiv diff</th></tr>";
+      "<th>arm ÷ no-accum<br>speed</th><th>peak mem</th><th>grad equiv<br>(max)</th>"
+      "<th>equiv diff</th></tr>";
   for (const ArmSeries& arm : run.arms) {
     const ArmSummary s = summaryOf(arm);
     html += QString("<tr><td class=k style='color:%1'><b>%2</b></td><td>%3</td><td>%4 × %5</td>")
@@ -119,13 +128,15 @@ QString summaryTable(const RunData& run) {
                 .arg(num(s.loss_variance), ratio(base.loss_variance, s.loss_variance),
                      num(s.noise_per_update), ratio(base.noise_per_update, s.noise_per_update),
                      num(s.b_simple));
-    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td></tr>")
+    auto sci = [](double v) {
+      return std::isfinite(v) ? QString::number(v, 'e', 2) : QStringLiteral("–");
+    };
+    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
                 .arg(num(s.samples_per_s, 6), ratio(s.samples_per_s, base.samples_per_s),
-                     mib(s.peak_memory_bytes),
-                     std::isfinite(s.equivalence_rel_diff) ? QString::number(s.equivalence_rel_diff, 'e', 2)
-                                                           : QStringLiteral("–"));
+                     mib(s.peak_memory_bytes), sci(s.grad_equivalence_rel_diff),
+                     sci(s.equivalence_rel_diff));
     if (!s.message.empty()) {
-      html += QString("<tr><td class='k muted' colspan=17>%1: %2</td></tr>")
+      html += QString("<tr><td class='k muted' colspan=18>%1: %2</td></tr>")
                   .arg(armName(arm.arm), esc(s.message));
     }
   }
