@@ -74,8 +74,13 @@ bool isStochastic(const torch::jit::Module& module) {
 
 class TorchScriptFactory : public ModelFactory {
  public:
+  // The module's kind is read once here: inlining every method's graph is not free, and
+  // every replica is the same module.
   TorchScriptFactory(torch::jit::Module module, std::string spec)
-      : module_(std::move(module)), spec_(std::move(spec)) {}
+      : module_(std::move(module)),
+        spec_(std::move(spec)),
+        batch_dependent_(hasBatchNorm(module_)),
+        stochastic_(isStochastic(module_)) {}
 
   std::unique_ptr<Model> create() override {
     // clone() copies every parameter and buffer: replicas train independently and all start
@@ -83,12 +88,15 @@ class TorchScriptFactory : public ModelFactory {
     // not outputs of a clone op, so an optimizer accepts them.
     torch::NoGradGuard no_grad;
     torch::jit::Module replica = module_.clone();
-    return std::make_unique<TorchScriptModel>(std::move(replica), spec_);
+    return std::make_unique<TorchScriptModel>(std::move(replica), spec_, batch_dependent_,
+                                              stochastic_);
   }
 
  private:
   torch::jit::Module module_;
   std::string spec_;
+  bool batch_dependent_;
+  bool stochastic_;
 };
 
 }  // namespace
@@ -108,11 +116,12 @@ std::string conciseError(const std::exception& e) {
   return reason.empty() ? first : reason;
 }
 
-TorchScriptModel::TorchScriptModel(torch::jit::Module module, std::string spec)
+TorchScriptModel::TorchScriptModel(torch::jit::Module module, std::string spec,
+                                   bool batch_dependent, bool stochastic)
     : module_(std::move(module)),
       spec_(std::move(spec)),
-      batch_dependent_(hasBatchNorm(module_)),
-      stochastic_(isStochastic(module_)) {
+      batch_dependent_(batch_dependent),
+      stochastic_(stochastic) {
   for (auto p : module_.parameters()) p.requires_grad_(true);  // every parameter is trained
 }
 

@@ -14,7 +14,10 @@ namespace accumlab {
 /// Model: every parameter is trained, forward goes through IValues.
 class TorchScriptModel : public Model {
  public:
-  TorchScriptModel(torch::jit::Module module, std::string spec);
+  /// `batch_dependent` (a BatchNorm inside) and `stochastic` (random ops in its graphs)
+  /// describe `module`; the factory reads them once for all replicas.
+  TorchScriptModel(torch::jit::Module module, std::string spec, bool batch_dependent,
+                   bool stochastic);
 
   /// Runs forward; a non-tensor result or a failure inside the script is rethrown with the
   /// script's own one-line reason (the interpreter's traceback is dropped).

@@ -290,7 +290,7 @@ void Trainer::Impl::scheduleSizeChange() {
     emitEvent("rejected", "",
               "change to " + sizesText(change.m, change.k) + " ignored: policy drop would "
               "discard every window of the " + std::to_string(data.trainSize()) +
-              " training samples",
+              " training samples; choose a smaller m or K",
               nextArm()->stepper->samplesSeen());
     return;
   }
