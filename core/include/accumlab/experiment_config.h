@@ -59,6 +59,10 @@ struct ExperimentConfig {
   /// window's gradient as one big batch at the same weights; 0 = off.
   int64_t grad_check_every = 10;
   int64_t variance_window = 50;   ///< W: rolling window of the per-update loss variance
+  /// Fixed-weight variance probe of the accum arm: R micro-batches and R windows per probe;
+  /// 0 = off.
+  int64_t probe_repeats = 64;
+  int64_t probe_every = 0;        ///< probe every N samples seen; 0 = at each evaluation
   double noise_ema = 0.95;        ///< EMA factor of the trΣ and |G|² estimates
   int threads = 0;                ///< CPU intra-op threads; 0 = the documented default
 };

@@ -17,6 +17,7 @@ class MetricsSink {
   virtual void onStep(const StepRecord& record) = 0;
   virtual void onEval(const EvalRecord& record) {}
   virtual void onEvent(const EventRecord& record) {}
+  virtual void onProbe(const ProbeRecord& record) {}
   /// Called once per arm when it ends (finished, stopped, diverged or failed).
   virtual void onArmFinished(const ArmSummary& summary) {}
   virtual void onRunFinished(const RunSummary& summary) {}
@@ -38,6 +39,9 @@ class FanOutSink : public MetricsSink {
   }
   void onEvent(const EventRecord& r) override {
     for (auto* s : sinks_) s->onEvent(r);
+  }
+  void onProbe(const ProbeRecord& r) override {
+    for (auto* s : sinks_) s->onProbe(r);
   }
   void onArmFinished(const ArmSummary& s) override {
     for (auto* x : sinks_) x->onArmFinished(s);

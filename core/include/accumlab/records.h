@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct StepRecord {
   double lr = kNaN;
   double samples_per_s = kNaN;    ///< this arm's training throughput so far
   int64_t memory_bytes = 0;       ///< CUDA allocator peak, or process RSS on CPU
+  /// Peak bytes of tensors alive during this arm's window (forward, backward, step);
+  /// -1 when not measured.
+  int64_t peak_tensor_bytes = -1;
   double g_small_sq = kNaN;       ///< mean |g_i|² over the micro-batches (B_small)
   double g_big_sq = kNaN;         ///< |G|² of the window gradient (B_big)
   double b_small = kNaN;          ///< samples per small-batch gradient
@@ -43,6 +47,10 @@ struct StepRecord {
   double b_simple = kNaN;         ///< trace_sigma_ema / g_sq_ema
   double noise_per_update = kNaN; ///< trace_sigma_ema / B_eff: noise of this arm's update
   double loss_var_rolling = kNaN; ///< variance of `loss` over the last W updates
+  /// Detrended variance of `loss` over the last W updates: the mean square successive
+  /// difference Σ(ℓ_t − ℓ_{t−1})² / (2(n−1)), blind to a slow trend inside the window.
+  double loss_var_detrended = kNaN;
+  int64_t loss_var_count = 0;     ///< n: updates the two variances above are taken over
   double weight_rel_diff = kNaN;  ///< big-batch arm: max relative weight difference to accum
   /// A K = 1 arm's noise-probe window: its one micro-batch ran as two halves to measure
   /// gradient noise (same update); the halves are not micro-batches of the update.
@@ -61,6 +69,29 @@ struct EvalRecord {
   double wall_ms = 0;
   double loss = kNaN;
   double accuracy = kNaN;  ///< NaN for regression
+};
+
+/// One fixed-weight variance probe of an arm: at its current weights and with no update,
+/// the loss of R random micro-batches of m samples and of R random windows of m·K samples,
+/// drawn with replacement from the training set. Only the batch size differs between the
+/// two, so var_micro / var_window estimates K.
+struct ProbeRecord {
+  ArmKind arm = ArmKind::kAccum;
+  int64_t step = 0;            ///< the arm's optimizer steps when probed
+  int64_t samples_seen = 0;
+  double wall_ms = 0;
+  int64_t micro_batch = 0;     ///< m
+  int64_t accum = 0;           ///< K
+  int64_t repeats = 0;         ///< R
+  double var_micro = kNaN;     ///< variance of the R micro-batch losses
+  double var_window = kNaN;    ///< variance of the R window losses
+  double ratio = kNaN;         ///< var_micro / var_window
+  double ci_low = kNaN;        ///< 90% confidence interval of the ratio
+  double ci_high = kNaN;
+  double theory = kNaN;        ///< K
+  /// The model normalises over its batch (BatchNorm): a micro-batch and a window are
+  /// different models, so the ratio is not expected to be K.
+  bool batch_dependent = false;
 };
 
 /// Something that happened: a slider change, pause, a policy note, a divergence.
@@ -84,10 +115,13 @@ struct ArmSummary {
   double val_loss = kNaN;
   double val_accuracy = kNaN;
   double loss_variance = kNaN;     ///< per-update loss variance over the last W updates
+  double loss_variance_detrended = kNaN;  ///< its detrended (successive-difference) form
+  int64_t loss_variance_count = 0;        ///< n: updates both are taken over
   double noise_per_update = kNaN;  ///< trΣ/B_eff at the end, B_eff = this arm's m·K
   double b_simple = kNaN;
   double samples_per_s = kNaN;
   int64_t peak_memory_bytes = 0;
+  int64_t peak_tensor_bytes = -1;  ///< largest per-window peak of tensor bytes; -1: unmeasured
   double equivalence_rel_diff = kNaN;  ///< accum vs big-batch, max relative weight difference
   double grad_equivalence_rel_diff = kNaN;  ///< accum: max of grad_equiv over checked steps
   int64_t grad_equivalence_checks = 0;      ///< accum: steps whose gradient was checked
@@ -117,6 +151,9 @@ struct RunInfo {
 struct RunSummary {
   RunInfo info;
   std::vector<ArmSummary> arms;
+  /// The last fixed-weight variance probe, if any ran, and how many ran.
+  std::optional<ProbeRecord> variance_probe;
+  int64_t variance_probes = 0;
 };
 
 /// The summary as JSON text (the CLI's --json output, DESIGN.md §8).
