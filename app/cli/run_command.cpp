@@ -77,6 +77,12 @@ RunCommand::RunCommand(CLI::App& parent) {
   epochs->excludes(samples);
   add("--eval-every", [](auto& c) -> auto& { return c.eval_every; }, "Evaluate every N samples (0: each epoch)");
   add("--variance-window", [](auto& c) -> auto& { return c.variance_window; }, "W, updates in the rolling loss variance");
+  add("--probe-repeats", [](auto& c) -> auto& { return c.probe_repeats; },
+      "R: micro-batches and windows per fixed-weight variance probe (0: off)")
+      ->check(CLI::NonNegativeNumber);
+  add("--probe-every", [](auto& c) -> auto& { return c.probe_every; },
+      "Probe the loss variance at fixed weights every N samples (0: at each evaluation; default 10000)")
+      ->check(CLI::NonNegativeNumber);
   add("--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
   app_->add_flag("--no-noise-stats", no_noise_, "Skip the gradient-noise estimators");
   add("--grad-check-every", [](auto& c) -> auto& { return c.grad_check_every; },

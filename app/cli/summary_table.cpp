@@ -5,6 +5,8 @@
 #include <sstream>
 #include <vector>
 
+#include "accumlab/variance_ratio.h"
+
 namespace accumlab::cli {
 
 std::string formatBytes(int64_t bytes) {
@@ -23,6 +25,39 @@ std::string num(double v, const char* fmt = "%.4g") {
   return buf;
 }
 
+std::string interval(double ratio, double low, double high) {
+  return num(ratio, "%.3g") + "× [" + num(low, "%.3g") + ", " + num(high, "%.3g") + "]";
+}
+
+/// The two variance ratios the lab teaches: across arms (what training shows) and at
+/// fixed weights (the clean experiment).
+std::string varianceLines(const RunSummary& summary) {
+  std::ostringstream out;
+  const ArmSummary* no_accum = nullptr;
+  const ArmSummary* accum = nullptr;
+  for (const ArmSummary& a : summary.arms) {
+    if (a.arm == ArmKind::kNoAccum) no_accum = &a;
+    if (a.arm == ArmKind::kAccum) accum = &a;
+  }
+  if (no_accum && accum) {
+    const RatioInterval r =
+        detrendedRatio(no_accum->loss_variance_detrended, no_accum->loss_variance_count,
+                       accum->loss_variance_detrended, accum->loss_variance_count);
+    out << "loss variance no-accum / accum, detrended, last " << accum->loss_variance_count
+        << " updates: " << interval(r.ratio, r.low, r.high) << " (90%) · theory "
+        << accum->accum << "\n";
+  }
+  if (summary.variance_probe) {
+    const ProbeRecord& p = *summary.variance_probe;
+    out << "same weights (probe at sample " << p.samples_seen << ", " << p.repeats
+        << " batches of " << p.micro_batch << " and of " << p.micro_batch * p.accum
+        << "): " << interval(p.ratio, p.ci_low, p.ci_high) << " (90%) · theory "
+        << num(p.theory, "%g") << (p.batch_dependent ? " (BatchNorm: batch-dependent)" : "")
+        << "\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 std::string formatSummaryTable(const RunSummary& summary) {
@@ -35,7 +70,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
     rows.push_back({toString(a.arm), toString(a.status),
                     std::to_string(a.micro_batch) + " x " + std::to_string(a.accum),
                     std::to_string(a.steps), num(a.final_train_loss), num(a.val_loss),
-                    num(a.val_accuracy * 100, "%.2f%%"), num(a.loss_variance),
+                    num(a.val_accuracy * 100, "%.2f%%"), num(a.loss_variance_detrended),
                     num(a.noise_per_update), num(a.b_simple, "%.1f"), num(a.samples_per_s, "%.0f"),
                     formatBytes(a.peak_memory_bytes), num(a.grad_equivalence_rel_diff, "%.2e"),
                     num(a.equivalence_rel_diff, "%.2e")});
@@ -60,7 +95,9 @@ std::string formatSummaryTable(const RunSummary& summary) {
   for (const ArmSummary& a : summary.arms) {
     if (!a.message.empty()) out << toString(a.arm) << ": " << a.message << '\n';
   }
-  out << "loss var: variance of the per-update loss over the last "
+  out << varianceLines(summary);
+  out << "loss var: detrended variance of the per-update loss (successive differences) over "
+         "the last "
       << summary.info.config.variance_window
       << " updates; grad equiv: max relative difference between accum's accumulated gradient "
          "and the same window as one big batch, at the same weights ("

@@ -119,6 +119,8 @@ std::string configToJson(const ExperimentConfig& c, int indent) {
       {"noise_stats", c.noise_stats},
       {"grad_check_every", c.grad_check_every},
       {"variance_window", c.variance_window},
+      {"probe_repeats", c.probe_repeats},
+      {"probe_every", c.probe_every},
       {"noise_ema", c.noise_ema},
       {"threads", c.threads},
   };
@@ -213,6 +215,8 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
   read(j, "noise_stats", c.noise_stats, source);
   read(j, "grad_check_every", c.grad_check_every, source);
   read(j, "variance_window", c.variance_window, source);
+  read(j, "probe_repeats", c.probe_repeats, source);
+  read(j, "probe_every", c.probe_every, source);
   read(j, "noise_ema", c.noise_ema, source);
   read(j, "threads", c.threads, source);
   return c;
@@ -246,6 +250,10 @@ void validateConfig(const ExperimentConfig& c) {
   if (!(c.val_fraction >= 0 && c.val_fraction < 1)) fail("validation fraction must be in [0, 1)");
   if (c.eval_every < 0) fail("eval interval must be zero (per epoch) or positive");
   if (c.variance_window < 2) fail("the variance window W must be at least 2 updates");
+  if (c.probe_repeats < 0 || c.probe_repeats == 1) {
+    fail("the variance probe needs at least 2 repeats (or 0: off)");
+  }
+  if (c.probe_every < 0) fail("the probe interval must be zero (at each evaluation) or positive");
   if (!(c.noise_ema >= 0 && c.noise_ema < 1)) fail("noise EMA factor must be in [0, 1)");
   if (c.threads < 0) fail("threads must be zero (default) or positive");
   if (c.grad_check_every < 0) fail("the gradient check interval must be zero (off) or positive");

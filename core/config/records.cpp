@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accumlab/input_error.h"
+#include "accumlab/variance_ratio.h"
 #include "store/summary_json.h"
 
 namespace accumlab {
@@ -43,7 +44,28 @@ std::string summaryToJson(const RunSummary& summary, int indent) {
       {"parameters", info.parameters},
       {"class_names", info.class_names},
       {"arms", arms},
+      {"variance_probe", summary.variance_probe
+                             ? store::probeToJson(*summary.variance_probe, summary.variance_probes)
+                             : json()},
+      {"variance_ratio", json()},
   };
+  const ArmSummary* no_accum = nullptr;
+  const ArmSummary* accum = nullptr;
+  for (const ArmSummary& a : summary.arms) {
+    if (a.arm == ArmKind::kNoAccum) no_accum = &a;
+    if (a.arm == ArmKind::kAccum) accum = &a;
+  }
+  if (no_accum && accum) {
+    // Across arms: no-accum's detrended per-update loss variance over accum's.
+    const RatioInterval r =
+        detrendedRatio(no_accum->loss_variance_detrended, no_accum->loss_variance_count,
+                       accum->loss_variance_detrended, accum->loss_variance_count);
+    j["variance_ratio"] = {{"ratio", store::jsonNumber(r.ratio)},
+                           {"ci_low", store::jsonNumber(r.low)},
+                           {"ci_high", store::jsonNumber(r.high)},
+                           {"theory", accum->accum},
+                           {"detrended", true}};
+  }
   return j.dump(indent);
 }
 

@@ -24,6 +24,8 @@ void StepRecorder::complete(StepRecord& record) {
   }
   losses_.add(record.loss);
   record.loss_var_rolling = losses_.variance();
+  record.loss_var_detrended = losses_.detrendedVariance();
+  record.loss_var_count = losses_.size();
 }
 
 double StepRecorder::bSimple() const { return noise_.empty() ? kNaN : noise_.bSimple(); }

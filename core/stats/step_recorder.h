@@ -23,6 +23,10 @@ class StepRecorder {
   double lossMean() const { return losses_.mean(); }
   /// Variance of the window loss over the last W updates.
   double lossVariance() const { return losses_.variance(); }
+  /// Detrended variance of the window loss over the last W updates (successive differences).
+  double lossDetrendedVariance() const { return losses_.detrendedVariance(); }
+  /// Updates the two variances are taken over: min(W, updates so far).
+  int64_t lossCount() const { return losses_.size(); }
   /// B_simple = EMA(trΣ) / EMA(|G|²), NaN before the first noise measurement.
   double bSimple() const;
   /// trΣ / B for an update of `effective_batch` samples (the arm's m·K, not the size of its

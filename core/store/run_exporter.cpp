@@ -117,6 +117,13 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
       evals["loss"].push_back(jsonNumber(e.loss));
       evals["accuracy"].push_back(jsonNumber(e.accuracy));
     }
+    json probes = json::array();
+    for (const ProbeRecord& p : run.series.probes) {
+      json one = probeToJson(p, static_cast<int64_t>(run.series.probes.size()));
+      one.erase("arm");
+      one.erase("probes");
+      probes.push_back(std::move(one));
+    }
     json events = json::array();
     for (const EventRecord& e : d.events) {
       events.push_back({{"samples_seen", e.samples_seen}, {"wall_ms", jsonNumber(e.wall_ms)},
@@ -146,6 +153,7 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
         {"events", std::move(events)},
         {"metrics", std::move(metrics)},
         {"evals", std::move(evals)},
+        {"probes", std::move(probes)},
     });
   }
   const json doc = {{"format", "accumlab-runs"}, {"schema_version", kSchemaVersion},

@@ -294,6 +294,29 @@ RunSeries RunStore::series(int64_t run_id) {
       e.accuracy = realOrNaN(q.getColumn(4));
       s.evals.push_back(e);
     }
+    SQLite::Statement p(impl_->db(),
+                        "SELECT step, samples_seen, wall_ms, micro_batch, accum, repeats, "
+                        "var_micro, var_window, ratio, ci_low, ci_high, theory, batch_dependent "
+                        "FROM probes WHERE run_id = ? ORDER BY step, id");
+    p.bind(1, run_id);
+    while (p.executeStep()) {
+      ProbeRecord r;
+      r.arm = row.arm;
+      r.step = p.getColumn(0).getInt64();
+      r.samples_seen = p.getColumn(1).getInt64();
+      r.wall_ms = p.getColumn(2).getDouble();
+      r.micro_batch = p.getColumn(3).getInt64();
+      r.accum = p.getColumn(4).getInt64();
+      r.repeats = p.getColumn(5).getInt64();
+      r.var_micro = realOrNaN(p.getColumn(6));
+      r.var_window = realOrNaN(p.getColumn(7));
+      r.ratio = realOrNaN(p.getColumn(8));
+      r.ci_low = realOrNaN(p.getColumn(9));
+      r.ci_high = realOrNaN(p.getColumn(10));
+      r.theory = realOrNaN(p.getColumn(11));
+      r.batch_dependent = p.getColumn(12).getInt() != 0;
+      s.probes.push_back(r);
+    }
     tx.commit();
     return s;
   });

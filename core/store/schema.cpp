@@ -149,10 +149,35 @@ void addStepColumns(SQLite::Database& db, int version) {
 /// equivalence check of each step.
 void addStepColumnsOfVersion3(SQLite::Database& db) { addStepColumns(db, 3); }
 
+/// Version 4: the detrended loss variance of each step, and the fixed-weight variance
+/// probes (one row per probe, under the run of the arm whose weights were probed).
+void addVarianceProbes(SQLite::Database& db) {
+  addStepColumns(db, 4);
+  db.exec(R"SQL(
+    CREATE TABLE probes (
+      id INTEGER PRIMARY KEY,
+      run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+      step INTEGER NOT NULL,
+      samples_seen INTEGER NOT NULL,
+      wall_ms REAL NOT NULL,
+      micro_batch INTEGER NOT NULL,
+      accum INTEGER NOT NULL,
+      repeats INTEGER NOT NULL,
+      var_micro REAL,
+      var_window REAL,
+      ratio REAL,
+      ci_low REAL,
+      ci_high REAL,
+      theory REAL,
+      batch_dependent INTEGER NOT NULL DEFAULT 0);
+    CREATE INDEX probes_by_run ON probes(run_id, step);
+  )SQL");
+}
+
 /// kMigrations[v] takes a file from version v to v + 1.
 const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
-    createVersion1, autoincrementIds, addStepColumnsOfVersion3};
-static_assert(kSchemaVersion == 3, "add the migration to kMigrations");
+    createVersion1, autoincrementIds, addStepColumnsOfVersion3, addVarianceProbes};
+static_assert(kSchemaVersion == 4, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

@@ -7,7 +7,7 @@ namespace accumlab::store {
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 /// 1: the first release. 2: run and experiment ids are AUTOINCREMENT (never reused).
 /// 3: steps record the applied gradient norm, the gradient check, and mark noise probes.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.

@@ -50,6 +50,8 @@ const std::vector<StepColumn>& stepColumns() {
       real("grad_norm_applied", &StepRecord::grad_norm_applied, 3),
       flag("probe", &StepRecord::probe, 3),
       real("grad_equiv", &StepRecord::grad_equiv, 3),
+      real("loss_var_detrended", &StepRecord::loss_var_detrended, 4),
+      integer("loss_var_count", &StepRecord::loss_var_count, 4),
   };
   return kColumns;
 }

@@ -195,6 +195,10 @@ void StoreSink::onEval(const EvalRecord& record) {
   impl_->handOver([&](store::WriteBatch& b) { b.evals.push_back(record); }, false);
 }
 
+void StoreSink::onProbe(const ProbeRecord& record) {
+  impl_->handOver([&](store::WriteBatch& b) { b.probes.push_back(record); }, false);
+}
+
 void StoreSink::onEvent(const EventRecord& record) {
   impl_->handOver([&](store::WriteBatch& b) { b.events.push_back(record); }, false);
 }

@@ -68,6 +68,7 @@ void StoreWriter::writeTransaction(const WriteBatch& batch, const std::string& d
     if (batch.start) createExperiment(*batch.start);
     insertSteps(batch.steps);
     insertEvals(batch.evals);
+    insertProbes(batch.probes);
     insertEvents(batch.events);
     for (const ArmSummary& s : batch.finished) finishArm(s);
     if (experiment_id_ != 0) {
@@ -168,6 +169,32 @@ void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
     up.bind(4, run_id);
     up.exec();
     up.reset();
+  }
+}
+
+void StoreWriter::insertProbes(const std::vector<ProbeRecord>& probes) {
+  if (probes.empty()) return;
+  auto& ins = statement(insert_probe_,
+                        "INSERT INTO probes (run_id, step, samples_seen, wall_ms, micro_batch, "
+                        "accum, repeats, var_micro, var_window, ratio, ci_low, ci_high, theory, "
+                        "batch_dependent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const ProbeRecord& p : probes) {
+    const int64_t run_id = runIdOf(p.arm);
+    if (run_id == 0) continue;
+    int i = 1;
+    ins.bind(i++, run_id);
+    ins.bind(i++, p.step);
+    ins.bind(i++, p.samples_seen);
+    ins.bind(i++, p.wall_ms);
+    ins.bind(i++, p.micro_batch);
+    ins.bind(i++, p.accum);
+    ins.bind(i++, p.repeats);
+    for (double v : {p.var_micro, p.var_window, p.ratio, p.ci_low, p.ci_high, p.theory}) {
+      ins.bind(i++, v);
+    }
+    ins.bind(i++, p.batch_dependent ? 1 : 0);
+    ins.exec();
+    ins.reset();
   }
 }
 

@@ -20,10 +20,12 @@ struct WriteBatch {
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
   std::vector<EventRecord> events;
+  std::vector<ProbeRecord> probes;
   std::vector<ArmSummary> finished;  ///< arms that ended, applied after their rows
 
   bool empty() const {
-    return !start && steps.empty() && evals.empty() && events.empty() && finished.empty();
+    return !start && steps.empty() && evals.empty() && events.empty() && probes.empty() &&
+           finished.empty();
   }
 };
 
@@ -53,6 +55,7 @@ class StoreWriter {
   void insertSteps(const std::vector<StepRecord>& steps);
   void insertEvals(const std::vector<EvalRecord>& evals);
   void insertEvents(const std::vector<EventRecord>& events);
+  void insertProbes(const std::vector<ProbeRecord>& probes);
   void finishArm(const ArmSummary& summary);
   int64_t runIdOf(ArmKind arm) const;
   SQLite::Statement& statement(std::unique_ptr<SQLite::Statement>& slot, const std::string& sql);
@@ -63,7 +66,8 @@ class StoreWriter {
   std::map<ArmKind, int64_t> run_ids_;
   std::vector<StoredRun> runs_;
   // Prepared once, reused for every batch.
-  std::unique_ptr<SQLite::Statement> insert_step_, insert_eval_, insert_event_, progress_,
+  std::unique_ptr<SQLite::Statement> insert_step_, insert_eval_, insert_event_, insert_probe_,
+      progress_,
       eval_progress_, finish_, heartbeat_;
 };
 

@@ -16,6 +16,8 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"val_loss", jsonNumber(a.val_loss)},
       {"val_accuracy", jsonNumber(a.val_accuracy)},
       {"loss_variance", jsonNumber(a.loss_variance)},
+      {"loss_variance_detrended", jsonNumber(a.loss_variance_detrended)},
+      {"loss_variance_count", a.loss_variance_count},
       {"noise_per_update", jsonNumber(a.noise_per_update)},
       {"b_simple", jsonNumber(a.b_simple)},
       {"samples_per_s", jsonNumber(a.samples_per_s)},
@@ -50,6 +52,8 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.val_loss = real("val_loss");
   a.val_accuracy = real("val_accuracy");
   a.loss_variance = real("loss_variance");
+  a.loss_variance_detrended = real("loss_variance_detrended");
+  a.loss_variance_count = integer("loss_variance_count", 0);
   a.noise_per_update = real("noise_per_update");
   a.b_simple = real("b_simple");
   a.samples_per_s = real("samples_per_s");
@@ -64,6 +68,25 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.batch_dependent = flag("batch_dependent");
   a.stochastic = flag("stochastic");
   return a;
+}
+
+nlohmann::json probeToJson(const ProbeRecord& p, int64_t probes) {
+  return {
+      {"arm", toString(p.arm)},
+      {"step", p.step},
+      {"samples_seen", p.samples_seen},
+      {"micro_batch", p.micro_batch},
+      {"accum", p.accum},
+      {"repeats", p.repeats},
+      {"var_micro", jsonNumber(p.var_micro)},
+      {"var_window", jsonNumber(p.var_window)},
+      {"ratio", jsonNumber(p.ratio)},
+      {"ci_low", jsonNumber(p.ci_low)},
+      {"ci_high", jsonNumber(p.ci_high)},
+      {"theory", jsonNumber(p.theory)},
+      {"batch_dependent", p.batch_dependent},
+      {"probes", probes},
+  };
 }
 
 }  // namespace accumlab::store

@@ -11,6 +11,10 @@ nlohmann::json armSummaryToJson(const ArmSummary& summary);
 /// The inverse of armSummaryToJson(); missing keys keep their defaults.
 ArmSummary armSummaryFromJson(const nlohmann::json& j);
 
+/// A variance probe as the JSON object `variance_probe` of summaryToJson(), with the count
+/// of probes the run made.
+nlohmann::json probeToJson(const ProbeRecord& probe, int64_t probes);
+
 /// A double as JSON: null for NaN and infinities (JSON has neither).
 inline nlohmann::json jsonNumber(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();

@@ -16,6 +16,8 @@
 #include "train/evaluator.h"
 #include "train/memory_probe.h"
 #include "train/trainer_control.h"
+#include "train/arm_random.h"
+#include "train/variance_probe.h"
 
 namespace accumlab {
 
@@ -86,6 +88,10 @@ struct Trainer::Impl {
   std::vector<std::unique_ptr<ArmRun>> arms;
   int64_t budget = 0;
   int64_t eval_period = 0;
+  int64_t probe_period = 0;  ///< 0: no variance probe
+  int64_t next_probe = 0;    ///< samples seen by the probed arm at which the next is due
+  std::optional<ProbeRecord> last_probe;
+  int64_t probes = 0;
   int64_t m = 0;  ///< the experiment's current m (arms switch to it at `pending->at`)
   int64_t k = 0;
   std::optional<SizeChange> pending;
@@ -109,6 +115,8 @@ struct Trainer::Impl {
   void record(ArmRun& arm, StepRecord& rec);
   void finishArm(ArmRun& arm, ArmStatus status, const std::string& message);
   void evaluateArm(ArmRun& arm);
+  ArmRun* probedArm();
+  void probeArm(ArmRun& arm);
   void emitEvent(const std::string& kind, const std::string& arm, const std::string& message,
                  int64_t samples);
   ArmRun* find(ArmKind kind);
@@ -174,6 +182,10 @@ void Trainer::Impl::setUp() {
                ? config.samples
                : static_cast<int64_t>(std::ceil(config.epochs * static_cast<double>(data.trainSize())));
   eval_period = config.eval_every > 0 ? config.eval_every : data.trainSize();
+  probe_period = config.probe_repeats < 2 ? 0
+                 : config.probe_every > 0 ? config.probe_every
+                                          : eval_period;
+  next_probe = probe_period;
 
   auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed);
   for (ArmKind kind : config.arms) {
@@ -354,6 +366,32 @@ void Trainer::Impl::evaluateArm(ArmRun& arm) {
   sink->onEval(e);
 }
 
+ArmRun* Trainer::Impl::probedArm() {
+  // The accum arm's weights are the ones the lesson is about; without it, the first arm's.
+  if (ArmRun* accum = find(ArmKind::kAccum)) return accum;
+  return arms.front().get();
+}
+
+void Trainer::Impl::probeArm(ArmRun& arm) {
+  const int64_t at = arm.stepper->samplesSeen();
+  // Dropout draws from the default generators, which every arm reseeds before its next
+  // window; seeding them here too makes the probe itself reproducible.
+  ArmRandom(config.seed ^ 0x70726F6265ULL, device).seedWindow(at);
+  ProbeRequest request;
+  request.micro_batch = m;
+  request.accum = k;
+  request.repeats = config.probe_repeats;
+  request.seed = config.seed ^ (0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(at + 1));
+  ProbeRecord rec = probeVariance(arm.stepper->model(), data, request, device, dtype);
+  rec.arm = arm.stepper->kind();
+  rec.step = arm.stepper->steps();
+  rec.samples_seen = at;
+  rec.wall_ms = msSince(start);
+  last_probe = rec;
+  ++probes;
+  sink->onProbe(rec);
+}
+
 void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
   rec.wall_ms = msSince(start);
   rec.memory_bytes = memoryNow();
@@ -401,6 +439,10 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
     evaluateArm(arm);
     while (arm.next_eval <= stepper.samplesSeen()) arm.next_eval += eval_period;
   }
+  if (probe_period > 0 && &arm == probedArm() && stepper.samplesSeen() >= next_probe) {
+    probeArm(arm);
+    while (next_probe <= stepper.samplesSeen()) next_probe += probe_period;
+  }
   if (stepper.samplesLeft() <= 0) finishArm(arm, ArmStatus::kFinished, "");
 }
 
@@ -416,6 +458,8 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
   s.samples_seen = stepper.samplesSeen();
   s.final_train_loss = arm.recorder.lossMean();
   s.loss_variance = arm.recorder.lossVariance();
+  s.loss_variance_detrended = arm.recorder.lossDetrendedVariance();
+  s.loss_variance_count = arm.recorder.lossCount();
   if (arm.last_eval) {
     s.val_loss = arm.last_eval->loss;
     s.val_accuracy = arm.last_eval->accuracy;
@@ -493,6 +537,8 @@ RunSummary Trainer::run(MetricsSink& sink) {
     }
   }
   for (auto& arm : d.arms) summary.arms.push_back(d.summarize(*arm));
+  summary.variance_probe = d.last_probe;
+  summary.variance_probes = d.probes;
   sink.onRunFinished(summary);
   return summary;
 }

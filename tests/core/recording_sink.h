@@ -18,6 +18,7 @@ class RecordingSink : public MetricsSink {
   }
   void onEval(const EvalRecord& r) override { evals.push_back(r); }
   void onEvent(const EventRecord& r) override { events.push_back(r); }
+  void onProbe(const ProbeRecord& r) override { probes.push_back(r); }
   void onArmFinished(const ArmSummary& s) override { finished.push_back(s); }
 
   /// The step records of one arm, in order.
@@ -33,6 +34,7 @@ class RecordingSink : public MetricsSink {
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
   std::vector<EventRecord> events;
+  std::vector<ProbeRecord> probes;
   std::vector<ArmSummary> finished;
   std::function<void(const StepRecord&)> on_step;
 };

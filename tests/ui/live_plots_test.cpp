@@ -36,6 +36,8 @@ RecordBatch syntheticBatch(int from, int n) {
       r.accum = arm == ArmKind::kAccum ? 4 : 1;
       r.loss = 1.0 + (i % 2);
       r.loss_var_rolling = arm == ArmKind::kAccum ? 0.01 : 0.08;
+      r.loss_var_detrended = r.loss_var_rolling;
+      r.loss_var_count = std::min(i + 1, 50);
       b.steps.push_back(r);
     }
   }
@@ -82,8 +84,54 @@ class LivePlotsTest : public QObject {
     plots.beginLive("live");
     plots.appendLive(syntheticBatch(0, 20));
     MetricCanvas* variance = canvasById(plots, "variance");
+    // Fewer than W = 50 updates: no ratio yet.
+    QVERIFY2(variance->readout().contains("settling… 20/50 updates"), qPrintable(variance->readout()));
+    plots.appendLive(syntheticBatch(20, 40));
     const QString text = variance->readout();
-    QVERIFY2(text.contains("<b>8.0</b>") && text.contains("theory 4"), qPrintable(text));
+    // Ratio 8 of two detrended variances over 50 updates (ν = 32.9 each): 90% F-interval
+    // [4.5, 14.3].
+    QVERIFY2(text.contains("ratio <b>8.0</b> [4.5, 14.3]") && text.contains("theory 4"),
+             qPrintable(text));
+  }
+
+  void probePointsCarryTheirIntervals() {
+    LivePlots plots;
+    plots.beginLive("live");
+    RecordBatch b = syntheticBatch(0, 60);
+    ProbeRecord p;
+    p.arm = ArmKind::kAccum;
+    p.step = 60;
+    p.samples_seen = 480;
+    p.micro_batch = 8;
+    p.accum = 4;
+    p.repeats = 64;
+    p.ratio = 3.9;
+    p.ci_low = 2.5;
+    p.ci_high = 6.1;
+    p.theory = 4;
+    b.probes.push_back(p);
+    plots.appendLive(b);
+    MetricCanvas* variance = canvasById(plots, "variance");
+    QVERIFY2(variance->readout().contains("same weights <b>3.9×</b> [2.5, 6.1]"),
+             qPrintable(variance->readout()));
+    QCPErrorBars* bars = nullptr;
+    for (int i = 0; i < variance->plot()->plottableCount(); ++i) {
+      if (auto* e = qobject_cast<QCPErrorBars*>(variance->plot()->plottable(i))) bars = e;
+    }
+    QVERIFY(bars);
+    QCOMPARE(bars->dataCount(), 1);
+    QCOMPARE(bars->data()->at(0).errorMinus, 3.9 - 2.5);
+    QCOMPARE(bars->data()->at(0).errorPlus, 6.1 - 3.9);
+    // A redraw (e.g. a new x-axis) keeps the probe, once.
+    plots.setXAxisMode(XAxisMode::kSteps);
+    int points = 0;
+    for (int i = 0; i < variance->plot()->graphCount(); ++i) {
+      if (variance->plot()->graph(i)->name().contains("same weights")) {
+        points += variance->plot()->graph(i)->dataCount();
+        QCOMPARE(variance->plot()->graph(i)->data()->at(0)->key, 60.0);
+      }
+    }
+    QCOMPARE(points, 1);
   }
 
   void appendingOnlyAddsTheNewPoints() {

@@ -24,6 +24,11 @@ void MetricsBuffer::onEvent(const EventRecord& record) {
   pending_.events.push_back(record);
 }
 
+void MetricsBuffer::onProbe(const ProbeRecord& record) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  pending_.probes.push_back(record);
+}
+
 void MetricsBuffer::onArmFinished(const ArmSummary& summary) {
   std::lock_guard<std::mutex> lock(mutex_);
   pending_.arm_summaries.push_back(summary);

@@ -17,6 +17,7 @@ class MetricsBuffer : public MetricsSink {
   void onStep(const StepRecord& record) override;
   void onEval(const EvalRecord& record) override;
   void onEvent(const EventRecord& record) override;
+  void onProbe(const ProbeRecord& record) override;
   void onArmFinished(const ArmSummary& summary) override;
   void onRunFinished(const RunSummary& summary) override;
 

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "accumlab/smoothing.h"
+#include "accumlab/variance_ratio.h"
 #include "plots/arm_style.h"
 #include "plots/metric_canvas.h"
 
@@ -29,6 +30,13 @@ constexpr QRgb kSliderMarkerColor = 0x7B5EA7;
 constexpr int kSmoothingSteps = 100;
 /// The largest smoothing the slider offers.
 constexpr double kMaxSmoothing = 0.99;
+
+QString ratioText(double r) { return QString::number(r, r < 1 ? 'g' : 'f', r < 1 ? 2 : 1); }
+
+QString intervalText(double lo, double hi) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return QString();
+  return QString("[%1, %2]").arg(ratioText(lo), ratioText(hi));
+}
 
 double lastFinite(const std::vector<StepRecord>& steps, double StepRecord::*field) {
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
@@ -61,6 +69,7 @@ struct LivePlots::SourceState {
   std::map<ArmKind, size_t> steps_done;
   std::map<ArmKind, size_t> evals_done;
   size_t events_done = 0;
+  size_t probes_done = 0;
   std::map<std::tuple<ArmKind, int, int>, DebiasedEma> emas;  ///< (arm, canvas, series)
 };
 
@@ -269,6 +278,8 @@ void LivePlots::feedNew(int source) {
   }
   addEventMarkers(source, st.events_done);
   st.events_done = run.events.size();
+  addProbes(source, st.probes_done);
+  st.probes_done = run.probes.size();
   updateReadouts();
 }
 
@@ -288,6 +299,30 @@ double LivePlots::eventX(const RunData& run, const EventRecord& e) const {
                                  : static_cast<double>(it->step);
   }
   return 0;
+}
+
+void LivePlots::addProbes(int source, size_t from) {
+  const RunData& run = runs_[static_cast<size_t>(source)];
+  if (from >= run.probes.size()) return;
+  QVector<double> x, y, lo, hi;
+  for (size_t i = from; i < run.probes.size(); ++i) {
+    const ProbeRecord& p = run.probes[i];
+    switch (x_mode_) {
+      case XAxisMode::kSamples: x.push_back(static_cast<double>(p.samples_seen)); break;
+      case XAxisMode::kSteps: x.push_back(static_cast<double>(p.step)); break;
+      case XAxisMode::kWallTime: x.push_back(p.wall_ms / 1000.0); break;
+    }
+    y.push_back(p.ratio);
+    lo.push_back(p.ci_low);
+    hi.push_back(p.ci_high);
+  }
+  QString name = tr("same weights (probe)");
+  if (runs_.size() > 1) name = QString::fromStdString(run.label) + ": " + name;
+  for (MetricCanvas* c : canvases_) {
+    if (c->definition().id == "variance") {
+      c->addIntervalPoints(source, 1, name, QColor(kSliderMarkerColor), x, y, lo, hi);
+    }
+  }
 }
 
 void LivePlots::addEventMarkers(int source, size_t from) {
@@ -312,20 +347,12 @@ void LivePlots::addEventMarkers(int source, size_t from) {
 void LivePlots::updateReadouts() {
   if (runs_.empty()) return;
   const RunData& run = runs_.front();
-  const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
   const ArmSeries* accum = run.find(ArmKind::kAccum);
   const ArmSeries* big = run.find(ArmKind::kBigBatch);
   for (MetricCanvas* c : canvases_) {
     const QString& id = c->definition().id;
-    if (id == "variance" && no_accum && accum && !accum->steps.empty()) {
-      const double ratio = lastFinite(no_accum->steps, &StepRecord::loss_var_rolling) /
-                           lastFinite(accum->steps, &StepRecord::loss_var_rolling);
-      const int64_t k = currentAccum(accum->steps);
-      if (std::isfinite(ratio)) {
-        c->setReadout(tr("ratio <b>%1</b> · theory %2")
-                          .arg(QString::number(ratio, ratio < 1 ? 'g' : 'f', ratio < 1 ? 2 : 1))
-                          .arg(k));
-      }
+    if (id == "variance") {
+      c->setReadout(varianceReadout(run));
     } else if (id == "equivalence") {
       const double g = accum ? lastFinite(accum->steps, &StepRecord::grad_equiv) : kNaN;
       const double d = big ? lastFinite(big->steps, &StepRecord::weight_rel_diff) : kNaN;
@@ -335,6 +362,36 @@ void LivePlots::updateReadouts() {
       if (!parts.isEmpty()) c->setReadout(parts.join(" · "));
     }
   }
+}
+
+QString LivePlots::varianceReadout(const RunData& run) const {
+  const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
+  const ArmSeries* accum = run.find(ArmKind::kAccum);
+  QStringList parts;
+  int64_t k = 0;
+  if (no_accum && accum && !accum->steps.empty() && !no_accum->steps.empty()) {
+    k = currentAccum(accum->steps);
+    const StepRecord& a = accum->steps.back();
+    const StepRecord& n = no_accum->steps.back();
+    const int64_t w = run.info.config.variance_window;
+    if (a.loss_var_count < w || n.loss_var_count < w) {
+      parts << tr("settling… %1/%2 updates").arg(std::min(a.loss_var_count, n.loss_var_count)).arg(w);
+    } else {
+      const RatioInterval r = detrendedRatio(n.loss_var_detrended, n.loss_var_count,
+                                             a.loss_var_detrended, a.loss_var_count);
+      if (std::isfinite(r.ratio)) parts << tr("ratio <b>%1</b> %2").arg(ratioText(r.ratio), intervalText(r.low, r.high));
+    }
+  }
+  if (!run.probes.empty()) {
+    const ProbeRecord& p = run.probes.back();
+    k = p.accum;
+    if (std::isfinite(p.ratio)) {
+      parts << tr("same weights <b>%1×</b> %2").arg(ratioText(p.ratio), intervalText(p.ci_low, p.ci_high));
+    }
+  }
+  if (parts.isEmpty()) return QString();
+  if (k > 0) parts << tr("theory %1").arg(k);
+  return parts.join(" · ");
 }
 
 void LivePlots::refresh() {

@@ -70,6 +70,8 @@ class LivePlots : public QWidget {
   void rebuild();
   void feedNew(int source);
   void addEventMarkers(int source, size_t from);
+  void addProbes(int source, size_t from);
+  QString varianceReadout(const RunData& run) const;
   void updateReadouts();
   void refresh();
   double eventX(const RunData& run, const EventRecord& e) const;

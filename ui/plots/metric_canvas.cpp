@@ -215,6 +215,42 @@ void MetricCanvas::addPoints(int source, ArmKind arm, int series, const QString&
   graphFor(source, arm, series, run_label)->addData(keys, values, true);
 }
 
+void MetricCanvas::addIntervalPoints(int source, int pane, const QString& name,
+                                     const QColor& color, const QVector<double>& x,
+                                     const QVector<double>& y, const QVector<double>& lo,
+                                     const QVector<double>& hi) {
+  const QString key = QString::number(source) + "/" + name;
+  QCPGraph* g = interval_graphs_.value(key);
+  QCPAxisRect* rect = panes_[static_cast<size_t>(pane)];
+  if (!g) {
+    g = plot_->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    g->setLineStyle(QCPGraph::lsNone);
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 6));
+    g->setPen(QPen(color));
+    g->setName(name);
+    auto* bars = new QCPErrorBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    bars->setDataPlottable(g);
+    bars->setPen(QPen(color, 1.5));
+    bars->setWhiskerWidth(6);
+    bars->removeFromLegend();
+    interval_graphs_.insert(key, g);
+    interval_bars_.insert(key, bars);
+  }
+  QCPErrorBars* bars = interval_bars_.value(key);
+  const bool log = paneIsLog(pane);
+  Bounds& yb = y_bounds_[static_cast<size_t>(pane)];
+  for (int i = 0; i < x.size() && i < y.size() && i < lo.size() && i < hi.size(); ++i) {
+    if (!std::isfinite(y[i]) || (log && y[i] <= 0)) continue;
+    const double low = std::isfinite(lo[i]) && (!log || lo[i] > 0) ? lo[i] : y[i];
+    const double high = std::isfinite(hi[i]) ? hi[i] : y[i];
+    g->addData(x[i], y[i]);
+    bars->addData(y[i] - low, high - y[i]);
+    x_bounds_.include(x[i]);
+    yb.include(low);
+    yb.include(high);
+  }
+}
+
 void MetricCanvas::addMarker(double x, const QString& label, const QColor& color) {
   QPen pen(color, 1.0, Qt::DashLine);
   for (QCPAxisRect* rect : panes_) {
@@ -252,8 +288,10 @@ void MetricCanvas::addMarker(double x, const QString& label, const QColor& color
 }
 
 void MetricCanvas::clear() {
-  plot_->clearGraphs();
+  plot_->clearPlottables();  // the lines, and the interval bars that hang on markers
   graphs_.clear();
+  interval_graphs_.clear();
+  interval_bars_.clear();
   for (QCPAbstractItem* item : markers_) plot_->removeItem(item);
   markers_.clear();
   x_bounds_ = Bounds{};
@@ -327,6 +365,7 @@ void MetricCanvas::refresh() {
 int MetricCanvas::pointCount() const {
   int n = 0;
   for (QCPGraph* g : graphs_) n += g->dataCount();
+  for (QCPGraph* g : interval_graphs_) n += g->dataCount();
   return n;
 }
 
@@ -339,7 +378,9 @@ void MetricCanvas::showHover(const QPoint& pos) {
   const double key = rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
   QString text = QString("<b>%1</b> %2").arg(formatValue(key),
                                              panes_.back()->axis(QCPAxis::atBottom)->label());
-  for (QCPGraph* g : graphs_) {
+  QList<QCPGraph*> hovered = graphs_.values();
+  hovered += interval_graphs_.values();
+  for (QCPGraph* g : hovered) {
     if (g->keyAxis()->axisRect() != rect || g->dataCount() == 0) continue;
     if (g->property("faint").toBool()) continue;  // the smoothed line says it better
     auto it = g->data()->findBegin(key, false);

@@ -12,6 +12,7 @@
 class QCustomPlot;
 class QCPAxisRect;
 class QCPGraph;
+class QCPErrorBars;
 class QCPRange;
 class QCPAbstractItem;
 class QToolButton;
@@ -33,6 +34,12 @@ class MetricCanvas : public QWidget {
   /// NaN values and, on logarithmic panes, values ≤ 0 are skipped.
   void addPoints(int source, ArmKind arm, int series, const QString& run_label,
                  const QVector<double>& x, const QVector<double>& y);
+  /// Appends points with vertical interval bars [lo, hi] to the marker series `name` of
+  /// run `source` on `pane` (created on first use, in `color`). Points with a non-finite
+  /// or, on logarithmic panes, non-positive value are skipped.
+  void addIntervalPoints(int source, int pane, const QString& name, const QColor& color,
+                         const QVector<double>& x, const QVector<double>& y,
+                         const QVector<double>& lo, const QVector<double>& hi);
   /// Draws a labelled vertical line at `x` across every pane.
   void addMarker(double x, const QString& label, const QColor& color);
   /// Removes every line and marker.
@@ -88,6 +95,8 @@ class MetricCanvas : public QWidget {
   QToolButton* info_;
   std::vector<QCPAxisRect*> panes_;
   QHash<quint32, QCPGraph*> graphs_;
+  QHash<QString, QCPGraph*> interval_graphs_;    ///< marker series, by source and name
+  QHash<QString, QCPErrorBars*> interval_bars_;  ///< their interval bars, same keys
   Bounds x_bounds_;
   std::vector<Bounds> y_bounds_;  ///< per pane, of the values drawn
   bool log_toggle_ = false;

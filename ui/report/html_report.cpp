@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "accumlab/variance_ratio.h"
 #include "plots/arm_style.h"
 
 namespace accumlab::ui {
@@ -57,6 +58,8 @@ ArmSummary summaryOf(const ArmSeries& arm) {
     s.samples_seen = last.samples_seen;
     s.final_train_loss = last.loss;
     s.loss_variance = last.loss_var_rolling;
+    s.loss_variance_detrended = last.loss_var_detrended;
+    s.loss_variance_count = last.loss_var_count;
     s.noise_per_update = last.noise_per_update;
     s.b_simple = last.b_simple;
     s.samples_per_s = last.samples_per_s;
@@ -125,7 +128,8 @@ QString summaryTable(const RunData& run) {
                      std::isfinite(s.val_accuracy) ? QString::number(100 * s.val_accuracy, 'f', 2) + "%"
                                                    : QStringLiteral("–"));
     html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>")
-                .arg(num(s.loss_variance), ratio(base.loss_variance, s.loss_variance),
+                .arg(num(s.loss_variance_detrended),
+                     ratio(base.loss_variance_detrended, s.loss_variance_detrended),
                      num(s.noise_per_update), ratio(base.noise_per_update, s.noise_per_update),
                      num(s.b_simple));
     auto sci = [](double v) {
@@ -141,6 +145,43 @@ QString summaryTable(const RunData& run) {
     }
   }
   return html + "</table>";
+}
+
+/// The across-arm variance ratio and the same-weights probe, with their 90% intervals.
+QString varianceParagraph(const RunData& run) {
+  const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
+  const ArmSeries* accum = run.find(ArmKind::kAccum);
+  auto interval = [](double r, double lo, double hi) {
+    return QString("<b>%1×</b> [%2, %3]")
+        .arg(QString::number(r, 'g', 3), QString::number(lo, 'g', 3), QString::number(hi, 'g', 3));
+  };
+  QStringList lines;
+  if (no_accum && accum) {
+    const ArmSummary n = summaryOf(*no_accum), a = summaryOf(*accum);
+    const RatioInterval r = detrendedRatio(n.loss_variance_detrended, n.loss_variance_count,
+                                           a.loss_variance_detrended, a.loss_variance_count);
+    if (std::isfinite(r.ratio)) {
+      lines << QObject::tr("Loss variance no-accum ÷ accum (detrended, last %1 updates): %2 "
+                           "(90%) · theory %3")
+                   .arg(a.loss_variance_count)
+                   .arg(interval(r.ratio, r.low, r.high))
+                   .arg(a.accum);
+    }
+  }
+  if (!run.probes.empty()) {
+    const ProbeRecord& p = run.probes.back();
+    lines << QObject::tr("Same weights (probe at %1 samples, %2 batches of %3 and of %4): %5 "
+                         "(90%) · theory %6%7")
+                 .arg(QLocale().toString(static_cast<qlonglong>(p.samples_seen)))
+                 .arg(p.repeats)
+                 .arg(p.micro_batch)
+                 .arg(p.micro_batch * p.accum)
+                 .arg(interval(p.ratio, p.ci_low, p.ci_high))
+                 .arg(p.accum)
+                 .arg(p.batch_dependent ? QObject::tr(" (BatchNorm: batch-dependent, not K)")
+                                        : QString());
+  }
+  return lines.isEmpty() ? QString() : "<p>" + lines.join("<br>") + "</p>";
 }
 
 QString eventsList(const RunData& run) {
@@ -170,7 +211,11 @@ QString semantics(const std::vector<RunData>& runs) {
              "Σ<sub>i</sub>|mb<sub>i</sub>|</tt> (never mean/K, which is wrong for uneven "
              "micro-batches). Clipping applies to the accumulated gradient, then the optimizer "
              "and the LR schedule step. Short last window policy: <b>%1</b>.</p>"
-             "<p><b>Loss variance</b>: variance of the last W update losses. "
+             "<p><b>Loss variance</b>: detrended variance of the last W update losses "
+             "(<tt>Σ(ℓ<sub>t</sub> − ℓ<sub>t−1</sub>)² / (2(W − 1))</tt>); its across-arm "
+             "ratio has a 90% F-interval. <b>Same-weights probe</b>: at accum's weights, "
+             "the loss variance of random batches of m over that of random batches of m·K, "
+             "with no update (theory: exactly K). "
              "<b>Gradient noise</b>: unbiased estimates from micro-batch and window gradients "
              "(McCandlish et al. 2018, App. A), <tt>trΣ ≈ (|g<sub>small</sub>|² − "
              "|G<sub>big</sub>|²)/(1/B<sub>small</sub> − 1/B<sub>big</sub>)</tt>, "
@@ -200,7 +245,7 @@ QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<Plot
                 .arg(esc(run.info.dataset.empty() ? run.info.config.data : run.info.dataset),
                      esc(run.info.model.empty() ? run.info.config.model : run.info.model),
                      esc(run.info.device.empty() ? run.info.config.device : run.info.device));
-    html += "<h3>Summary</h3>" + summaryTable(run) + eventsList(run);
+    html += "<h3>Summary</h3>" + summaryTable(run) + varianceParagraph(run) + eventsList(run);
     html += "<details><summary>Configuration</summary>" + configTable(run) + "</details>";
   }
   html += "<h2>Plots</h2>";

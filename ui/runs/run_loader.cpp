@@ -44,6 +44,7 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
     ArmSeries& arm = run.arm(d.row.arm);
     arm.steps = std::move(series.steps);
     arm.evals = std::move(series.evals);
+    run.probes.insert(run.probes.end(), series.probes.begin(), series.probes.end());
     arm.summary = d.summary;
     arm.summary.arm = d.row.arm;
     arm.summary.status = d.row.status;

@@ -16,12 +16,13 @@ struct RecordBatch {
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
   std::vector<EventRecord> events;
+  std::vector<ProbeRecord> probes;
   std::vector<ArmSummary> arm_summaries;
   std::optional<RunSummary> finished;  ///< set by the batch that saw onRunFinished
 
   /// True when there is nothing to hand over.
   bool empty() const {
-    return !started && steps.empty() && evals.empty() && events.empty() &&
+    return !started && steps.empty() && evals.empty() && events.empty() && probes.empty() &&
            arm_summaries.empty() && !finished;
   }
 };

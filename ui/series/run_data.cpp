@@ -32,6 +32,7 @@ void RunData::append(const RecordBatch& batch) {
   for (const StepRecord& s : batch.steps) arm(s.arm).steps.push_back(s);
   for (const EvalRecord& e : batch.evals) arm(e.arm).evals.push_back(e);
   events.insert(events.end(), batch.events.begin(), batch.events.end());
+  probes.insert(probes.end(), batch.probes.begin(), batch.probes.end());
   for (const ArmSummary& s : batch.arm_summaries) {
     ArmSeries& a = arm(s.arm);
     a.summary = s;

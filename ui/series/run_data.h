@@ -25,6 +25,7 @@ struct RunData {
   RunInfo info;
   std::vector<ArmSeries> arms;      ///< in the config's arm order
   std::vector<EventRecord> events;  ///< slider changes, pauses, divergence, …
+  std::vector<ProbeRecord> probes;  ///< fixed-weight variance probes, in order
 
   /// The series of `arm`, created on first use.
   ArmSeries& arm(ArmKind kind);

@@ -62,7 +62,9 @@ struct ExperimentConfig {
   /// Fixed-weight variance probe of the accum arm: R micro-batches and R windows per probe;
   /// 0 = off.
   int64_t probe_repeats = 64;
-  int64_t probe_every = 0;        ///< probe every N samples seen; 0 = at each evaluation
+  /// Probe every N samples seen by the probed arm; 0 = at each evaluation. The default gives
+  /// the default one-epoch run six probes (an evaluation per epoch would give one, at the end).
+  int64_t probe_every = 10000;
   double noise_ema = 0.95;        ///< EMA factor of the trΣ and |G|² estimates
   int threads = 0;                ///< CPU intra-op threads; 0 = the documented default
 };

@@ -71,6 +71,7 @@ struct RunDetail {
 struct RunSeries {
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
+  std::vector<ProbeRecord> probes;  ///< fixed-weight variance probes of this arm's weights
 };
 
 enum class ExportFormat { kCsv, kJson };
@@ -188,6 +189,7 @@ class StoreSink : public MetricsSink {
   void onRunStarted(const RunInfo& info) override;
   void onStep(const StepRecord& record) override;
   void onEval(const EvalRecord& record) override;
+  void onProbe(const ProbeRecord& record) override;
   void onEvent(const EventRecord& record) override;
   void onArmFinished(const ArmSummary& summary) override;
   /// Stores the final summaries and waits for the last commit.

@@ -53,6 +53,18 @@ class RollingVariance {
     for (double v : values_) ss += (v - mean) * (v - mean);
     return ss / static_cast<double>(n - 1);
   }
+  /// Detrended variance: the mean square successive difference
+  /// Σ(x_t − x_{t−1})² / (2(n−1)) of the values held. A trend that moves by δ per value adds
+  /// only δ²/2 to it (the plain variance grows with δ²n²/12), so the noise around a slowly
+  /// changing level is what it measures. NaN with fewer than two values.
+  double detrendedVariance() const {
+    const auto n = values_.size();
+    if (n < 2) return std::nan("");
+    double ss = 0;
+    for (size_t i = 1; i < n; ++i) ss += (values_[i] - values_[i - 1]) * (values_[i] - values_[i - 1]);
+    return ss / (2.0 * static_cast<double>(n - 1));
+  }
+  int64_t size() const { return static_cast<int64_t>(values_.size()); }
   double mean() const {
     if (values_.empty()) return std::nan("");
     double m = 0;

@@ -1,6 +1,7 @@
 // Schema versions and their migrations (core/store/schema.cpp): version 2 makes run and
 // experiment ids AUTOINCREMENT, so a deleted run's id never comes back; version 3 adds the
-// applied gradient norm and the noise-probe flag to the step metrics.
+// applied gradient norm and the noise-probe flag to the step metrics; version 4 adds the
+// detrended loss variance and the fixed-weight variance probes.
 #include <cmath>
 #include <thread>
 
@@ -187,6 +188,9 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_norm_applied");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN probe");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_detrended");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_count");
+    raw.exec("DROP TABLE probes");
     raw.exec("PRAGMA user_version = 2");
   }
   RunStore store(db_);
@@ -201,6 +205,60 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
   SQLite::Database raw(db_);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
   EXPECT_EQ(raw.execAndGet("PRAGMA integrity_check").getString(), "ok");
+}
+
+TEST_F(StoreTest, ProbesAndTheDetrendedVarianceRoundTrip) {
+  int64_t id = 0;
+  {
+    StoreSink sink(db_);
+    sink.onRunStarted(makeInfo({ArmKind::kNoAccum, ArmKind::kAccum}));
+    for (int64_t s = 1; s <= 4; ++s) {
+      StepRecord r = makeStep(ArmKind::kAccum, s);
+      r.loss_var_detrended = 0.25 * static_cast<double>(s);
+      r.loss_var_count = s;
+      sink.onStep(r);
+    }
+    ProbeRecord p;
+    p.arm = ArmKind::kAccum;
+    p.step = 4;
+    p.samples_seen = 64;
+    p.wall_ms = 12.5;
+    p.micro_batch = 4;
+    p.accum = 4;
+    p.repeats = 64;
+    p.var_micro = 0.8;
+    p.var_window = 0.2;
+    p.ratio = 4.0;
+    p.ci_low = 2.6;
+    p.ci_high = 6.2;
+    p.theory = 4.0;
+    sink.onProbe(p);
+    p.samples_seen = 128;
+    p.ci_low = kNaN;  // stored as NULL, read back as NaN
+    sink.onProbe(p);
+    sink.finish();
+    id = sink.runs().at(1).run_id;
+  }
+  RunStore store(db_);
+  const RunSeries series = store.series(id);
+  ASSERT_EQ(series.steps.size(), 4u);
+  EXPECT_EQ(series.steps[2].loss_var_detrended, 0.75);
+  EXPECT_EQ(series.steps[2].loss_var_count, 3);
+  ASSERT_EQ(series.probes.size(), 2u);
+  const ProbeRecord& p = series.probes[0];
+  EXPECT_EQ(p.arm, ArmKind::kAccum);
+  EXPECT_EQ(p.samples_seen, 64);
+  EXPECT_EQ(p.wall_ms, 12.5);
+  EXPECT_EQ(p.repeats, 64);
+  EXPECT_EQ(p.var_micro, 0.8);
+  EXPECT_EQ(p.ratio, 4.0);
+  EXPECT_EQ(p.ci_high, 6.2);
+  EXPECT_FALSE(p.batch_dependent);
+  EXPECT_TRUE(std::isnan(series.probes[1].ci_low));
+  const std::string json = store.exportText({id}, ExportFormat::kJson);
+  EXPECT_NE(json.find("\"probes\""), std::string::npos);
+  EXPECT_NE(json.find("\"var_window\""), std::string::npos);
+  EXPECT_NE(json.find("\"loss_var_detrended\""), std::string::npos);
 }
 
 }  // namespace

@@ -86,6 +86,8 @@ inline StepRecord makeStep(ArmKind arm, int64_t step) {
   r.b_simple = 123.456;
   r.noise_per_update = 1.0 / 7.0;
   r.loss_var_rolling = step < 3 ? kNaN : 0.01;
+  r.loss_var_detrended = step < 3 ? kNaN : 0.008 * static_cast<double>(step);
+  r.loss_var_count = std::min<int64_t>(step, 50);
   r.weight_rel_diff = arm == ArmKind::kAccum ? 1e-7 * s : kNaN;
   r.grad_norm_applied = std::min(r.grad_norm, 1.5);
   r.probe = step % 4 == 0;

@@ -1,0 +1,182 @@
+// The fixed-weight variance probe: same weights, same data, only the batch size differs, so
+// Var(loss of m) / Var(loss of m·K) is exactly K, and its 90% interval must say so.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "accumlab/trainer.h"
+#include "data/synthetic.h"
+#include "models/model.h"
+#include "recording_sink.h"
+#include "store/summary_json.h"
+#include "train/variance_probe.h"
+
+namespace accumlab {
+namespace {
+
+using testing::RecordingSink;
+
+constexpr int kRepetitions = 100;
+
+/// How many of 100 seeded probes (R = 64, m = 8, K = 8) have an interval that covers K.
+int coverage(Model& model, const Dataset& data) {
+  int covered = 0;
+  for (int rep = 0; rep < kRepetitions; ++rep) {
+    ProbeRequest req;
+    req.micro_batch = 8;
+    req.accum = 8;
+    req.repeats = 64;
+    req.seed = 1000 + static_cast<uint64_t>(rep);
+    const ProbeRecord p = probeVariance(model, data, req, torch::kCPU, torch::kFloat64);
+    EXPECT_LT(p.ci_low, p.ratio);
+    EXPECT_GT(p.ci_high, p.ratio);
+    covered += p.ci_low <= 8.0 && 8.0 <= p.ci_high;
+  }
+  return covered;
+}
+
+std::unique_ptr<Model> modelFor(const std::string& spec, const Dataset& data) {
+  auto model = makeModelFactory(spec, data.sample_shape, data.num_outputs, 3)->create();
+  model->to(torch::kCPU, torch::kFloat64);
+  return model;
+}
+
+TEST(VarianceProbe, IntervalCoversKOnClassification) {
+  const Dataset data = makeSpirals(3000, 0.0, 5);
+  auto model = modelFor("mlp:32", data);
+  const int covered = coverage(*model, data);
+  std::printf("spirals, mlp:32: the 90%% interval covers K in %d of %d probes\n", covered,
+              kRepetitions);
+  EXPECT_GE(covered, 85);
+}
+
+TEST(VarianceProbe, IntervalCoversKWithHeavyTailedLosses) {
+  // Squared errors are χ²-like (excess kurtosis 12 per sample): a plain F-interval with
+  // R − 1 degrees of freedom would undercover; the kurtosis-adjusted one must not.
+  const Dataset data = makeLinreg(3000, 4, 0.0, 6);
+  auto model = modelFor("logreg", data);
+  const int covered = coverage(*model, data);
+  std::printf("linreg, logreg: the 90%% interval covers K in %d of %d probes\n", covered,
+              kRepetitions);
+  EXPECT_GE(covered, 85);
+}
+
+TEST(VarianceProbe, IsReproducibleAndChangesNothing) {
+  const Dataset data = makeSpirals(1000, 0.0, 5);
+  auto model = modelFor("mlp:16", data);
+  const torch::Tensor before = model->parameters().front().clone();
+  ProbeRequest req;
+  req.seed = 9;
+  const ProbeRecord a = probeVariance(*model, data, req, torch::kCPU, torch::kFloat64);
+  const ProbeRecord b = probeVariance(*model, data, req, torch::kCPU, torch::kFloat64);
+  EXPECT_EQ(a.ratio, b.ratio);
+  EXPECT_EQ(a.ci_low, b.ci_low);
+  EXPECT_EQ(a.theory, 8.0);
+  EXPECT_EQ(a.repeats, 64);
+  EXPECT_FALSE(a.batch_dependent);
+  EXPECT_TRUE(torch::equal(before, model->parameters().front()));
+  req.seed = 10;
+  EXPECT_NE(probeVariance(*model, data, req, torch::kCPU, torch::kFloat64).ratio, a.ratio);
+}
+
+TEST(VarianceProbe, BatchNormModelKeepsItsRunningStatistics) {
+  const Dataset data = makeBlobs(600, {1, 28, 28}, 0.0, 5);
+  auto model = modelFor("cnn_bn", data);
+  std::vector<torch::Tensor> before;
+  for (const torch::Tensor& b : model->buffers()) before.push_back(b.clone());
+  ProbeRequest req;
+  req.micro_batch = 4;
+  req.accum = 4;
+  req.repeats = 8;
+  const ProbeRecord p = probeVariance(*model, data, req, torch::kCPU, torch::kFloat64);
+  EXPECT_TRUE(p.batch_dependent);
+  EXPECT_TRUE(std::isfinite(p.ratio));
+  const auto after = model->buffers();
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_TRUE(torch::equal(before[i], after[i])) << i;
+}
+
+TEST(VarianceProbe, RefusesMeaninglessRequests) {
+  const Dataset data = makeSpirals(100, 0.0, 5);
+  auto model = modelFor("mlp:16", data);
+  ProbeRequest req;
+  req.repeats = 1;
+  EXPECT_THROW(probeVariance(*model, data, req, torch::kCPU, torch::kFloat64),
+               std::invalid_argument);
+}
+
+TEST(VarianceProbe, ExcessKurtosisOfKnownValues) {
+  // Two-point values ±1: m4 / m2² = 1, so the excess kurtosis is −2.
+  EXPECT_NEAR(excessKurtosis({1, -1, 1, -1}), -2.0, 1e-12);
+  EXPECT_TRUE(std::isnan(excessKurtosis({1, 2, 3})));
+}
+
+ExperimentConfig probedRun() {
+  ExperimentConfig c;
+  c.data = "spirals";
+  c.synthetic_samples = 2000;
+  c.model = "mlp:16";
+  c.micro_batch = 4;
+  c.accum = 4;
+  c.samples = 3200;
+  c.eval_every = 800;
+  c.probe_repeats = 16;
+  c.probe_every = 0;  // at each evaluation
+  c.grad_check_every = 0;
+  c.device = "cpu";
+  return c;
+}
+
+TEST(VarianceProbe, TrainerProbesAccumAtEachEvaluation) {
+  RecordingSink sink;
+  const RunSummary s = Trainer(probedRun()).run(sink);
+  ASSERT_EQ(sink.probes.size(), 4u);
+  for (size_t i = 0; i < sink.probes.size(); ++i) {
+    const ProbeRecord& p = sink.probes[i];
+    EXPECT_EQ(p.arm, ArmKind::kAccum);
+    EXPECT_EQ(p.samples_seen, 800 * static_cast<int64_t>(i + 1));
+    EXPECT_EQ(p.step, p.samples_seen / 16);
+    EXPECT_EQ(p.micro_batch, 4);
+    EXPECT_EQ(p.accum, 4);
+    EXPECT_EQ(p.repeats, 16);
+    EXPECT_TRUE(std::isfinite(p.ratio) && p.ci_low < p.ratio && p.ratio < p.ci_high);
+  }
+  ASSERT_TRUE(s.variance_probe.has_value());
+  EXPECT_EQ(s.variance_probes, 4);
+  EXPECT_EQ(s.variance_probe->samples_seen, 3200);
+
+  const nlohmann::json j = nlohmann::json::parse(summaryToJson(s));
+  EXPECT_EQ(j["variance_probe"]["probes"], 4);
+  EXPECT_DOUBLE_EQ(j["variance_probe"]["ratio"].get<double>(), s.variance_probe->ratio);
+  EXPECT_EQ(j["variance_probe"]["theory"], 4.0);
+  EXPECT_TRUE(j["variance_ratio"]["ratio"].is_number());
+  EXPECT_LT(j["variance_ratio"]["ci_low"].get<double>(), j["variance_ratio"]["ci_high"].get<double>());
+  EXPECT_TRUE(j["arms"]["accum"]["loss_variance_detrended"].is_number());
+  EXPECT_EQ(j["arms"]["accum"]["loss_variance_count"], 50);
+}
+
+TEST(VarianceProbe, ProbingChangesNoTrainingNumber) {
+  ExperimentConfig c = probedRun();
+  RecordingSink with, without;
+  Trainer(c).run(with);
+  c.probe_repeats = 0;
+  const RunSummary s = Trainer(c).run(without);
+  EXPECT_TRUE(without.probes.empty());
+  EXPECT_FALSE(s.variance_probe.has_value());
+  ASSERT_EQ(with.steps.size(), without.steps.size());
+  for (size_t i = 0; i < with.steps.size(); ++i) {
+    ASSERT_EQ(with.steps[i].loss, without.steps[i].loss) << i;
+  }
+}
+
+TEST(VarianceProbe, ProbeEverySetsItsOwnPeriod) {
+  ExperimentConfig c = probedRun();
+  c.probe_every = 1600;
+  RecordingSink sink;
+  Trainer(c).run(sink);
+  ASSERT_EQ(sink.probes.size(), 2u);
+  EXPECT_EQ(sink.probes[0].samples_seen, 1600);
+}
+
+}  // namespace
+}  // namespace accumlab
