@@ -50,6 +50,7 @@ const std::vector<StepColumn>& stepColumns() {
       real("grad_norm_applied", &StepRecord::grad_norm_applied, 3),
       flag("probe", &StepRecord::probe, 3),
       real("grad_equiv", &StepRecord::grad_equiv, 3),
+      integer("peak_tensor_bytes", &StepRecord::peak_tensor_bytes, 5),
   };
   return kColumns;
 }
@@ -66,7 +67,8 @@ void setColumnValue(StepRecord& record, const StepColumn& column, double value) 
   } else if (column.flag) {
     record.*column.flag = std::isfinite(value) && value != 0.0;
   } else {
-    record.*column.integer = std::isfinite(value) ? std::llround(value) : 0;
+    // A missing value is the field's default (0, or -1 for "not measured").
+    record.*column.integer = std::isfinite(value) ? std::llround(value) : StepRecord{}.*column.integer;
   }
 }
 

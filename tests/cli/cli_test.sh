@@ -15,7 +15,10 @@ for name, a in arms.items():
     assert a["status"] == "finished", (name, a["status"])
     assert a["samples_seen"] == 4096, (name, a["samples_seen"])
     assert a["samples_per_s"] > 0 and a["peak_memory_bytes"] > 0
+    assert a["peak_tensor_bytes"] > 0, (name, a["peak_tensor_bytes"])
     assert 0 <= a["val_accuracy"] <= 1
+# Each arm counts its own tensors: one batch of 64 holds more than one of 8.
+assert arms["big-batch"]["peak_tensor_bytes"] > arms["accum"]["peak_tensor_bytes"], arms
 assert arms["accum"]["steps"] == 4096 // 64 and arms["no-accum"]["steps"] == 4096 // 8
 # 64 steps: accum and big-batch must agree to float32 rounding.
 assert arms["accum"]["equivalence_rel_diff"] < 1e-5, arms["accum"]["equivalence_rel_diff"]
