@@ -12,12 +12,14 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
 
 #include "accumlab/device.h"
 #include "experiment/batch_slider.h"
+#include "experiment/memory_estimator.h"
 #include "experiment/source_catalog.h"
 #include "plots/arm_style.h"
 
@@ -33,6 +35,8 @@ constexpr char kOpenModel[] = "open:model";
 constexpr int64_t kMaxMicroBatch = 1024;
 constexpr int64_t kMaxAccum = 256;
 constexpr ArmKind kArms[3] = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
+/// Quiet time after an edit before the tensor memory of a new model or dataset is probed.
+constexpr int kMemoryProbeDelayMs = 400;
 
 template <typename Enum>
 void addEnumItems(QComboBox* combo, std::initializer_list<Enum> values) {
@@ -113,9 +117,30 @@ QWidget* ExperimentPanel::buildBatchGroup() {
                                "optimizer step. During a run a change applies at the next "
                                "window."));
   effective_label_ = new QLabel(box);
+  memory_label_ = new QLabel(box);
+  memory_label_->setObjectName("memoryEstimate");
+  memory_label_->setWordWrap(true);
+  memory_label_->setToolTip(
+      tr("Peak tensor memory of one update, predicted from two short probes of this model and "
+         "data (one update each with m = 8 and m = 32, fitted as fixed + per sample · m). "
+         "Counts the weights, gradients, optimizer state, the batch and the activations; not "
+         "the dataset, nor the caches of BLAS and oneDNN (they are not tensors)."));
   form->addRow(tr("Micro-batch m"), micro_slider_);
   form->addRow(tr("Accumulate K"), accum_slider_);
   form->addRow(QString(), effective_label_);
+  form->addRow(QString(), memory_label_);
+  memory_estimator_ = new MemoryEstimator(this);
+  connect(memory_estimator_, &MemoryEstimator::modelReady, this,
+          &ExperimentPanel::updateDerivedLabels);
+  memory_probe_timer_ = new QTimer(this);
+  memory_probe_timer_->setSingleShot(true);
+  memory_probe_timer_->setInterval(kMemoryProbeDelayMs);
+  connect(memory_probe_timer_, &QTimer::timeout, this, [this] {
+    if (running_) return;  // the probe would compete with the run; asked again when it ends
+    memory_estimator_->request(config());
+    updateDerivedLabels();
+  });
+  connect(this, &ExperimentPanel::configEdited, this, &ExperimentPanel::scheduleMemoryProbe);
   auto* arms = new QHBoxLayout;
   const QString tips[3] = {tr("m samples per update: the noisy baseline"),
                            tr("K micro-batches of m per update (effective batch m·K)"),
@@ -334,9 +359,16 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   device_combo_->setCurrentIndex(std::max(0, device));
   updateDerivedLabels();
   updateCsvFields();
+  scheduleMemoryProbe();
 }
 
+void ExperimentPanel::scheduleMemoryProbe() { memory_probe_timer_->start(); }
+
+QString ExperimentPanel::memoryEstimateText() const { return memory_label_->text(); }
+
 void ExperimentPanel::setRunning(bool running) {
+  running_ = running;
+  if (!running) scheduleMemoryProbe();
   for (QWidget* w : locked_while_running_) w->setEnabled(!running);
   momentum_spin_->setEnabled(!running &&
                              enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd);
@@ -405,6 +437,16 @@ void ExperimentPanel::updateDerivedLabels() {
   effective_label_->setText(tr("effective batch m·K = <b>%1</b> &nbsp;(memory of %2)")
                                 .arg(QLocale().toString(static_cast<qlonglong>(m * k)))
                                 .arg(m));
+  if (const auto model = memory_estimator_->current()) {
+    memory_label_->setText(ui::memoryEstimateText(*model, m, k));
+  } else if (memory_estimator_->probing()) {
+    memory_label_->setText(tr("measuring the tensor memory of this model…"));
+  } else {
+    memory_label_->setText(memory_estimator_->failure().isEmpty()
+                               ? QString()
+                               : tr("tensor memory: not measured (%1)")
+                                     .arg(memory_estimator_->failure().section('\n', 0, 0)));
+  }
   const double lr = lr_spin_->value();
   double factor = 1.0;
   QString rule = tr("same LR");
