@@ -4,8 +4,7 @@
 #include <c10/core/CPUAllocator.h>
 
 #include <cstring>
-#include <mutex>
-#include <unordered_map>
+#include <new>
 #include <utility>
 
 namespace accumlab {
@@ -23,19 +22,20 @@ namespace {
 // silently take the place of the counting one.
 constexpr uint8_t kCountingPriority = 1;
 
-/// What the counting allocator keeps per live allocation.
-struct Allocation {
-  void* context = nullptr;              ///< the wrapped allocator's context
-  c10::DeleterFnPtr deleter = nullptr;  ///< and its deleter
-  int64_t bytes = 0;
+/// What the counting allocator keeps in front of each allocation's data.
+struct Header {
+  void* context;                         ///< the wrapped allocator's context
+  c10::DeleterFnPtr deleter;             ///< and its deleter
+  int64_t bytes;                         ///< the bytes asked for
   std::shared_ptr<TensorLedger> ledger;  ///< charged besides the process ledger, or null
 };
+// The header's room: c10 aligns CPU data to 64 bytes, and the data after it stays aligned.
+constexpr size_t kHeaderBytes = 64;
+static_assert(sizeof(Header) <= kHeaderBytes, "the header must fit in front of the data");
 
 /// The counting allocator's state. Never destroyed: tensors in static storage are freed
 /// after main() returns, and their deleter still needs it.
 struct State {
-  std::mutex mutex;                            ///< guards `live`
-  std::unordered_map<void*, Allocation> live;  ///< by data pointer
   TensorLedger process;
   c10::Allocator* inner = nullptr;
   std::atomic<bool> installed{false};
@@ -52,44 +52,39 @@ State& state() {
 // threads rarely allocate tensors; what they do allocate counts for the process only.
 thread_local std::shared_ptr<TensorLedger> t_charged;
 
+Header* headerOf(void* data) {
+  return reinterpret_cast<Header*>(static_cast<char*>(data) - kHeaderBytes);
+}
+
 void countingDelete(void* data) {
-  State& s = state();
-  Allocation a;
-  {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = s.live.find(data);
-    if (it == s.live.end()) return;  // unreachable: only our DataPtrs carry this deleter
-    a = std::move(it->second);
-    s.live.erase(it);
-  }
-  s.process.remove(a.bytes);
+  Header* h = headerOf(data);
+  const Header a = std::move(*h);
+  h->~Header();
+  state().process.remove(a.bytes);
   if (a.ledger) a.ledger->remove(a.bytes);
   a.deleter(a.context);
 }
 
-/// Wraps c10's CPU allocator. Its DataPtrs have data == context (the raw_allocate contract,
-/// which oneDNN's scratch allocations rely on) and find their size in `State::live`.
+/// Wraps c10's CPU allocator. Each allocation carries a header in front of its data (no
+/// lock, no table: the allocator sits on every tensor's path). Its DataPtrs have data ==
+/// context, the raw_allocate contract that oneDNN's scratch allocations rely on.
 class CountingAllocator final : public c10::Allocator {
  public:
   // No `override` on either allocate(): LibTorch 1.13 declares it const, 2.x non-const, and
   // whichever matches overrides it (the other is an unused overload).
   c10::DataPtr allocate(size_t n) const {
     State& s = state();
-    c10::DataPtr inner = s.inner->allocate(n);
-    void* data = inner.get();
-    if (data == nullptr || inner.get_deleter() == nullptr) return inner;  // nothing to free
+    c10::DataPtr inner = s.inner->allocate(n + kHeaderBytes);
+    char* base = static_cast<char*>(inner.get());
+    if (base == nullptr || inner.get_deleter() == nullptr) return inner;  // nothing to free
     const c10::Device device = inner.device();
-    Allocation a;
-    a.deleter = inner.get_deleter();
-    a.context = inner.release_context();
-    a.bytes = static_cast<int64_t>(n);
-    a.ledger = t_charged;
-    if (a.ledger) a.ledger->add(a.bytes);
-    s.process.add(a.bytes);
-    {
-      std::lock_guard<std::mutex> lock(s.mutex);
-      s.live.emplace(data, std::move(a));
-    }
+    const c10::DeleterFnPtr deleter = inner.get_deleter();
+    void* context = inner.release_context();
+    const int64_t bytes = static_cast<int64_t>(n);
+    auto* h = new (base) Header{context, deleter, bytes, t_charged};
+    if (h->ledger) h->ledger->add(bytes);
+    s.process.add(bytes);
+    void* data = base + kHeaderBytes;
     return {data, data, &countingDelete, device};
   }
   c10::DataPtr allocate(size_t n) {
