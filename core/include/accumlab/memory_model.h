@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/records.h"
@@ -30,5 +31,25 @@ struct MemoryModel {
 /// call it on a worker thread, never on the GUI thread. Throws InputError for a bad config
 /// (as Trainer::run does).
 MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small = 8, int64_t large = 32);
+
+/// A micro-batch m and accumulation count K chosen to fit a memory budget.
+struct BudgetFit {
+  int64_t micro_batch = 0;
+  int64_t accum = 0;
+  double predicted_bytes = kNaN;  ///< the model's peak tensor bytes at micro_batch
+  std::string reason;             ///< one sentence: the choice and why
+};
+
+/// The largest m ≤ B whose predicted peak fits `budget_bytes`, then K = ceil(B/m) and, for
+/// that K, the smallest m that still covers B (m = ceil(B/K): less memory, m·K as near B as
+/// whole micro-batches allow). Throws InputError when even m = 1 does not fit.
+BudgetFit fitMemoryBudget(const MemoryModel& model, int64_t budget_bytes, int64_t effective_batch);
+
+/// Parses a size such as "200MiB", "1.5GiB", "500MB", "64KiB" or "1048576" (bytes); throws
+/// InputError naming the text when it is not one.
+int64_t parseByteSize(const std::string& text);
+
+/// Bytes for people: "18.3 MiB", or "70 KiB" below one MiB.
+std::string formatMemory(double bytes);
 
 }  // namespace accumlab

@@ -104,6 +104,65 @@ TEST(MemoryModel, TwoProbesPredictTheArmsPeaks) {
   EXPECT_NEAR(model.predict(256) / big, 1.0, 0.15);
 }
 
+/// 1 MiB fixed + 64 KiB per sample.
+MemoryModel knownModel() {
+  MemoryModel m;
+  m.fixed_bytes = 1 << 20;
+  m.per_sample_bytes = 64 << 10;
+  return m;
+}
+
+TEST(MemoryBudget, PicksTheLargestMicroBatchThatFits) {
+  // 3 MiB leaves 2 MiB for samples: 32 of 64 KiB. 256 = 32 × 8.
+  const BudgetFit fit = fitMemoryBudget(knownModel(), 3 << 20, 256);
+  EXPECT_EQ(fit.micro_batch, 32);
+  EXPECT_EQ(fit.accum, 8);
+  EXPECT_DOUBLE_EQ(fit.predicted_bytes, 3 << 20);
+  EXPECT_NE(fit.reason.find("m = 32, K = 8"), std::string::npos) << fit.reason;
+}
+
+TEST(MemoryBudget, KeepsKAndTakesTheSmallestMicroBatchThatCoversTheBatch) {
+  // 2.5 MiB: m = 24 fits (2.5 MiB exactly), K = ceil(256/24) = 11, and 11 micro-batches of
+  // ceil(256/11) = 24 cover 256 (264 samples per update: whole micro-batches).
+  const BudgetFit fit = fitMemoryBudget(knownModel(), (5 << 20) / 2, 256);
+  EXPECT_EQ(fit.accum, 11);
+  EXPECT_EQ(fit.micro_batch, 24);
+  EXPECT_NE(fit.reason.find("264"), std::string::npos) << fit.reason;
+  // 2.2 MiB: m = 19 fits, K = 14, m = ceil(256/14) = 19.
+  const BudgetFit tight = fitMemoryBudget(knownModel(), int64_t(2.2 * (1 << 20)), 256);
+  EXPECT_EQ(tight.micro_batch, 19);
+  EXPECT_EQ(tight.accum, 14);
+  EXPECT_LE(tight.predicted_bytes, 2.2 * (1 << 20));
+}
+
+TEST(MemoryBudget, AWholeBatchThatFitsIsOneMicroBatch) {
+  const BudgetFit fit = fitMemoryBudget(knownModel(), 1 << 30, 256);
+  EXPECT_EQ(fit.micro_batch, 256);
+  EXPECT_EQ(fit.accum, 1);
+}
+
+TEST(MemoryBudget, ABudgetBelowOneSampleIsAnInputError) {
+  try {
+    fitMemoryBudget(knownModel(), 1 << 20, 256);  // the fixed part alone
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("below the 1.1 MiB"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(MemoryBudget, SizesReadLikePeopleWriteThem) {
+  EXPECT_EQ(parseByteSize("200MiB"), 200LL << 20);
+  EXPECT_EQ(parseByteSize("1.5GiB"), 3LL << 29);
+  EXPECT_EQ(parseByteSize("500MB"), 500'000'000);
+  EXPECT_EQ(parseByteSize("64 KiB"), 65536);
+  EXPECT_EQ(parseByteSize("4096"), 4096);
+  EXPECT_THROW(parseByteSize("lots"), InputError);
+  EXPECT_THROW(parseByteSize("12parsecs"), InputError);
+  EXPECT_THROW(parseByteSize("-5MiB"), InputError);
+}
+
 TEST(MemoryModel, ProbesMustDiffer) {
   EXPECT_THROW(probeMemoryModel(imageConfig("cnn"), 16, 16), InputError);
 }
