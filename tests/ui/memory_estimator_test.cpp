@@ -3,9 +3,12 @@
 #include "experiment/memory_estimator.h"
 
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTest>
 
+#include "experiment/batch_slider.h"
 #include "experiment/experiment_panel.h"
 #include "ui_test_support.h"
 
@@ -77,6 +80,35 @@ class MemoryEstimatorTest : public QObject {
     QVERIFY2(panel.memoryEstimateText().startsWith("m=16: ≈ "),
              qPrintable(panel.memoryEstimateText()));
     QVERIFY(panel.memoryEstimateText().contains("m·K=256 as one batch"));
+  }
+
+  void fitSetsTheSlidersForTheBudgetAndKeepsTheEffectiveBatch() {
+    ExperimentPanel panel;
+    panel.setConfig(cnnExperiment());  // 16 × 16
+    QVERIFY(test::waitUntil([&] { return panel.memoryEstimateText().contains("MiB of tensors"); }));
+    auto* budget = panel.findChild<QLineEdit*>("memoryBudget");
+    auto* fit = panel.findChild<QPushButton*>("fitBudget");
+    auto* m = panel.findChild<BatchSlider*>("microBatch");
+    auto* k = panel.findChild<BatchSlider*>("accum");
+    auto* why = panel.findChild<QLabel*>("budgetFit");
+    QVERIFY(budget && fit && m && k && why);
+    QSignalSpy m_changed(&panel, &ExperimentPanel::microBatchChanged);
+    // The CNN takes about 0.7 MiB + 70 KiB per sample: 3 MiB fits m ≈ 32, not 64.
+    budget->setText("3MiB");
+    fit->click();
+    QVERIFY2(m->value() >= 24 && m->value() <= 32, qPrintable(why->text()));
+    QVERIFY(m->value() * k->value() >= 256 && (m->value() - 1) * k->value() < 256);
+    QCOMPARE(m_changed.count(), 1);
+    QVERIFY2(why->text().startsWith("memory budget 3.0 MiB: m = "), qPrintable(why->text()));
+    // Below what one sample needs: a sentence, the sliders stay.
+    const int64_t kept = m->value();
+    budget->setText("10KiB");
+    fit->click();
+    QCOMPARE(m->value(), kept);
+    QVERIFY2(why->text().contains("below the"), qPrintable(why->text()));
+    budget->setText("a lot");
+    fit->click();
+    QVERIFY2(why->text().contains("not a size"), qPrintable(why->text()));
   }
 };
 

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTimer>
@@ -18,6 +19,8 @@
 #include <cmath>
 
 #include "accumlab/device.h"
+#include "accumlab/input_error.h"
+#include "accumlab/memory_model.h"
 #include "experiment/batch_slider.h"
 #include "experiment/memory_estimator.h"
 #include "experiment/source_catalog.h"
@@ -129,6 +132,25 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   form->addRow(tr("Accumulate K"), accum_slider_);
   form->addRow(QString(), effective_label_);
   form->addRow(QString(), memory_label_);
+  budget_edit_ = new QLineEdit(box);
+  budget_edit_->setObjectName("memoryBudget");
+  budget_edit_->setPlaceholderText(tr("e.g. 200MiB"));
+  budget_edit_->setToolTip(tr("Tensor memory one update may take (KiB, MiB, GiB, KB, MB, GB "
+                              "or bytes). Fit keeps m·K and picks the largest m that fits."));
+  auto* fit = new QPushButton(tr("Fit"), box);
+  fit->setObjectName("fitBudget");
+  fit->setToolTip(tr("Set m and K so that an update's predicted tensors fit the budget, "
+                     "keeping the effective batch m·K"));
+  auto* budget_row = new QHBoxLayout;
+  budget_row->addWidget(budget_edit_, 1);
+  budget_row->addWidget(fit);
+  form->addRow(tr("Memory budget"), budget_row);
+  budget_label_ = new QLabel(box);
+  budget_label_->setObjectName("budgetFit");
+  budget_label_->setWordWrap(true);
+  form->addRow(QString(), budget_label_);
+  connect(fit, &QPushButton::clicked, this, &ExperimentPanel::fitMemoryBudget);
+  connect(budget_edit_, &QLineEdit::returnPressed, this, &ExperimentPanel::fitMemoryBudget);
   memory_estimator_ = new MemoryEstimator(this);
   connect(memory_estimator_, &MemoryEstimator::modelReady, this,
           &ExperimentPanel::updateDerivedLabels);
@@ -365,6 +387,41 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
 void ExperimentPanel::scheduleMemoryProbe() { memory_probe_timer_->start(); }
 
 QString ExperimentPanel::memoryEstimateText() const { return memory_label_->text(); }
+
+void ExperimentPanel::fitMemoryBudget() {
+  const int64_t b = micro_slider_->value() * accum_slider_->value();
+  const auto model = memory_estimator_->current();
+  if (!model) {
+    budget_label_->setText(memory_estimator_->probing()
+                               ? tr("the tensor memory of this model is still being measured; "
+                                    "try again in a moment")
+                               : tr("the tensor memory of this model is not measured"));
+    return;
+  }
+  BudgetFit fit;
+  try {
+    fit = accumlab::fitMemoryBudget(*model, parseByteSize(budget_edit_->text().trimmed().toStdString()), b);
+  } catch (const InputError& e) {
+    budget_label_->setText(QString::fromStdString(e.what()));
+    return;
+  }
+  if (fit.accum > kMaxAccum) {
+    budget_label_->setText(tr("the budget needs K = %1, more than the %2 the slider offers; "
+                              "raise the budget or lower m·K")
+                               .arg(fit.accum)
+                               .arg(kMaxAccum));
+    return;
+  }
+  budget_label_->setText(QString::fromStdString(fit.reason));
+  const bool m_changed = fit.micro_batch != micro_slider_->value();
+  const bool k_changed = fit.accum != accum_slider_->value();
+  micro_slider_->setValue(fit.micro_batch);
+  accum_slider_->setValue(fit.accum);
+  updateDerivedLabels();
+  if (m_changed) emit microBatchChanged(fit.micro_batch);
+  if (k_changed) emit accumChanged(fit.accum);
+  if (m_changed || k_changed) emit configEdited();
+}
 
 void ExperimentPanel::setRunning(bool running) {
   running_ = running;

@@ -64,6 +64,8 @@ class ExperimentPanel : public QWidget {
   void updateCsvFields();
   /// Asks the estimator for the current model and data (soon, not on every keystroke).
   void scheduleMemoryProbe();
+  /// Sets m and K so that an update's predicted tensors fit the budget field, keeping m·K.
+  void fitMemoryBudget();
 
   ExperimentConfig base_;  ///< fields the panel does not show
   QComboBox* data_combo_;
@@ -74,6 +76,8 @@ class ExperimentPanel : public QWidget {
   BatchSlider* accum_slider_;
   QLabel* effective_label_;
   QLabel* memory_label_;
+  QLineEdit* budget_edit_;
+  QLabel* budget_label_;  ///< the last fit's choice and why, or why it failed
   MemoryEstimator* memory_estimator_;
   QTimer* memory_probe_timer_;  ///< single shot: settles a burst of edits into one request
   bool running_ = false;
