@@ -31,7 +31,12 @@ const std::vector<Quantity>& quantities() {
       {"trΣ/B_eff", "noise_per_update", [](const ArmSummary& s) { return s.noise_per_update; }, "%.4g"},
       {"B_simple", "b_simple", [](const ArmSummary& s) { return s.b_simple; }, "%.1f"},
       {"samples/s", "samples_per_s", [](const ArmSummary& s) { return s.samples_per_s; }, "%.0f"},
-      {"peak memory (MiB)", "peak_memory_mib",
+      {"peak tensors (MiB)", "peak_tensor_mib",
+       [](const ArmSummary& s) {
+         return s.peak_tensor_bytes >= 0 ? double(s.peak_tensor_bytes) / (1 << 20) : kNaN;
+       },
+       "%.1f"},
+      {"peak RSS (MiB)", "peak_memory_mib",
        [](const ArmSummary& s) {
          return s.peak_memory_bytes > 0 ? double(s.peak_memory_bytes) / (1 << 20) : kNaN;
        },

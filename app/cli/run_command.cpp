@@ -4,9 +4,11 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/memory_model.h"
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
 #include "progress_sink.h"
@@ -50,10 +52,18 @@ RunCommand::RunCommand(CLI::App& parent) {
   add("--val-fraction", [](auto& c) -> auto& { return c.val_fraction; }, "Held-out share when the dataset has no test split");
   add("--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; }, "Size of a synthetic dataset");
   add("--model", [](auto& c) -> auto& { return c.model; }, "logreg, mlp, mlp:256,128, cnn, cnn_bn, torchscript:FILE.pt");
-  add("--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; }, "Micro-batch size m")
+  auto* micro = add("--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; }, "Micro-batch size m")
       ->check(CLI::PositiveNumber);
-  add("--accum,-k", [](auto& c) -> auto& { return c.accum; }, "Micro-batches per update K")
+  auto* accum = add("--accum,-k", [](auto& c) -> auto& { return c.accum; }, "Micro-batches per update K")
       ->check(CLI::PositiveNumber);
+  auto* budget = app_->add_option("--memory-budget", memory_budget_,
+                                  "Choose m and K so that an update's tensors fit SIZE (e.g. "
+                                  "200MiB), measured by two short probes; needs --effective-batch");
+  auto* effective = app_->add_option("--effective-batch", effective_batch_,
+                                     "m·K to keep with --memory-budget")
+                        ->check(CLI::PositiveNumber);
+  budget->needs(effective)->excludes(micro)->excludes(accum);
+  effective->needs(budget);
   app_->add_option("--arms", arms_, "Comma list of no-accum, accum, big-batch");
   app_->add_option("--optimizer", optimizer_, "sgd | adam | adamw");
   add("--lr", [](auto& c) -> auto& { return c.optimizer.lr; }, "Base learning rate (the no-accum arm's)");
@@ -114,7 +124,18 @@ ExperimentConfig RunCommand::resolveConfig() const {
 }
 
 int RunCommand::execute() {
-  const ExperimentConfig config = resolveConfig();
+  ExperimentConfig config = resolveConfig();
+  std::optional<BudgetFit> fit;
+  MemoryModel memory;
+  if (!memory_budget_.empty()) {
+    const int64_t budget = parseByteSize(memory_budget_);
+    memory = probeMemoryModel(config);
+    fit = fitMemoryBudget(memory, budget, effective_batch_);
+    config.micro_batch = fit->micro_batch;
+    config.accum = fit->accum;
+    validateConfig(config);
+    std::cerr << "accumlab-cli: " << fit->reason << std::endl;
+  }
   Trainer trainer(config);
   // Ctrl-C or SIGTERM: stop at the next window boundary, store the runs as `stopped`, print
   // the summary; a second signal quits at once.
@@ -138,6 +159,16 @@ int RunCommand::execute() {
   if (json_) {
     nlohmann::json out = nlohmann::json::parse(summaryToJson(summary));
     if (store) out["store"] = storedJson(*store);
+    if (fit) {
+      out["memory_budget"] = {{"budget_bytes", parseByteSize(memory_budget_)},
+                              {"effective_batch", effective_batch_},
+                              {"micro_batch", fit->micro_batch},
+                              {"accum", fit->accum},
+                              {"predicted_peak_tensor_bytes", fit->predicted_bytes},
+                              {"fixed_bytes", memory.fixed_bytes},
+                              {"per_sample_bytes", memory.per_sample_bytes},
+                              {"reason", fit->reason}};
+    }
     std::cout << out.dump(2) << std::endl;
   } else {
     std::cout << formatSummaryTable(summary);

@@ -28,6 +28,8 @@ class RunCommand {
   ExperimentConfig given_;  ///< values bound to the options
   std::string config_file_;
   std::string arms_, optimizer_, scaling_, schedule_, policy_, dtype_, task_;
+  std::string memory_budget_;  ///< --memory-budget SIZE: choose m and K to fit it
+  int64_t effective_batch_ = 0;  ///< --effective-batch B, with --memory-budget
   bool no_noise_ = false;
   bool json_ = false;
   bool quiet_ = false;

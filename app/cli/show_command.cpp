@@ -63,7 +63,9 @@ int ShowCommand::execute() {
   summary.add({"trΣ/B_eff", cell(s.noise_per_update)});
   summary.add({"B_simple", cell(s.b_simple, "%.1f")});
   summary.add({"samples/s", cell(s.samples_per_s, "%.0f")});
-  summary.add({"peak memory", s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes) : "-"});
+  summary.add({"peak tensors", s.peak_tensor_bytes >= 0 ? formatBytes(s.peak_tensor_bytes) : "-"});
+  summary.add({"peak RSS (process)",
+               s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes) : "-"});
   summary.add({"equivalence diff", cell(s.equivalence_rel_diff, "%.2e")});
   summary.add({"wall time", cell(s.wall_s, "%.2f s")});
   std::cout << summary.str() << "\nconfig\n"

@@ -63,8 +63,8 @@ std::string varianceLines(const RunSummary& summary) {
 std::string formatSummaryTable(const RunSummary& summary) {
   const std::vector<std::string> header = {"arm",      "status",   "m x K",   "steps",
                                            "train loss", "val loss", "val acc", "loss var",
-                                           "trΣ/B_eff", "B_simple", "samples/s", "peak mem",
-                                           "grad equiv", "equiv diff"};
+                                           "trΣ/B_eff", "B_simple", "samples/s", "peak tensors",
+                                           "peak RSS", "grad equiv", "equiv diff"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const ArmSummary& a : summary.arms) {
     rows.push_back({toString(a.arm), toString(a.status),
@@ -72,6 +72,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
                     std::to_string(a.steps), num(a.final_train_loss), num(a.val_loss),
                     num(a.val_accuracy * 100, "%.2f%%"), num(a.loss_variance_detrended),
                     num(a.noise_per_update), num(a.b_simple, "%.1f"), num(a.samples_per_s, "%.0f"),
+                    a.peak_tensor_bytes >= 0 ? formatBytes(a.peak_tensor_bytes) : "-",
                     formatBytes(a.peak_memory_bytes), num(a.grad_equivalence_rel_diff, "%.2e"),
                     num(a.equivalence_rel_diff, "%.2e")});
   }
@@ -104,7 +105,10 @@ std::string formatSummaryTable(const RunSummary& summary) {
       << (summary.info.config.grad_check_every > 0
               ? "every " + std::to_string(summary.info.config.grad_check_every) + " steps"
               : std::string("off: --grad-check-every 0"))
-      << "); equiv diff: max relative weight difference between accum and big-batch\n";
+      << "); equiv diff: max relative weight difference between accum and big-batch; peak "
+         "tensors: the most bytes of the arm's own tensors (weights, gradients, optimizer "
+         "state, batches, activations) alive in one window; peak RSS: the whole process's "
+         "peak resident memory, shared by all arms\n";
   return out.str();
 }
 

@@ -132,7 +132,9 @@ struct RunStore::Impl {
         } else if (c.flag) {
           r.*c.flag = sqlite3_column_int64(raw, i) != 0;
         } else {
-          r.*c.integer = sqlite3_column_int64(raw, i);
+          // NULL (a column newer than the row) keeps the field's default, e.g. -1 for
+          // peak_tensor_bytes: not measured.
+          if (sqlite3_column_type(raw, i) != SQLITE_NULL) r.*c.integer = sqlite3_column_int64(raw, i);
         }
       }
     }

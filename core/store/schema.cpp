@@ -174,10 +174,14 @@ void addVarianceProbes(SQLite::Database& db) {
   )SQL");
 }
 
+/// Version 5: the peak tensor bytes of each step's window (old rows read -1: not measured).
+void addStepColumnsOfVersion5(SQLite::Database& db) { addStepColumns(db, 5); }
+
 /// kMigrations[v] takes a file from version v to v + 1.
 const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
-    createVersion1, autoincrementIds, addStepColumnsOfVersion3, addVarianceProbes};
-static_assert(kSchemaVersion == 4, "add the migration to kMigrations");
+    createVersion1, autoincrementIds, addStepColumnsOfVersion3, addVarianceProbes,
+    addStepColumnsOfVersion5};
+static_assert(kSchemaVersion == 5, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

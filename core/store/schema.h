@@ -7,7 +7,9 @@ namespace accumlab::store {
 /// The schema version this build writes and reads (`PRAGMA user_version`).
 /// 1: the first release. 2: run and experiment ids are AUTOINCREMENT (never reused).
 /// 3: steps record the applied gradient norm, the gradient check, and mark noise probes.
-inline constexpr int kSchemaVersion = 4;
+/// 4: steps record the detrended loss variance; the variance probes get their table.
+/// 5: steps record the peak tensor bytes of their window.
+inline constexpr int kSchemaVersion = 5;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.

@@ -52,6 +52,7 @@ const std::vector<StepColumn>& stepColumns() {
       real("grad_equiv", &StepRecord::grad_equiv, 3),
       real("loss_var_detrended", &StepRecord::loss_var_detrended, 4),
       integer("loss_var_count", &StepRecord::loss_var_count, 4),
+      integer("peak_tensor_bytes", &StepRecord::peak_tensor_bytes, 5),
   };
   return kColumns;
 }
@@ -68,7 +69,8 @@ void setColumnValue(StepRecord& record, const StepColumn& column, double value) 
   } else if (column.flag) {
     record.*column.flag = std::isfinite(value) && value != 0.0;
   } else {
-    record.*column.integer = std::isfinite(value) ? std::llround(value) : 0;
+    // A missing value is the field's default (0, or -1 for "not measured").
+    record.*column.integer = std::isfinite(value) ? std::llround(value) : StepRecord{}.*column.integer;
   }
 }
 

@@ -23,7 +23,7 @@ const std::vector<StepColumn>& stepColumns();
 
 /// Returns the value of a column as a double (NaN stays NaN).
 double columnValue(const StepRecord& record, const StepColumn& column);
-/// Sets a column from a double (integers are rounded).
+/// Sets a column from a double (integers are rounded; NaN gives an integer its default).
 void setColumnValue(StepRecord& record, const StepColumn& column, double value);
 
 }  // namespace accumlab::store

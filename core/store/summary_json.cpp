@@ -22,6 +22,7 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"b_simple", jsonNumber(a.b_simple)},
       {"samples_per_s", jsonNumber(a.samples_per_s)},
       {"peak_memory_bytes", a.peak_memory_bytes},
+      {"peak_tensor_bytes", a.peak_tensor_bytes < 0 ? json() : json(a.peak_tensor_bytes)},
       {"equivalence_rel_diff", jsonNumber(a.equivalence_rel_diff)},
       {"grad_equivalence_rel_diff", jsonNumber(a.grad_equivalence_rel_diff)},
       {"grad_equivalence_checks", a.grad_equivalence_checks},
@@ -58,6 +59,7 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.b_simple = real("b_simple");
   a.samples_per_s = real("samples_per_s");
   a.peak_memory_bytes = integer("peak_memory_bytes", 0);
+  a.peak_tensor_bytes = integer("peak_tensor_bytes", -1);
   a.equivalence_rel_diff = real("equivalence_rel_diff");
   a.grad_equivalence_rel_diff = real("grad_equivalence_rel_diff");
   a.grad_equivalence_checks = integer("grad_equivalence_checks", 0);

@@ -21,8 +21,9 @@ using Clock = std::chrono::steady_clock;
 
 ArmStepper::ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset& data,
                        const ExperimentConfig& config, torch::Device device, torch::Dtype dtype,
-                       int64_t budget)
+                       int64_t budget, std::unique_ptr<ArmMemory> memory)
     : kind_(kind),
+      memory_(std::move(memory)),
       model_(std::move(model)),
       params_(model_->parameters()),
       data_(data),
@@ -58,6 +59,10 @@ int64_t ArmStepper::boundaryAtOrAfter(int64_t position) const {
 }
 
 WindowOutcome ArmStepper::step() {
+  // Everything this window allocates is the arm's: its plan, batches, activations, gradients
+  // and the optimizer state (created lazily at the first step).
+  const auto charge = memory_->charge();
+  memory_->beginWindow();
   WindowPlan plan = planWindow(stream_, micro_batch_, accum_, config_.window_policy, samplesLeft());
   if (plan.dropped) {
     WindowOutcome out;
@@ -90,7 +95,9 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   }
   if (gradCheckDue(plan)) {
     const auto t_check = Clock::now();
+    memory_->pause();  // the check runs the window as one big batch: not this arm's training
     rec.grad_equiv = checkAgainstBigBatch(plan);
+    memory_->resume();
     max_grad_equiv_ = std::isnan(max_grad_equiv_) ? rec.grad_equiv
                                                   : std::max(max_grad_equiv_, rec.grad_equiv);
     ++grad_checks_;
@@ -111,6 +118,8 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
   setLearningRate(*optimizer_, lr_);
   train_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
+  rec.peak_tensor_bytes = memory_->endWindow();
+  peak_tensor_bytes_ = std::max(peak_tensor_bytes_, rec.peak_tensor_bytes);
 
   rec.arm = kind_;
   rec.step = steps_;

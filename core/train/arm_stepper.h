@@ -12,6 +12,7 @@
 #include "data/dataset.h"
 #include "data/sample_stream.h"
 #include "models/model.h"
+#include "train/arm_memory.h"
 #include "train/arm_random.h"
 #include "train/grad_window.h"
 
@@ -37,12 +38,14 @@ struct WindowOutcome {
 /// One arm's training step (DESIGN.md §2): plan the window → forward/backward per
 /// micro-batch → clip → optimizer step → LR schedule. Owns the arm's model replica, its
 /// optimizer, its sample stream and its random numbers (ArmRandom), so no arm's randomness
-/// depends on another's. Used on the training thread only.
+/// depends on another's. Measures the peak tensor memory of each window with `memory`; the
+/// caller charges the model's and the stepper's construction to it (ArmMemory::charge()).
+/// Used on the training thread only.
 class ArmStepper {
  public:
   ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset& data,
              const ExperimentConfig& config, torch::Device device, torch::Dtype dtype,
-             int64_t budget);
+             int64_t budget, std::unique_ptr<ArmMemory> memory);
   ArmStepper(const ArmStepper&) = delete;
   ArmStepper& operator=(const ArmStepper&) = delete;
 
@@ -73,6 +76,10 @@ class ArmStepper {
   /// Max of the gradient checks so far (NaN before the first) and their count.
   double maxGradEquivalence() const { return max_grad_equiv_; }
   int64_t gradChecks() const { return grad_checks_; }
+  /// The largest peak tensor bytes of a window so far; -1 before the first or unmeasured.
+  int64_t peakTensorBytes() const { return peak_tensor_bytes_; }
+  /// This arm's tensor memory (to charge allocations made for the arm outside step()).
+  ArmMemory& memory() { return *memory_; }
 
  private:
   WindowOutcome train(const WindowPlan& plan, bool probe);
@@ -82,6 +89,7 @@ class ArmStepper {
   double checkAgainstBigBatch(const WindowPlan& plan);
 
   ArmKind kind_;
+  std::unique_ptr<ArmMemory> memory_;  // first: the arm's tensors are counted until they go
   std::unique_ptr<Model> model_;
   std::vector<torch::Tensor> params_;
   const Dataset& data_;
@@ -100,6 +108,7 @@ class ArmStepper {
   double train_seconds_ = 0;
   double max_grad_equiv_ = kNaN;
   int64_t grad_checks_ = 0;
+  int64_t peak_tensor_bytes_ = -1;
 };
 
 }  // namespace accumlab

@@ -189,12 +189,15 @@ void Trainer::Impl::setUp() {
 
   auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed);
   for (ArmKind kind : config.arms) {
+    // The arm's model, stepper and optimizer are its tensors (its peaks count them).
+    auto memory = std::make_unique<ArmMemory>(device);
+    const auto charge = memory->charge();
     auto model = factory->create();
     model->to(device, dtype);
     if (!arms.empty()) model->copyStateFrom(arms.front()->stepper->model());
     checkModelFits(*model);
     auto stepper = std::make_unique<ArmStepper>(kind, std::move(model), data, config, device,
-                                                dtype, budget);
+                                                dtype, budget, std::move(memory));
     arms.push_back(std::make_unique<ArmRun>(std::move(stepper), config));
     arms.back()->next_eval = eval_period;
   }
@@ -470,6 +473,7 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
                         ? static_cast<double>(stepper.samplesSeen()) / stepper.trainSeconds()
                         : kNaN;
   s.peak_memory_bytes = peakMemory(device);
+  s.peak_tensor_bytes = stepper.peakTensorBytes();
   s.equivalence_rel_diff = arm.equivalence_rel_diff;
   s.grad_equivalence_rel_diff = stepper.maxGradEquivalence();
   s.grad_equivalence_checks = stepper.gradChecks();

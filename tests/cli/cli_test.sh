@@ -15,11 +15,36 @@ for name, a in arms.items():
     assert a["status"] == "finished", (name, a["status"])
     assert a["samples_seen"] == 4096, (name, a["samples_seen"])
     assert a["samples_per_s"] > 0 and a["peak_memory_bytes"] > 0
+    assert a["peak_tensor_bytes"] > 0, (name, a["peak_tensor_bytes"])
     assert 0 <= a["val_accuracy"] <= 1
+# Each arm counts its own tensors: one batch of 64 holds more than one of 8.
+assert arms["big-batch"]["peak_tensor_bytes"] > arms["accum"]["peak_tensor_bytes"], arms
 assert arms["accum"]["steps"] == 4096 // 64 and arms["no-accum"]["steps"] == 4096 // 8
 # 64 steps: accum and big-batch must agree to float32 rounding.
 assert arms["accum"]["equivalence_rel_diff"] < 1e-5, arms["accum"]["equivalence_rel_diff"]
 PY
+    ;;
+  memory_budget)
+    # The CNN on 28×28 images needs about 0.7 MiB + 70 KiB per sample: 3 MiB fits m = 32.
+    "$cli" run --no-store --data blobs:1x28x28 --synthetic-samples 600 --model cnn \
+      --memory-budget 3MiB --effective-batch 256 --samples 512 --arms accum --json -q \
+      >"$tmp/out" 2>"$tmp/err" || fail "budget run failed: $(cat "$tmp/err")"
+    grep -q "memory budget 3.0 MiB: m = " "$tmp/err" || fail "no reason on stderr: $(cat "$tmp/err")"
+    /usr/bin/python3 - "$tmp/out" <<'PY' || fail "budget fit is wrong: $(head -c 900 "$tmp/out")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+b = s["memory_budget"]
+m, k = s["config"]["micro_batch"], s["config"]["accum"]
+assert (m, k) == (b["micro_batch"], b["accum"]), (m, k, b)
+assert 16 <= m <= 32 and m * k >= 256 and (m - 1) * k < 256, (m, k)
+assert b["predicted_peak_tensor_bytes"] <= 3 * 2**20, b
+# The run keeps to the budget it was fitted for (the prediction is within a few %).
+assert s["arms"]["accum"]["peak_tensor_bytes"] <= 1.05 * 3 * 2**20, s["arms"]["accum"]
+PY
+    expect_exit 2 "below the" run --no-store --data blobs:1x28x28 --synthetic-samples 600 \
+      --model cnn --memory-budget 100KiB --effective-batch 256 --samples 64
+    expect_exit 2 "memory size 'plenty'" run --no-store --memory-budget plenty --effective-batch 64
+    expect_exit 2 "effective-batch" run --no-store --memory-budget 1MiB
     ;;
   bad_options)
     expect_exit 2 "micro-batch|--micro-batch" run --micro-batch 0

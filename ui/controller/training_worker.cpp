@@ -4,12 +4,15 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/trainer.h"
+#include "controller/generator_gate.h"
 
 namespace accumlab::ui {
 
 void TrainingWorker::train(Trainer* trainer, MetricsSink* sink) {
   // Exceptions must not cross the thread boundary: they become a message for the GUI.
   try {
+    // A memory probe still finishing holds the gate for a second at most.
+    const std::lock_guard<std::mutex> gate(globalGeneratorGate());
     trainer->run(*sink);
   } catch (const InputError& e) {
     emit finished(QString::fromStdString(e.what()), true);

@@ -10,14 +10,19 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <cmath>
 
 #include "accumlab/device.h"
+#include "accumlab/input_error.h"
+#include "accumlab/memory_model.h"
 #include "experiment/batch_slider.h"
+#include "experiment/memory_estimator.h"
 #include "experiment/source_catalog.h"
 #include "plots/arm_style.h"
 
@@ -33,6 +38,8 @@ constexpr char kOpenModel[] = "open:model";
 constexpr int64_t kMaxMicroBatch = 1024;
 constexpr int64_t kMaxAccum = 256;
 constexpr ArmKind kArms[3] = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
+/// Quiet time after an edit before the tensor memory of a new model or dataset is probed.
+constexpr int kMemoryProbeDelayMs = 400;
 
 template <typename Enum>
 void addEnumItems(QComboBox* combo, std::initializer_list<Enum> values) {
@@ -113,9 +120,49 @@ QWidget* ExperimentPanel::buildBatchGroup() {
                                "optimizer step. During a run a change applies at the next "
                                "window."));
   effective_label_ = new QLabel(box);
+  memory_label_ = new QLabel(box);
+  memory_label_->setObjectName("memoryEstimate");
+  memory_label_->setWordWrap(true);
+  memory_label_->setToolTip(
+      tr("Peak tensor memory of one update, predicted from two short probes of this model and "
+         "data (one update each with m = 8 and m = 32, fitted as fixed + per sample · m). "
+         "Counts the weights, gradients, optimizer state, the batch and the activations; not "
+         "the dataset, nor the caches of BLAS and oneDNN (they are not tensors)."));
   form->addRow(tr("Micro-batch m"), micro_slider_);
   form->addRow(tr("Accumulate K"), accum_slider_);
   form->addRow(QString(), effective_label_);
+  form->addRow(QString(), memory_label_);
+  budget_edit_ = new QLineEdit(box);
+  budget_edit_->setObjectName("memoryBudget");
+  budget_edit_->setPlaceholderText(tr("e.g. 200MiB"));
+  budget_edit_->setToolTip(tr("Tensor memory one update may take (KiB, MiB, GiB, KB, MB, GB "
+                              "or bytes). Fit keeps m·K and picks the largest m that fits."));
+  auto* fit = new QPushButton(tr("Fit"), box);
+  fit->setObjectName("fitBudget");
+  fit->setToolTip(tr("Set m and K so that an update's predicted tensors fit the budget, "
+                     "keeping the effective batch m·K"));
+  auto* budget_row = new QHBoxLayout;
+  budget_row->addWidget(budget_edit_, 1);
+  budget_row->addWidget(fit);
+  form->addRow(tr("Memory budget"), budget_row);
+  budget_label_ = new QLabel(box);
+  budget_label_->setObjectName("budgetFit");
+  budget_label_->setWordWrap(true);
+  form->addRow(QString(), budget_label_);
+  connect(fit, &QPushButton::clicked, this, &ExperimentPanel::fitMemoryBudget);
+  connect(budget_edit_, &QLineEdit::returnPressed, this, &ExperimentPanel::fitMemoryBudget);
+  memory_estimator_ = new MemoryEstimator(this);
+  connect(memory_estimator_, &MemoryEstimator::modelReady, this,
+          &ExperimentPanel::updateDerivedLabels);
+  memory_probe_timer_ = new QTimer(this);
+  memory_probe_timer_->setSingleShot(true);
+  memory_probe_timer_->setInterval(kMemoryProbeDelayMs);
+  connect(memory_probe_timer_, &QTimer::timeout, this, [this] {
+    if (running_) return;  // the probe would compete with the run; asked again when it ends
+    memory_estimator_->request(config());
+    updateDerivedLabels();
+  });
+  connect(this, &ExperimentPanel::configEdited, this, &ExperimentPanel::scheduleMemoryProbe);
   auto* arms = new QHBoxLayout;
   const QString tips[3] = {tr("m samples per update: the noisy baseline"),
                            tr("K micro-batches of m per update (effective batch m·K)"),
@@ -334,9 +381,51 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   device_combo_->setCurrentIndex(std::max(0, device));
   updateDerivedLabels();
   updateCsvFields();
+  scheduleMemoryProbe();
+}
+
+void ExperimentPanel::scheduleMemoryProbe() { memory_probe_timer_->start(); }
+
+QString ExperimentPanel::memoryEstimateText() const { return memory_label_->text(); }
+
+void ExperimentPanel::fitMemoryBudget() {
+  const int64_t b = micro_slider_->value() * accum_slider_->value();
+  const auto model = memory_estimator_->current();
+  if (!model) {
+    budget_label_->setText(memory_estimator_->probing()
+                               ? tr("the tensor memory of this model is still being measured; "
+                                    "try again in a moment")
+                               : tr("the tensor memory of this model is not measured"));
+    return;
+  }
+  BudgetFit fit;
+  try {
+    fit = accumlab::fitMemoryBudget(*model, parseByteSize(budget_edit_->text().trimmed().toStdString()), b);
+  } catch (const InputError& e) {
+    budget_label_->setText(QString::fromStdString(e.what()));
+    return;
+  }
+  if (fit.accum > kMaxAccum) {
+    budget_label_->setText(tr("the budget needs K = %1, more than the %2 the slider offers; "
+                              "raise the budget or lower m·K")
+                               .arg(fit.accum)
+                               .arg(kMaxAccum));
+    return;
+  }
+  budget_label_->setText(QString::fromStdString(fit.reason));
+  const bool m_changed = fit.micro_batch != micro_slider_->value();
+  const bool k_changed = fit.accum != accum_slider_->value();
+  micro_slider_->setValue(fit.micro_batch);
+  accum_slider_->setValue(fit.accum);
+  updateDerivedLabels();
+  if (m_changed) emit microBatchChanged(fit.micro_batch);
+  if (k_changed) emit accumChanged(fit.accum);
+  if (m_changed || k_changed) emit configEdited();
 }
 
 void ExperimentPanel::setRunning(bool running) {
+  running_ = running;
+  if (!running) scheduleMemoryProbe();
   for (QWidget* w : locked_while_running_) w->setEnabled(!running);
   momentum_spin_->setEnabled(!running &&
                              enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd);
@@ -405,6 +494,16 @@ void ExperimentPanel::updateDerivedLabels() {
   effective_label_->setText(tr("effective batch m·K = <b>%1</b> &nbsp;(memory of %2)")
                                 .arg(QLocale().toString(static_cast<qlonglong>(m * k)))
                                 .arg(m));
+  if (const auto model = memory_estimator_->current()) {
+    memory_label_->setText(ui::memoryEstimateText(*model, m, k));
+  } else if (memory_estimator_->probing()) {
+    memory_label_->setText(tr("measuring the tensor memory of this model…"));
+  } else {
+    memory_label_->setText(memory_estimator_->failure().isEmpty()
+                               ? QString()
+                               : tr("tensor memory: not measured (%1)")
+                                     .arg(memory_estimator_->failure().section('\n', 0, 0)));
+  }
   const double lr = lr_spin_->value();
   double factor = 1.0;
   QString rule = tr("same LR");

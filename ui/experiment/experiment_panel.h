@@ -11,10 +11,12 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
+class QTimer;
 
 namespace accumlab::ui {
 
 class BatchSlider;
+class MemoryEstimator;
 
 /// The experiment editor of the main window's dock: data, model, m and K sliders, arms,
 /// optimizer and LR rule, window policy, dtype, budget, evaluation, seed and device.
@@ -36,6 +38,9 @@ class ExperimentPanel : public QWidget {
   void setRunActions(QAction* run, QAction* pause, QAction* stop);
   /// Selects the dataset or TorchScript model at `path`; false with a message otherwise.
   bool openPath(const QString& path, QString* error);
+  /// The line under the sliders that predicts the tensor memory of m and of m·K as one
+  /// batch (empty until the probes of the model have run).
+  QString memoryEstimateText() const;
 
  signals:
   /// The user settled on a new micro-batch size m or accumulation count K.
@@ -57,6 +62,10 @@ class ExperimentPanel : public QWidget {
   void selectSpec(QComboBox* combo, const QString& spec, const QString& label);
   void updateDerivedLabels();
   void updateCsvFields();
+  /// Asks the estimator for the current model and data (soon, not on every keystroke).
+  void scheduleMemoryProbe();
+  /// Sets m and K so that an update's predicted tensors fit the budget field, keeping m·K.
+  void fitMemoryBudget();
 
   ExperimentConfig base_;  ///< fields the panel does not show
   QComboBox* data_combo_;
@@ -66,6 +75,12 @@ class ExperimentPanel : public QWidget {
   BatchSlider* micro_slider_;
   BatchSlider* accum_slider_;
   QLabel* effective_label_;
+  QLabel* memory_label_;
+  QLineEdit* budget_edit_;
+  QLabel* budget_label_;  ///< the last fit's choice and why, or why it failed
+  MemoryEstimator* memory_estimator_;
+  QTimer* memory_probe_timer_;  ///< single shot: settles a burst of edits into one request
+  bool running_ = false;
   QCheckBox* arm_checks_[3];
   QComboBox* optimizer_combo_;
   QDoubleSpinBox* lr_spin_;

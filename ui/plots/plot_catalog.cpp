@@ -94,17 +94,34 @@ std::vector<CanvasDef> makeCatalog() {
                  SeriesLook::kNormal, std::nullopt}}});
 
   c.push_back({"throughput", tr("Throughput and memory"),
-               tr("<b>What it shows:</b> training samples per second of each arm (top) and "
-                  "memory (bottom): the CUDA allocator's peak on a GPU, the process's resident "
-                  "memory on the CPU (one process trains all arms, so the CPU lines coincide)."
-                  "<br><b>Read it:</b> accumulation buys the update of a batch of m·K at the "
-                  "memory of a batch of m; the price is K smaller calls per update."),
-               {{tr("samples/s"), false, false}, {tr("memory MiB"), false, false}},
+               tr("<b>What it shows:</b> training samples per second of each arm (top) and, "
+                  "below, the <b>peak tensor memory</b> of each arm's update: the most bytes of "
+                  "tensors alive at once while it runs forward, backward and the optimizer "
+                  "step over its window.<br><b>Counted</b> (CPU): the arm's own tensors — "
+                  "weights, gradients, optimizer state (momentum, Adam moments), the batch it "
+                  "is working on and the activations kept for backward. <b>Not counted:</b> the "
+                  "dataset, the other arms, evaluation, the gradient check, and memory that "
+                  "libraries keep outside tensors (the caches and work buffers of BLAS and "
+                  "oneDNN, the allocator's free lists, the code itself). On a GPU the figure is "
+                  "the CUDA caching allocator's peak of allocated bytes during the window, which "
+                  "includes the other arms' weights on the device.<br>The dotted line is the "
+                  "whole process's resident memory (RSS): one process trains all arms, so it is "
+                  "shared and includes everything above that tensors leave out.<br><b>Read "
+                  "it:</b> accumulation buys the update of a batch of m·K at the memory of a "
+                  "batch of m: <i>accum</i> sits near <i>no-accum</i>, far below "
+                  "<i>big-batch</i>; the price is K smaller calls per update."),
+               {{tr("samples/s"), false, false}, {tr("MiB"), true, false}},
                {{"samples_per_s", QString(), [](const StepRecord& r) { return r.samples_per_s; },
                  nullptr, false, 0, SeriesLook::kNormal, std::nullopt},
-                {"memory_mib", QString(),
+                {"peak_tensor_mib", tr("peak tensors"),
+                 [](const StepRecord& r) {
+                   return r.peak_tensor_bytes >= 0 ? static_cast<double>(r.peak_tensor_bytes) / kMiB
+                                                   : kNaN;
+                 },
+                 nullptr, false, 1, SeriesLook::kNormal, std::nullopt},
+                {"memory_mib", tr("process RSS"),
                  [](const StepRecord& r) { return static_cast<double>(r.memory_bytes) / kMiB; },
-                 nullptr, false, 1, SeriesLook::kNormal, std::nullopt}}});
+                 nullptr, false, 1, SeriesLook::kReference, ArmKind::kAccum}}});
 
   c.push_back({"equivalence", tr("Gradient equivalence"),
                tr("<b>What it shows (bold): accumulated gradient = big-batch gradient.</b> "

@@ -64,6 +64,7 @@ ArmSummary summaryOf(const ArmSeries& arm) {
     s.b_simple = last.b_simple;
     s.samples_per_s = last.samples_per_s;
     s.peak_memory_bytes = last.memory_bytes;
+    for (const StepRecord& r : arm.steps) s.peak_tensor_bytes = std::max(s.peak_tensor_bytes, r.peak_tensor_bytes);
     s.equivalence_rel_diff = last.weight_rel_diff;
     for (const StepRecord& r : arm.steps) {
       if (!std::isfinite(r.grad_equiv)) continue;
@@ -113,7 +114,8 @@ QString summaryTable(const RunData& run) {
       "<th>samples</th><th>train loss</th><th>val loss</th><th>val acc</th>"
       "<th>loss var</th><th>no-accum ÷ arm<br>loss var</th><th>trΣ/B<sub>eff</sub></th>"
       "<th>no-accum ÷ arm<br>noise</th><th>B<sub>simple</sub></th><th>samples/s</th>"
-      "<th>arm ÷ no-accum<br>speed</th><th>peak mem</th><th>grad equiv<br>(max)</th>"
+      "<th>arm ÷ no-accum<br>speed</th><th>peak<br>tensors</th><th>peak RSS<br>(process)</th>"
+      "<th>grad equiv<br>(max)</th>"
       "<th>equiv diff</th></tr>";
   for (const ArmSeries& arm : run.arms) {
     const ArmSummary s = summaryOf(arm);
@@ -135,12 +137,12 @@ QString summaryTable(const RunData& run) {
     auto sci = [](double v) {
       return std::isfinite(v) ? QString::number(v, 'e', 2) : QStringLiteral("–");
     };
-    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td></tr>")
+    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
                 .arg(num(s.samples_per_s, 6), ratio(s.samples_per_s, base.samples_per_s),
-                     mib(s.peak_memory_bytes), sci(s.grad_equivalence_rel_diff),
-                     sci(s.equivalence_rel_diff));
+                     mib(s.peak_tensor_bytes), mib(s.peak_memory_bytes),
+                     sci(s.grad_equivalence_rel_diff), sci(s.equivalence_rel_diff));
     if (!s.message.empty()) {
-      html += QString("<tr><td class='k muted' colspan=18>%1: %2</td></tr>")
+      html += QString("<tr><td class='k muted' colspan=19>%1: %2</td></tr>")
                   .arg(armName(arm.arm), esc(s.message));
     }
   }

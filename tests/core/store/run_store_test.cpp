@@ -92,6 +92,7 @@ TEST_F(StoreTest, SinkStoresEveryStepColumnExactly) {
       EXPECT_EQ(got.step, want.step);
       EXPECT_EQ(got.samples_seen, want.samples_seen);
       EXPECT_EQ(got.memory_bytes, want.memory_bytes);
+      EXPECT_EQ(got.peak_tensor_bytes, want.peak_tensor_bytes);
       EXPECT_TRUE(sameValue(got.loss, want.loss)) << got.loss << " vs " << want.loss;
       EXPECT_TRUE(sameValue(got.mb_loss_var, want.mb_loss_var));
       EXPECT_TRUE(sameValue(got.trace_sigma_ema, want.trace_sigma_ema));

@@ -1,7 +1,8 @@
 // Schema versions and their migrations (core/store/schema.cpp): version 2 makes run and
 // experiment ids AUTOINCREMENT, so a deleted run's id never comes back; version 3 adds the
 // applied gradient norm and the noise-probe flag to the step metrics; version 4 adds the
-// detrended loss variance and the fixed-weight variance probes.
+// detrended loss variance and the fixed-weight variance probes; version 5 the peak tensor
+// bytes of each step's window.
 #include <cmath>
 #include <thread>
 
@@ -183,7 +184,8 @@ TEST_F(StoreTest, StepsRoundTripTheAppliedGradNormAndTheProbeFlag) {
 TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
   const int64_t id = storeOneRun(db_, 5);
   {
-    // Turn the file back into what version 2 wrote: no grad_norm_applied, probe, grad_equiv.
+    // Turn the file back into what version 2 wrote: no grad_norm_applied, probe, grad_equiv
+    // (version 3) nor peak_tensor_bytes (version 5).
     SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
     raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_norm_applied");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN probe");
@@ -191,6 +193,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_detrended");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_count");
     raw.exec("DROP TABLE probes");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("PRAGMA user_version = 2");
   }
   RunStore store(db_);
@@ -201,6 +204,36 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     EXPECT_TRUE(std::isnan(r.grad_norm_applied)) << "not measured by version 2";
     EXPECT_FALSE(r.probe);
     EXPECT_TRUE(std::isnan(r.grad_equiv));
+    EXPECT_EQ(r.peak_tensor_bytes, -1);
+  }
+  SQLite::Database raw(db_);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  EXPECT_EQ(raw.execAndGet("PRAGMA integrity_check").getString(), "ok");
+}
+
+TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
+  const int64_t id = storeOneRun(db_, 5);
+  {
+    // Turn the file back into what version 3 wrote: no detrended variance, no probes
+    // table, no peak_tensor_bytes.
+    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_detrended");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_count");
+    raw.exec("DROP TABLE probes");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
+    raw.exec("PRAGMA user_version = 3");
+  }
+  RunStore store(db_);
+  const RunSeries series = store.series(id);
+  ASSERT_EQ(series.steps.size(), 5u);
+  for (const StepRecord& r : series.steps) {
+    EXPECT_EQ(r.loss, makeStep(ArmKind::kAccum, r.step).loss);
+    EXPECT_EQ(r.grad_norm_applied, makeStep(ArmKind::kAccum, r.step).grad_norm_applied);
+    EXPECT_EQ(r.peak_tensor_bytes, -1) << "not measured before version 5";
+  }
+  const int64_t next = storeOneRun(db_, 3);
+  for (const StepRecord& r : store.series(next).steps) {
+    EXPECT_EQ(r.peak_tensor_bytes, makeStep(ArmKind::kAccum, r.step).peak_tensor_bytes);
   }
   SQLite::Database raw(db_);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());

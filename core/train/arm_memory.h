@@ -1,0 +1,45 @@
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "train/counting_allocator.h"
+
+namespace accumlab {
+
+/// Peak tensor memory of one arm's windows (DESIGN.md §3).
+/// CPU: the bytes of this arm's own tensors — its parameters, gradients, optimizer state,
+/// batches and activations — counted by the counting allocator while the arm is charged
+/// (charge()); the dataset and the other arms' tensors are not this arm's.
+/// CUDA: the caching allocator's peak of allocated bytes on the device during the window
+/// (every tensor on the device, so the other arms' weights too).
+/// Used on the training thread only.
+class ArmMemory {
+ public:
+  explicit ArmMemory(c10::Device device);
+
+  /// CPU tensors allocated while the returned guard lives are charged to this arm.
+  std::unique_ptr<TensorCharge> charge() const;
+  /// Starts a window: its peak starts from the bytes alive now.
+  void beginWindow();
+  /// Leaves what happens until resume() out of the window's peak (a measurement such as the
+  /// gradient check, not training).
+  void pause();
+  void resume();
+  /// Ends the window: its peak tensor bytes, or -1 when nothing measures them (on CPU when
+  /// the counting allocator could not be installed).
+  int64_t endWindow();
+  /// Bytes of this arm's CPU tensors alive now (0 on CUDA).
+  int64_t currentBytes() const { return ledger_->currentBytes(); }
+
+ private:
+  int64_t peakSoFar() const;
+
+  c10::Device device_;
+  std::shared_ptr<TensorLedger> ledger_;
+  int64_t paused_peak_ = 0;  ///< the window's peak before the last pause()
+};
+
+}  // namespace accumlab

@@ -1,0 +1,158 @@
+#include "accumlab/memory_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "accumlab/input_error.h"
+#include "data/dataset_factory.h"
+#include "models/model.h"
+#include "train/arm_memory.h"
+#include "train/arm_stepper.h"
+#include "train/device_select.h"
+
+namespace accumlab {
+
+bool MemoryModel::valid() const {
+  return std::isfinite(fixed_bytes) && std::isfinite(per_sample_bytes);
+}
+
+MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small, int64_t large) {
+  if (small < 1 || large <= small) {
+    throw InputError("memory probes need 1 ≤ small < large micro-batches, got " +
+                     std::to_string(small) + " and " + std::to_string(large));
+  }
+  ExperimentConfig c = config;
+  c.accum = 1;
+  c.noise_stats = false;  // no probe halves, no hooks: one plain update
+  c.grad_check_every = 0;
+  c.window_policy = WindowPolicy::kStream;  // a micro-batch larger than an epoch still fits
+  validateConfig(c);
+  const torch::Device device = resolveDevice(c.device);
+  const torch::Dtype dtype = c.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
+  const Dataset data = loadDataset(c);
+  auto factory = makeModelFactory(c.model, data.sample_shape, data.num_outputs, c.seed);
+
+  auto peakAt = [&](int64_t m) -> int64_t {
+    c.micro_batch = m;
+    auto memory = std::make_unique<ArmMemory>(device);
+    std::unique_ptr<ArmStepper> stepper;
+    {
+      const auto charge = memory->charge();
+      auto model = factory->create();
+      model->to(device, dtype);
+      stepper = std::make_unique<ArmStepper>(ArmKind::kNoAccum, std::move(model), data, c, device,
+                                             dtype, 2 * m, std::move(memory));
+    }
+    // The second update is the steady state: the optimizer's state (momentum, Adam's
+    // moments) is created by the first step, after that window's peak.
+    stepper->step();
+    stepper->step();
+    return stepper->peakTensorBytes();
+  };
+  MemoryModel model;
+  model.probe_small = small;
+  model.probe_large = large;
+  const int64_t p_small = peakAt(small);
+  const int64_t p_large = peakAt(large);
+  if (p_small < 0 || p_large < 0) return model;
+  model.per_sample_bytes =
+      static_cast<double>(p_large - p_small) / static_cast<double>(large - small);
+  model.fixed_bytes =
+      static_cast<double>(p_small) - model.per_sample_bytes * static_cast<double>(small);
+  return model;
+}
+
+std::string formatMemory(double bytes) {
+  char buf[32];
+  if (std::abs(bytes) < 1024.0 * 1024.0) {
+    std::snprintf(buf, sizeof buf, "%.0f KiB", bytes / 1024.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024.0));
+  }
+  return buf;
+}
+
+BudgetFit fitMemoryBudget(const MemoryModel& model, int64_t budget_bytes, int64_t effective_batch) {
+  if (effective_batch < 1) {
+    throw InputError("the effective batch must be at least 1, got " +
+                     std::to_string(effective_batch));
+  }
+  if (!model.valid()) {
+    throw InputError(
+        "a memory budget needs the tensor memory measured, and this device does not "
+        "measure it");
+  }
+  const double budget = static_cast<double>(budget_bytes);
+  if (model.predict(1) > budget) {
+    throw InputError("a memory budget of " + formatMemory(budget) + " is below the " +
+                     formatMemory(model.predict(1)) + " of tensors that one sample needs (m = 1: " +
+                     "weights, gradients and optimizer state alone take " +
+                     formatMemory(model.fixed_bytes) +
+                     "); raise the budget or choose a smaller model");
+  }
+  int64_t m = effective_batch;
+  if (model.per_sample_bytes > 0 && model.predict(m) > budget) {
+    m = static_cast<int64_t>(std::floor((budget - model.fixed_bytes) / model.per_sample_bytes));
+    m = std::clamp<int64_t>(m, 1, effective_batch);
+    while (m > 1 && model.predict(m) > budget) --m;  // rounding of the division
+  }
+  BudgetFit fit;
+  fit.accum = (effective_batch + m - 1) / m;
+  fit.micro_batch = (effective_batch + fit.accum - 1) / fit.accum;
+  fit.predicted_bytes = model.predict(fit.micro_batch);
+  const int64_t covered = fit.micro_batch * fit.accum;
+  fit.reason = "memory budget " + formatMemory(budget) +
+               ": m = " + std::to_string(fit.micro_batch) + ", K = " + std::to_string(fit.accum) +
+               " (predicted peak " + formatMemory(fit.predicted_bytes) +
+               " of tensors = " + formatMemory(model.fixed_bytes) + " fixed + " +
+               formatMemory(model.per_sample_bytes) + " per sample; " +
+               (fit.accum == 1 ? "the whole batch fits at once"
+                               : "m = " + std::to_string(m) + " is the largest that fits") +
+               (covered == effective_batch
+                    ? ")"
+                    : "; m·K = " + std::to_string(covered) + " covers the effective batch " +
+                          std::to_string(effective_batch) + " in whole micro-batches)");
+  return fit;
+}
+
+int64_t parseByteSize(const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  unit.erase(
+      std::remove_if(unit.begin(), unit.end(), [](unsigned char c) { return std::isspace(c); }),
+      unit.end());
+  std::transform(unit.begin(), unit.end(), unit.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  double scale = 0;
+  if (unit.empty() || unit == "b")
+    scale = 1;
+  else if (unit == "kib" || unit == "k")
+    scale = 1024.0;
+  else if (unit == "mib" || unit == "m")
+    scale = 1024.0 * 1024;
+  else if (unit == "gib" || unit == "g")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "kb")
+    scale = 1e3;
+  else if (unit == "mb")
+    scale = 1e6;
+  else if (unit == "gb")
+    scale = 1e9;
+  if (used == 0 || scale == 0 || !std::isfinite(value) || value <= 0) {
+    throw InputError("memory size '" + text +
+                     "' is not a size; write it like 200MiB, 1.5GiB, "
+                     "500MB or a number of bytes");
+  }
+  return static_cast<int64_t>(std::llround(value * scale));
+}
+
+}  // namespace accumlab

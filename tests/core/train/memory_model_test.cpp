@@ -1,0 +1,171 @@
+// Memory against theory (core/train/memory_model.cpp and the Trainer's per-arm peaks): a
+// window's peak tensor bytes are the fixed weights, gradients and optimizer state plus a
+// cost per sample of the micro-batch, so accumulation keeps the memory of m.
+#include "accumlab/memory_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "accumlab/input_error.h"
+#include "accumlab/trainer.h"
+#include "recording_sink.h"
+
+namespace accumlab {
+namespace {
+
+using testing::armOf;
+using testing::RecordingSink;
+
+ExperimentConfig imageConfig(const std::string& model) {
+  ExperimentConfig c;
+  c.data = "blobs:1x28x28";
+  c.synthetic_samples = 1200;
+  c.model = model;
+  c.device = "cpu";
+  c.threads = 1;
+  return c;
+}
+
+/// The peak tensor bytes of one arm of m × K trained for two windows.
+int64_t measuredPeak(const std::string& model, ArmKind arm, int64_t m, int64_t k) {
+  ExperimentConfig c = imageConfig(model);
+  c.arms = {arm};
+  c.micro_batch = m;
+  c.accum = k;
+  c.samples = 2 * armMicroBatch(arm, m, k) * armAccum(arm, m, k);
+  Trainer trainer(c);
+  RecordingSink sink;
+  return armOf(trainer.run(sink), arm).peak_tensor_bytes;
+}
+
+TEST(MemoryModel, CnnPeakIsAStraightLineInTheMicroBatch) {
+  const std::vector<double> ms = {8, 16, 32, 64};
+  std::vector<double> peaks;
+  for (double m : ms) peaks.push_back(measuredPeak("cnn", ArmKind::kNoAccum, int64_t(m), 1));
+  // Least squares y = a + b·m and its R².
+  const double n = static_cast<double>(ms.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    sx += ms[i];
+    sy += peaks[i];
+    sxx += ms[i] * ms[i];
+    sxy += ms[i] * peaks[i];
+  }
+  const double b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  const double a = (sy - b * sx) / n;
+  double ss_res = 0, ss_tot = 0;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    ss_res += std::pow(peaks[i] - (a + b * ms[i]), 2);
+    ss_tot += std::pow(peaks[i] - sy / n, 2);
+  }
+  const double r2 = 1 - ss_res / ss_tot;
+  for (size_t i = 0; i < ms.size(); ++i) {
+    std::printf("cnn m=%-3.0f peak tensors %8.0f B (line: %8.0f B)\n", ms[i], peaks[i],
+                a + b * ms[i]);
+  }
+  std::printf("cnn peak = %.0f B + %.0f B per sample, R² = %.5f\n", a, b, r2);
+  EXPECT_GE(r2, 0.99);
+  EXPECT_GT(b, 0);
+  EXPECT_GT(a, 0);
+}
+
+TEST(MemoryModel, CnnAccumUsesAtMostHalfTheMemoryOfBigBatch) {
+  const double accum = measuredPeak("cnn", ArmKind::kAccum, 16, 16);
+  const double big = measuredPeak("cnn", ArmKind::kBigBatch, 16, 16);
+  std::printf("cnn peak tensors: accum 16x16 %.0f B, big-batch 256x1 %.0f B, ratio %.3f\n", accum,
+              big, accum / big);
+  EXPECT_LE(accum / big, 0.5);
+}
+
+TEST(MemoryModel, MlpIsDominatedByItsParameters) {
+  // An MLP's weights are most of its memory and its activations per sample are small, so
+  // accumulation saves less than on the CNN: the ratio is nearer 1.
+  const double mlp = double(measuredPeak("mlp", ArmKind::kAccum, 16, 16)) /
+                     double(measuredPeak("mlp", ArmKind::kBigBatch, 16, 16));
+  const double cnn = double(measuredPeak("cnn", ArmKind::kAccum, 16, 16)) /
+                     double(measuredPeak("cnn", ArmKind::kBigBatch, 16, 16));
+  std::printf("accum 16x16 ÷ big-batch 256x1 peak tensors: mlp %.3f, cnn %.3f\n", mlp, cnn);
+  EXPECT_GT(mlp, cnn);
+}
+
+TEST(MemoryModel, TwoProbesPredictTheArmsPeaks) {
+  const MemoryModel model = probeMemoryModel(imageConfig("cnn"), 8, 32);
+  ASSERT_TRUE(model.valid());
+  const double accum = measuredPeak("cnn", ArmKind::kAccum, 16, 16);
+  const double big = measuredPeak("cnn", ArmKind::kBigBatch, 16, 16);
+  std::printf(
+      "cnn model: %.0f B + %.0f B per sample; predicts m=16 %.0f B (accum measured "
+      "%.0f B), 256 %.0f B (big-batch measured %.0f B)\n",
+      model.fixed_bytes, model.per_sample_bytes, model.predict(16), accum, model.predict(256), big);
+  EXPECT_NEAR(model.predict(16) / accum, 1.0, 0.15);
+  EXPECT_NEAR(model.predict(256) / big, 1.0, 0.15);
+}
+
+/// 1 MiB fixed + 64 KiB per sample.
+MemoryModel knownModel() {
+  MemoryModel m;
+  m.fixed_bytes = 1 << 20;
+  m.per_sample_bytes = 64 << 10;
+  return m;
+}
+
+TEST(MemoryBudget, PicksTheLargestMicroBatchThatFits) {
+  // 3 MiB leaves 2 MiB for samples: 32 of 64 KiB. 256 = 32 × 8.
+  const BudgetFit fit = fitMemoryBudget(knownModel(), 3 << 20, 256);
+  EXPECT_EQ(fit.micro_batch, 32);
+  EXPECT_EQ(fit.accum, 8);
+  EXPECT_DOUBLE_EQ(fit.predicted_bytes, 3 << 20);
+  EXPECT_NE(fit.reason.find("m = 32, K = 8"), std::string::npos) << fit.reason;
+}
+
+TEST(MemoryBudget, KeepsKAndTakesTheSmallestMicroBatchThatCoversTheBatch) {
+  // 2.5 MiB: m = 24 fits (2.5 MiB exactly), K = ceil(256/24) = 11, and 11 micro-batches of
+  // ceil(256/11) = 24 cover 256 (264 samples per update: whole micro-batches).
+  const BudgetFit fit = fitMemoryBudget(knownModel(), (5 << 20) / 2, 256);
+  EXPECT_EQ(fit.accum, 11);
+  EXPECT_EQ(fit.micro_batch, 24);
+  EXPECT_NE(fit.reason.find("264"), std::string::npos) << fit.reason;
+  // 2.2 MiB: m = 19 fits, K = 14, m = ceil(256/14) = 19.
+  const BudgetFit tight = fitMemoryBudget(knownModel(), int64_t(2.2 * (1 << 20)), 256);
+  EXPECT_EQ(tight.micro_batch, 19);
+  EXPECT_EQ(tight.accum, 14);
+  EXPECT_LE(tight.predicted_bytes, 2.2 * (1 << 20));
+}
+
+TEST(MemoryBudget, AWholeBatchThatFitsIsOneMicroBatch) {
+  const BudgetFit fit = fitMemoryBudget(knownModel(), 1 << 30, 256);
+  EXPECT_EQ(fit.micro_batch, 256);
+  EXPECT_EQ(fit.accum, 1);
+}
+
+TEST(MemoryBudget, ABudgetBelowOneSampleIsAnInputError) {
+  try {
+    fitMemoryBudget(knownModel(), 1 << 20, 256);  // the fixed part alone
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("below the 1.1 MiB"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(MemoryBudget, SizesReadLikePeopleWriteThem) {
+  EXPECT_EQ(parseByteSize("200MiB"), 200LL << 20);
+  EXPECT_EQ(parseByteSize("1.5GiB"), 3LL << 29);
+  EXPECT_EQ(parseByteSize("500MB"), 500'000'000);
+  EXPECT_EQ(parseByteSize("64 KiB"), 65536);
+  EXPECT_EQ(parseByteSize("4096"), 4096);
+  EXPECT_THROW(parseByteSize("lots"), InputError);
+  EXPECT_THROW(parseByteSize("12parsecs"), InputError);
+  EXPECT_THROW(parseByteSize("-5MiB"), InputError);
+}
+
+TEST(MemoryModel, ProbesMustDiffer) {
+  EXPECT_THROW(probeMemoryModel(imageConfig("cnn"), 16, 16), InputError);
+}
+
+}  // namespace
+}  // namespace accumlab

@@ -1,0 +1,10 @@
+#include "controller/generator_gate.h"
+
+namespace accumlab::ui {
+
+std::mutex& globalGeneratorGate() {
+  static std::mutex gate;
+  return gate;
+}
+
+}  // namespace accumlab::ui
