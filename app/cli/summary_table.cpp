@@ -33,19 +33,10 @@ std::string interval(double ratio, double low, double high) {
 /// fixed weights (the clean experiment).
 std::string varianceLines(const RunSummary& summary) {
   std::ostringstream out;
-  const ArmSummary* no_accum = nullptr;
-  const ArmSummary* accum = nullptr;
-  for (const ArmSummary& a : summary.arms) {
-    if (a.arm == ArmKind::kNoAccum) no_accum = &a;
-    if (a.arm == ArmKind::kAccum) accum = &a;
-  }
-  if (no_accum && accum) {
-    const RatioInterval r =
-        detrendedRatio(no_accum->loss_variance_detrended, no_accum->loss_variance_count,
-                       accum->loss_variance_detrended, accum->loss_variance_count);
-    out << "loss variance no-accum / accum, detrended, last " << accum->loss_variance_count
-        << " updates: " << interval(r.ratio, r.low, r.high) << " (90%) · theory "
-        << accum->accum << "\n";
+  if (const auto r = armVarianceRatio(summary.arms)) {
+    out << "loss variance no-accum / accum, detrended, last " << r->updates
+        << " updates: " << interval(r->ci.ratio, r->ci.low, r->ci.high) << " (90%) · theory "
+        << r->theory << "\n";
   }
   if (summary.variance_probe) {
     const ProbeRecord& p = *summary.variance_probe;

@@ -49,21 +49,12 @@ std::string summaryToJson(const RunSummary& summary, int indent) {
                              : json()},
       {"variance_ratio", json()},
   };
-  const ArmSummary* no_accum = nullptr;
-  const ArmSummary* accum = nullptr;
-  for (const ArmSummary& a : summary.arms) {
-    if (a.arm == ArmKind::kNoAccum) no_accum = &a;
-    if (a.arm == ArmKind::kAccum) accum = &a;
-  }
-  if (no_accum && accum) {
-    // Across arms: no-accum's detrended per-update loss variance over accum's.
-    const RatioInterval r =
-        detrendedRatio(no_accum->loss_variance_detrended, no_accum->loss_variance_count,
-                       accum->loss_variance_detrended, accum->loss_variance_count);
-    j["variance_ratio"] = {{"ratio", store::jsonNumber(r.ratio)},
-                           {"ci_low", store::jsonNumber(r.low)},
-                           {"ci_high", store::jsonNumber(r.high)},
-                           {"theory", accum->accum},
+  if (const auto r = armVarianceRatio(summary.arms)) {
+    j["variance_ratio"] = {{"ratio", store::jsonNumber(r->ci.ratio)},
+                           {"ci_low", store::jsonNumber(r->ci.low)},
+                           {"ci_high", store::jsonNumber(r->ci.high)},
+                           {"theory", r->theory},
+                           {"updates", r->updates},
                            {"detrended", true}};
   }
   return j.dump(indent);

@@ -44,4 +44,20 @@ RatioInterval detrendedRatio(double v1, int64_t n1, double v2, int64_t n2) {
   return varianceRatioInterval(v1, detrendedVarianceDof(n1), v2, detrendedVarianceDof(n2));
 }
 
+std::optional<ArmVarianceRatio> armVarianceRatio(const std::vector<ArmSummary>& arms) {
+  const ArmSummary* no_accum = nullptr;
+  const ArmSummary* accum = nullptr;
+  for (const ArmSummary& a : arms) {
+    if (a.arm == ArmKind::kNoAccum) no_accum = &a;
+    if (a.arm == ArmKind::kAccum) accum = &a;
+  }
+  if (!no_accum || !accum) return std::nullopt;
+  ArmVarianceRatio r;
+  r.ci = detrendedRatio(no_accum->loss_variance_detrended, no_accum->loss_variance_count,
+                        accum->loss_variance_detrended, accum->loss_variance_count);
+  r.updates = accum->loss_variance_count;
+  r.theory = accum->accum;
+  return r;
+}
+
 }  // namespace accumlab

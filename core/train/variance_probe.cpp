@@ -20,6 +20,13 @@ std::vector<int64_t> drawRows(int64_t count, int64_t population, std::mt19937_64
   return rows;
 }
 
+/// rows[begin, end) as an index tensor.
+torch::Tensor rowSlice(const std::vector<int64_t>& rows, size_t begin, size_t end) {
+  return torch::tensor(std::vector<int64_t>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                                            rows.begin() + static_cast<std::ptrdiff_t>(end)),
+                       torch::kLong);
+}
+
 /// Per-sample losses (float64) of `rows`, as the training loss defines them: cross-entropy,
 /// or the squared error summed over the targets.
 torch::Tensor sampleLosses(Model& model, const Dataset& data, const torch::Tensor& rows,
@@ -42,10 +49,7 @@ std::vector<double> groupMeansByBatch(Model& model, const Dataset& data,
                                       const torch::Device& device, torch::Dtype dtype) {
   std::vector<double> means;
   for (size_t begin = 0; begin < rows.size(); begin += static_cast<size_t>(group)) {
-    torch::Tensor idx = torch::tensor(
-        std::vector<int64_t>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
-                             rows.begin() + static_cast<std::ptrdiff_t>(begin + group)),
-        torch::kLong);
+    torch::Tensor idx = rowSlice(rows, begin, begin + static_cast<size_t>(group));
     means.push_back(sampleLosses(model, data, idx, device, dtype).mean().item<double>());
   }
   return means;
@@ -60,23 +64,18 @@ std::vector<double> lossesBySample(Model& model, const Dataset& data,
   losses.reserve(rows.size());
   for (size_t begin = 0; begin < rows.size(); begin += kChunk) {
     const size_t end = std::min(rows.size(), begin + static_cast<size_t>(kChunk));
-    torch::Tensor idx = torch::tensor(
-        std::vector<int64_t>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
-                             rows.begin() + static_cast<std::ptrdiff_t>(end)),
-        torch::kLong);
-    torch::Tensor l = sampleLosses(model, data, idx, device, dtype).contiguous();
+    torch::Tensor l = sampleLosses(model, data, rowSlice(rows, begin, end), device, dtype).contiguous();
     const double* p = l.data_ptr<double>();
     losses.insert(losses.end(), p, p + l.numel());
   }
   return losses;
 }
 
-std::vector<double> groupMeans(const std::vector<double>& values, size_t begin, size_t count,
-                               int64_t group) {
+/// Mean of each consecutive group of `group` values.
+std::vector<double> groupMeans(const std::vector<double>& values, int64_t group) {
   std::vector<double> means;
-  for (size_t g = 0; g < count; ++g) {
+  for (size_t first = 0; first < values.size(); first += static_cast<size_t>(group)) {
     double sum = 0;
-    const size_t first = begin + g * static_cast<size_t>(group);
     for (size_t i = first; i < first + static_cast<size_t>(group); ++i) sum += values[i];
     means.push_back(sum / static_cast<double>(group));
   }
@@ -145,8 +144,8 @@ ProbeRecord probeVariance(Model& model, const Dataset& data, const ProbeRequest&
   } else {
     std::vector<double> rows = lossesBySample(model, data, micro_rows, device, dtype);
     const std::vector<double> wrows = lossesBySample(model, data, window_rows, device, dtype);
-    micro = groupMeans(rows, 0, static_cast<size_t>(r), m);
-    window = groupMeans(wrows, 0, static_cast<size_t>(r), m * k);
+    micro = groupMeans(rows, m);
+    window = groupMeans(wrows, m * k);
     // A mean of n independent losses has excess kurtosis γ₂/n, where γ₂ is the per-sample
     // losses' own, estimated from all of them at once (thousands, not R).
     rows.insert(rows.end(), wrows.begin(), wrows.end());
@@ -159,7 +158,7 @@ ProbeRecord probeVariance(Model& model, const Dataset& data, const ProbeRequest&
   const RatioInterval ci =
       varianceRatioInterval(rec.var_micro, varianceDof(r, kurtosis_micro), rec.var_window,
                             varianceDof(r, kurtosis_window));
-  rec.ratio = rec.var_window > 0 ? rec.var_micro / rec.var_window : kNaN;
+  rec.ratio = ci.ratio;
   rec.ci_low = ci.low;
   rec.ci_high = ci.high;
   return rec;

@@ -307,11 +307,7 @@ void LivePlots::addProbes(int source, size_t from) {
   QVector<double> x, y, lo, hi;
   for (size_t i = from; i < run.probes.size(); ++i) {
     const ProbeRecord& p = run.probes[i];
-    switch (x_mode_) {
-      case XAxisMode::kSamples: x.push_back(static_cast<double>(p.samples_seen)); break;
-      case XAxisMode::kSteps: x.push_back(static_cast<double>(p.step)); break;
-      case XAxisMode::kWallTime: x.push_back(p.wall_ms / 1000.0); break;
-    }
+    x.push_back(xOf(p, x_mode_));
     y.push_back(p.ratio);
     lo.push_back(p.ci_low);
     hi.push_back(p.ci_high);
@@ -365,10 +361,18 @@ void LivePlots::updateReadouts() {
 }
 
 QString LivePlots::varianceReadout(const RunData& run) const {
+  // The clean measurement first: a narrow plot clips the end of the read-out.
   const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
   const ArmSeries* accum = run.find(ArmKind::kAccum);
   QStringList parts;
   int64_t k = 0;
+  if (!run.probes.empty()) {
+    const ProbeRecord& p = run.probes.back();
+    k = p.accum;
+    if (std::isfinite(p.ratio)) {
+      parts << tr("same weights <b>%1×</b> %2").arg(ratioText(p.ratio), intervalText(p.ci_low, p.ci_high));
+    }
+  }
   if (no_accum && accum && !accum->steps.empty() && !no_accum->steps.empty()) {
     k = currentAccum(accum->steps);
     const StepRecord& a = accum->steps.back();
@@ -379,18 +383,11 @@ QString LivePlots::varianceReadout(const RunData& run) const {
     } else {
       const RatioInterval r = detrendedRatio(n.loss_var_detrended, n.loss_var_count,
                                              a.loss_var_detrended, a.loss_var_count);
-      if (std::isfinite(r.ratio)) parts << tr("ratio <b>%1</b> %2").arg(ratioText(r.ratio), intervalText(r.low, r.high));
-    }
-  }
-  if (!run.probes.empty()) {
-    const ProbeRecord& p = run.probes.back();
-    k = p.accum;
-    if (std::isfinite(p.ratio)) {
-      parts << tr("same weights <b>%1×</b> %2").arg(ratioText(p.ratio), intervalText(p.ci_low, p.ci_high));
+      if (std::isfinite(r.ratio)) parts << tr("arms' ratio <b>%1</b> %2").arg(ratioText(r.ratio), intervalText(r.low, r.high));
     }
   }
   if (parts.isEmpty()) return QString();
-  if (k > 0) parts << tr("theory %1").arg(k);
+  if (k > 0) parts.prepend(tr("theory %1").arg(k));
   return parts.join(" · ");
 }
 

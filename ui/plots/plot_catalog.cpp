@@ -41,11 +41,14 @@ std::vector<CanvasDef> makeCatalog() {
                   "m and of 64 random batches of m·K is measured, with no update; only the "
                   "batch size differs, so their ratio estimates K cleanly; bars are 90% "
                   "intervals.<br><b>Why the arms' own ratio differs from K:</b> (1) the arms "
-                  "sit at different weights, so their per-sample losses spread differently; "
-                  "(2) no-accum's W updates span K times less training than accum's, so the "
-                  "loss trend inside the window differs (detrending removes most of it); "
-                  "(3) W updates give a noisy estimate (the read-out's interval says how "
-                  "noisy). The probe removes all three. BatchNorm models normalise over the "
+                  "sit at different weights, so their per-sample losses spread differently "
+                  "(no-accum, less trained, spreads more); (2) no-accum's many small, noisy "
+                  "updates shake its weights from one update to the next, which adds loss "
+                  "variance of its own; (3) no-accum's W updates span K times less training "
+                  "than accum's, so the loss trend inside the window differs (detrending "
+                  "removes most of it); (4) W updates give a noisy estimate (the read-out's "
+                  "interval says how noisy). The probe, at one set of frozen weights, removes "
+                  "all four. BatchNorm models normalise over the "
                   "batch, so there neither ratio is expected to be K."),
                {{tr("variance of the update loss"), true, false},
                 {tr("no-accum ÷ accum"), true, false}},
@@ -166,7 +169,11 @@ QString xAxisLabel(XAxisMode mode) {
   return QString();
 }
 
-double xOf(const StepRecord& r, XAxisMode mode) {
+namespace {
+
+/// Every record type carries samples_seen, step and wall_ms.
+template <typename Record>
+double xOfRecord(const Record& r, XAxisMode mode) {
   switch (mode) {
     case XAxisMode::kSamples: return static_cast<double>(r.samples_seen);
     case XAxisMode::kSteps: return static_cast<double>(r.step);
@@ -175,13 +182,10 @@ double xOf(const StepRecord& r, XAxisMode mode) {
   return 0;
 }
 
-double xOf(const EvalRecord& r, XAxisMode mode) {
-  switch (mode) {
-    case XAxisMode::kSamples: return static_cast<double>(r.samples_seen);
-    case XAxisMode::kSteps: return static_cast<double>(r.step);
-    case XAxisMode::kWallTime: return r.wall_ms / 1000.0;
-  }
-  return 0;
-}
+}  // namespace
+
+double xOf(const StepRecord& r, XAxisMode mode) { return xOfRecord(r, mode); }
+double xOf(const EvalRecord& r, XAxisMode mode) { return xOfRecord(r, mode); }
+double xOf(const ProbeRecord& r, XAxisMode mode) { return xOfRecord(r, mode); }
 
 }  // namespace accumlab::ui

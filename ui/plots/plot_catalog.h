@@ -55,5 +55,6 @@ QString xAxisLabel(XAxisMode mode);
 /// The x value of a record under `mode`.
 double xOf(const StepRecord& r, XAxisMode mode);
 double xOf(const EvalRecord& r, XAxisMode mode);
+double xOf(const ProbeRecord& r, XAxisMode mode);
 
 }  // namespace accumlab::ui

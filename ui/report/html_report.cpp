@@ -151,24 +151,20 @@ QString summaryTable(const RunData& run) {
 
 /// The across-arm variance ratio and the same-weights probe, with their 90% intervals.
 QString varianceParagraph(const RunData& run) {
-  const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
-  const ArmSeries* accum = run.find(ArmKind::kAccum);
   auto interval = [](double r, double lo, double hi) {
     return QString("<b>%1×</b> [%2, %3]")
         .arg(QString::number(r, 'g', 3), QString::number(lo, 'g', 3), QString::number(hi, 'g', 3));
   };
   QStringList lines;
-  if (no_accum && accum) {
-    const ArmSummary n = summaryOf(*no_accum), a = summaryOf(*accum);
-    const RatioInterval r = detrendedRatio(n.loss_variance_detrended, n.loss_variance_count,
-                                           a.loss_variance_detrended, a.loss_variance_count);
-    if (std::isfinite(r.ratio)) {
-      lines << QObject::tr("Loss variance no-accum ÷ accum (detrended, last %1 updates): %2 "
-                           "(90%) · theory %3")
-                   .arg(a.loss_variance_count)
-                   .arg(interval(r.ratio, r.low, r.high))
-                   .arg(a.accum);
-    }
+  std::vector<ArmSummary> summaries;
+  for (const ArmSeries& arm : run.arms) summaries.push_back(summaryOf(arm));
+  const auto r = armVarianceRatio(summaries);
+  if (r && std::isfinite(r->ci.ratio)) {
+    lines << QObject::tr("Loss variance no-accum ÷ accum (detrended, last %1 updates): %2 "
+                         "(90%) · theory %3")
+                 .arg(r->updates)
+                 .arg(interval(r->ci.ratio, r->ci.low, r->ci.high))
+                 .arg(r->theory);
   }
   if (!run.probes.empty()) {
     const ProbeRecord& p = run.probes.back();

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "accumlab/records.h"
 
@@ -34,5 +36,16 @@ RatioInterval varianceRatioInterval(double v1, double dof1, double v2, double do
 /// The across-arm ratio of two arms' detrended per-update loss variances, each over its
 /// last n1, n2 updates, with its 90% interval (normal-theory degrees of freedom).
 RatioInterval detrendedRatio(double v1, int64_t n1, double v2, int64_t n2);
+
+/// The variance ratio the arms show: no-accum's detrended per-update loss variance over
+/// accum's, with its 90% interval, against theory K.
+struct ArmVarianceRatio {
+  RatioInterval ci;
+  int64_t updates = 0;  ///< accum's updates the variances are taken over
+  int64_t theory = 0;   ///< accum's K
+};
+
+/// The ratio of the no-accum and accum summaries in `arms`; nullopt unless both are there.
+std::optional<ArmVarianceRatio> armVarianceRatio(const std::vector<ArmSummary>& arms);
 
 }  // namespace accumlab

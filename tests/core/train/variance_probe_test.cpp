@@ -149,7 +149,12 @@ TEST(VarianceProbe, TrainerProbesAccumAtEachEvaluation) {
   EXPECT_EQ(j["variance_probe"]["probes"], 4);
   EXPECT_DOUBLE_EQ(j["variance_probe"]["ratio"].get<double>(), s.variance_probe->ratio);
   EXPECT_EQ(j["variance_probe"]["theory"], 4.0);
-  EXPECT_TRUE(j["variance_ratio"]["ratio"].is_number());
+  const ArmSummary& no_accum = testing::armOf(s, ArmKind::kNoAccum);
+  const ArmSummary& accum = testing::armOf(s, ArmKind::kAccum);
+  EXPECT_DOUBLE_EQ(j["variance_ratio"]["ratio"].get<double>(),
+                   no_accum.loss_variance_detrended / accum.loss_variance_detrended);
+  EXPECT_EQ(j["variance_ratio"]["updates"], 50);
+  EXPECT_EQ(j["variance_ratio"]["theory"], 4);
   EXPECT_LT(j["variance_ratio"]["ci_low"].get<double>(), j["variance_ratio"]["ci_high"].get<double>());
   EXPECT_TRUE(j["arms"]["accum"]["loss_variance_detrended"].is_number());
   EXPECT_EQ(j["arms"]["accum"]["loss_variance_count"], 50);
