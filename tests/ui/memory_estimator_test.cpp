@@ -60,6 +60,10 @@ class MemoryEstimatorTest : public QObject {
         text.startsWith("m=16: ≈ ") && text.contains("MiB of tensors; m·K=256 as one batch: ≈ "),
         qPrintable(text));
     QVERIFY(model->predict(256) > 4 * model->predict(16) - 3 * model->fixed_bytes);
+    // The part accumulation cannot save is named with its size.
+    const double fixed_mib = model->fixed_bytes / (1024.0 * 1024.0);
+    const QString fixed = QString::number(fixed_mib, 'f', fixed_mib < 10 ? 1 : 0);
+    QVERIFY2(text.contains("(≈ " + fixed + " MiB of both is weights, gradients"), qPrintable(text));
   }
 
   void aModelThatCannotTakeTheDataSaysWhy() {

@@ -309,7 +309,10 @@ void MetricCanvas::setLogY(bool log) {
   applyAxisScales();
 }
 
-void MetricCanvas::setReadout(const QString& html) { readout_->setText(html); }
+void MetricCanvas::setReadout(const QString& html) {
+  readout_->setText(html);
+  readout_->setToolTip(html);  // the whole text, where a narrow plot clips it
+}
 
 void MetricCanvas::setFollow(bool follow) { follow_ = follow; }
 
