@@ -36,6 +36,10 @@ int ShowCommand::execute() {
     std::cout << j.dump(2) << std::endl;
     return 0;
   }
+  ArmSummary stored_sizes = d.summary;  // a run that never finished has no summary yet
+  stored_sizes.micro_batch = r.micro_batch;
+  stored_sizes.accum = r.accum;
+  const std::string sizes = armSizesText(stored_sizes);
   std::string tags;
   for (const auto& t : r.tags) tags += (tags.empty() ? "" : ", ") + t;
   std::cout << "Run " << r.id << (r.name.empty() ? "" : " \"" + r.name + "\"") << ": arm "
@@ -48,7 +52,7 @@ int ShowCommand::execute() {
             << "  data      " << d.dataset_description << "\n"
             << "  model     " << d.model_description << "\n"
             << "  device    " << d.device << "\n"
-            << "  m x K     " << r.micro_batch << " x " << r.accum << "\n"
+            << "  m x K     " << sizes << "\n"
             << "  tags      " << (tags.empty() ? "-" : tags) << "\n"
             << "  note      " << (d.note.empty() ? "-" : d.note) << "\n\n";
 

@@ -59,7 +59,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
   std::vector<std::vector<std::string>> rows = {header};
   for (const ArmSummary& a : summary.arms) {
     rows.push_back({toString(a.arm), toString(a.status),
-                    std::to_string(a.micro_batch) + " x " + std::to_string(a.accum),
+                    armSizesText(a),
                     std::to_string(a.steps), num(a.final_train_loss), num(a.val_loss),
                     num(a.val_accuracy * 100, "%.2f%%"), num(a.loss_variance_detrended),
                     num(a.noise_per_update), num(a.b_simple, "%.1f"), num(a.samples_per_s, "%.0f"),

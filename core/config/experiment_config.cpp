@@ -122,6 +122,7 @@ std::string configToJson(const ExperimentConfig& c, int indent) {
       {"probe_repeats", c.probe_repeats},
       {"probe_every", c.probe_every},
       {"noise_ema", c.noise_ema},
+      {"memory_budget", c.memory_budget},
       {"threads", c.threads},
   };
   return j.dump(indent);
@@ -218,6 +219,7 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
   read(j, "probe_repeats", c.probe_repeats, source);
   read(j, "probe_every", c.probe_every, source);
   read(j, "noise_ema", c.noise_ema, source);
+  read(j, "memory_budget", c.memory_budget, source);
   read(j, "threads", c.threads, source);
   return c;
 }
@@ -255,6 +257,7 @@ void validateConfig(const ExperimentConfig& c) {
   }
   if (c.probe_every < 0) fail("the probe interval must be zero (at each evaluation) or positive");
   if (!(c.noise_ema >= 0 && c.noise_ema < 1)) fail("noise EMA factor must be in [0, 1)");
+  if (c.memory_budget < 0) fail("the memory budget must be zero (no limit) or positive");
   if (c.threads < 0) fail("threads must be zero (default) or positive");
   if (c.grad_check_every < 0) fail("the gradient check interval must be zero (off) or positive");
 }

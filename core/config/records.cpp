@@ -24,6 +24,15 @@ ArmStatus parseArmStatus(const std::string& s) {
   throw InputError("run status '" + s + "' is not known");
 }
 
+std::string armSizesText(const ArmSummary& a, const std::string& x) {
+  std::string text = std::to_string(a.micro_batch) + x + std::to_string(a.accum);
+  if (a.memory_piece <= 0 || a.memory_piece >= a.micro_batch) return text;
+  const int64_t per_batch = (a.micro_batch + a.memory_piece - 1) / a.memory_piece;
+  const bool even = a.micro_batch % a.memory_piece == 0;
+  return text + " (as " + (even ? "" : "≤") + std::to_string(a.memory_piece) + x +
+         std::to_string(per_batch * a.accum) + ")";
+}
+
 std::string summaryToJson(const RunSummary& summary, int indent) {
   using nlohmann::json;
   const RunInfo& info = summary.info;

@@ -10,6 +10,7 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"message", a.message},
       {"micro_batch", a.micro_batch},
       {"accum", a.accum},
+      {"memory_piece", a.memory_piece},
       {"steps", a.steps},
       {"samples_seen", a.samples_seen},
       {"final_train_loss", jsonNumber(a.final_train_loss)},
@@ -47,6 +48,7 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   if (j.contains("message") && j["message"].is_string()) a.message = j["message"];
   a.micro_batch = integer("micro_batch", 0);
   a.accum = integer("accum", 0);
+  a.memory_piece = integer("memory_piece", 0);
   a.steps = integer("steps", 0);
   a.samples_seen = integer("samples_seen", 0);
   a.final_train_loss = real("final_train_loss");

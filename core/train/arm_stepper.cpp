@@ -4,12 +4,19 @@
 #include <chrono>
 #include <cmath>
 
+#include "accumlab/memory_model.h"
 #include "train/optimizer_factory.h"
 #include "train/window_plan.h"
 
 namespace accumlab {
 
 namespace {
+
+int64_t largestPiece(const WindowPlan& plan) {
+  int64_t largest = 0;
+  for (const auto& mb : plan.micro_batches) largest = std::max(largest, mb.size(0));
+  return largest;
+}
 
 // A K = 1 arm measures gradient noise by splitting one window in two halves every this many
 // windows (each probe costs one extra forward/backward call).
@@ -62,14 +69,18 @@ WindowOutcome ArmStepper::step() {
   // Everything this window allocates is the arm's: its plan, batches, activations, gradients
   // and the optimizer state (created lazily at the first step).
   const auto charge = memory_->charge();
-  memory_->beginWindow();
   WindowPlan plan = planWindow(stream_, micro_batch_, accum_, config_.window_policy, samplesLeft());
+  // The peak starts from the bytes alive now, the plan's rows included; the budget applies
+  // from here (the rows are taken from the stream, so they are not refused halfway).
+  memory_->beginWindow();
   if (plan.dropped) {
     WindowOutcome out;
     out.end = WindowEnd::kDropped;
     out.dropped_samples = plan.consumed;
     return out;
   }
+  // Since memory ran out, micro-batches run in pieces (which also measure a K = 1 arm's noise).
+  if (piece_cap_ > 0) plan = splitPieces(plan, piece_cap_);
   bool probe = false;
   if (config_.noise_stats && plan.micro_batches.size() == 1 && !model_->batchDependent() &&
       ++windows_since_probe_ >= kNoiseProbeEvery) {
@@ -84,8 +95,10 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   const auto t0 = Clock::now();
   WindowOutcome out;
   StepRecord& rec = out.record;
-  random_.seedWindow(stream_.consumed() - plan.consumed);
-  const WindowResult r = window_.run(plan, config_.noise_stats);
+  WindowPlan pieces = plan;
+  const std::optional<WindowResult> result = runFitting(pieces, out);
+  if (!result) return out;
+  const WindowResult& r = *result;
   if (!r.finite) {
     out.end = WindowEnd::kDiverged;
     out.message = "loss became " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
@@ -96,24 +109,37 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   if (gradCheckDue(plan)) {
     const auto t_check = Clock::now();
     memory_->pause();  // the check runs the window as one big batch: not this arm's training
-    rec.grad_equiv = checkAgainstBigBatch(plan);
+    const std::optional<double> equiv = checkAgainstBigBatch(pieces);
     memory_->resume();
-    max_grad_equiv_ = std::isnan(max_grad_equiv_) ? rec.grad_equiv
-                                                  : std::max(max_grad_equiv_, rec.grad_equiv);
-    ++grad_checks_;
+    if (equiv) {
+      rec.grad_equiv = *equiv;
+      max_grad_equiv_ = std::isnan(max_grad_equiv_) ? *equiv : std::max(max_grad_equiv_, *equiv);
+      ++grad_checks_;
+    }
     // A measurement, not training: keep it out of the arm's samples/s.
     train_seconds_ -= std::chrono::duration<double>(Clock::now() - t_check).count();
   }
   rec.grad_norm = std::sqrt(r.grad_sq);
   rec.grad_norm_applied = rec.grad_norm;
-  if (config_.optimizer.clip_norm > 0) {
-    // LibTorch's own clipping (PyTorch's rule: scale by max_norm / (norm + 1e-6) when < 1),
-    // so the update is the one a PyTorch user gets.
-    const double pre = torch::nn::utils::clip_grad_norm_(params_, config_.optimizer.clip_norm);
-    rec.grad_norm_applied = pre * std::min(1.0, config_.optimizer.clip_norm / (pre + 1e-6));
-  }
   rec.lr = lr_;
-  optimizer_->step();
+  try {
+    if (config_.optimizer.clip_norm > 0) {
+      // LibTorch's own clipping (PyTorch's rule: scale by max_norm / (norm + 1e-6) when < 1),
+      // so the update is the one a PyTorch user gets.
+      const double pre = torch::nn::utils::clip_grad_norm_(params_, config_.optimizer.clip_norm);
+      rec.grad_norm_applied = pre * std::min(1.0, config_.optimizer.clip_norm / (pre + 1e-6));
+    }
+    optimizer_->step();
+  } catch (const std::exception& e) {
+    // Clipping scales .grad in place and the step updates parameter after parameter: either
+    // may have changed some already, so the arm cannot go on.
+    if (!isOutOfMemory(e)) throw;
+    memory_->afterOutOfMemory();
+    out.end = WindowEnd::kOutOfMemory;
+    out.message = "out of memory in the optimizer step: the weights, gradients and optimizer "
+                  "state alone do not fit" + budgetText();
+    return out;
+  }
   ++steps_;
   lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
   setLearningRate(*optimizer_, lr_);
@@ -126,6 +152,8 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   rec.samples_seen = stream_.consumed();
   rec.micro_batch = micro_batch_;
   rec.accum = accum_ == 1 ? 1 : static_cast<int64_t>(plan.micro_batches.size());
+  // Pieces cut after an out-of-memory are not micro-batches of the update.
+  if (!pieces.batch_of.empty()) rec.accum = accum_ == 1 ? 1 : pieces.batch_of.back() + 1;
   rec.window_samples = plan.samples;
   rec.probe = probe;
   rec.loss = r.loss;
@@ -148,7 +176,61 @@ bool ArmStepper::gradCheckDue(const WindowPlan& plan) const {
          plan.micro_batches.size() > 1 && (steps_ + 1) % config_.grad_check_every == 0;
 }
 
-double ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
+std::optional<WindowResult> ArmStepper::runFitting(WindowPlan& plan, WindowOutcome& out) {
+  const int64_t position = stream_.consumed() - plan.consumed;
+  const bool recoverable = memory_->recoverable();
+  // A failed attempt has run some forward passes: BatchNorm's running statistics are put
+  // back before the window starts over. (Gradients need no saving: run() zeroes them, and
+  // a backward that fails midway has added to some .grad already, so the window starts
+  // over rather than go on from there.)
+  std::vector<torch::Tensor> buffers, saved;
+  if (recoverable) {
+    buffers = model_->buffers();
+    for (const auto& b : buffers) saved.push_back(b.clone());
+  }
+  const int64_t first_m = largestPiece(plan);
+  for (;;) {
+    random_.seedWindow(position);
+    try {
+      return window_.run(plan, config_.noise_stats);
+    } catch (const std::exception& e) {
+      if (!recoverable || !isOutOfMemory(e)) throw;
+    }
+    // What the failed attempt held was freed as the exception left run().
+    memory_->afterOutOfMemory();
+    {
+      torch::NoGradGuard no_grad;
+      for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved[i]);
+    }
+    const int64_t largest = largestPiece(plan);
+    if (largest <= 1) {
+      out.end = WindowEnd::kOutOfMemory;
+      out.message = "out of memory even with micro-batches of one sample: the weights, "
+                    "gradients and optimizer state leave no room" + budgetText();
+      return std::nullopt;
+    }
+    piece_cap_ = (largest + 1) / 2;
+    plan = splitPieces(plan, piece_cap_);
+    out.split_message = "out of memory at m=" + std::to_string(first_m) + ": continuing with " +
+                        piecesText() + ", the same update in smaller pieces";
+  }
+}
+
+std::string ArmStepper::piecesText() const {
+  const int64_t per_batch = (micro_batch_ + piece_cap_ - 1) / piece_cap_;
+  const int64_t count = per_batch * accum_;
+  if (micro_batch_ % piece_cap_ == 0) return std::to_string(piece_cap_) + "×" + std::to_string(count);
+  return std::to_string(count) + " pieces of at most " + std::to_string(piece_cap_) +
+         " per window of " + std::to_string(micro_batch_) + "×" + std::to_string(accum_);
+}
+
+std::string ArmStepper::budgetText() const {
+  if (memory_->budget() <= 0) return "";
+  return " in the memory budget of " + formatMemory(static_cast<double>(memory_->budget())) +
+         " (they take " + formatMemory(static_cast<double>(memory_->currentBytes())) + ")";
+}
+
+std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
   std::vector<torch::Tensor> accumulated;
   accumulated.reserve(params_.size());
   for (const auto& p : params_) accumulated.push_back(p.grad().clone());
@@ -164,7 +246,20 @@ double ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
   big.samples = plan.samples;
   big.consumed = plan.consumed;
   random_.seedWindow(stream_.consumed() - plan.consumed);
-  window_.run(big, false);
+  bool fits = true;
+  try {
+    window_.run(big, false);
+  } catch (const std::exception& e) {
+    if (!isOutOfMemory(e)) throw;
+    memory_->afterOutOfMemory();
+    fits = false;
+  }
+  if (!fits) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad().copy_(accumulated[i]);
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
+    return std::nullopt;
+  }
 
   // |g_acc − g_big| / |g_big| over all parameters. (Per tensor, max|Δ| / max|g| blows up
   // where a tensor's per-sample gradients nearly cancel: rounding scales with the summands,

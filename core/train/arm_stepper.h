@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ enum class WindowEnd {
   kStepped,   ///< the optimizer took a step
   kDropped,   ///< a partial window discarded at the epoch end (policy drop)
   kDiverged,  ///< a loss was NaN or infinite; no step was taken
+  kOutOfMemory,  ///< even micro-batches of one sample do not fit; no step was taken
 };
 
 /// What one window of one arm did. `record` holds what the stepper measured: step, samples,
@@ -32,7 +34,10 @@ struct WindowOutcome {
   WindowEnd end = WindowEnd::kStepped;
   StepRecord record;
   int64_t dropped_samples = 0;  ///< kDropped: samples discarded
-  std::string message;          ///< kDiverged: a sentence for people
+  std::string message;          ///< kDiverged, kOutOfMemory: a sentence for people
+  /// Set when the window ran out of memory and went on in smaller pieces: a sentence such as
+  /// "out of memory at m=64: continuing with 32×16".
+  std::string split_message;
 };
 
 /// One arm's training step (DESIGN.md §2): plan the window → forward/backward per
@@ -66,6 +71,8 @@ class ArmStepper {
   int64_t samplesLeft() const { return budget_ - stream_.consumed(); }
   int64_t steps() const { return steps_; }
   int64_t microBatch() const { return micro_batch_; }
+  /// The largest piece a micro-batch is trained in since memory ran out (0: whole).
+  int64_t pieceCap() const { return piece_cap_; }
   int64_t accum() const { return accum_; }
   /// m·K of this arm: the samples of one full window.
   int64_t effectiveBatch() const { return micro_batch_ * accum_; }
@@ -83,10 +90,18 @@ class ArmStepper {
 
  private:
   WindowOutcome train(const WindowPlan& plan, bool probe);
+  /// Runs the window; when memory runs out, starts it over in halves of its largest piece
+  /// (lowering piece_cap_) until it fits or pieces of one sample do not.
+  std::optional<WindowResult> runFitting(WindowPlan& plan, WindowOutcome& out);
+  /// "32×16": the pieces of a window under piece_cap_.
+  std::string piecesText() const;
+  /// " in the memory budget of 200.0 MiB (they take 190.3 MiB)", or "" without a budget.
+  std::string budgetText() const;
   bool gradCheckDue(const WindowPlan& plan) const;
   /// The accumulated gradient (in .grad) against the window's gradient as one big batch at
-  /// the same weights; leaves .grad, buffers and random draws as they were.
-  double checkAgainstBigBatch(const WindowPlan& plan);
+  /// the same weights; leaves .grad, buffers and random draws as they were. Empty when the
+  /// big batch does not fit in memory.
+  std::optional<double> checkAgainstBigBatch(const WindowPlan& plan);
 
   ArmKind kind_;
   std::unique_ptr<ArmMemory> memory_;  // first: the arm's tensors are counted until they go
@@ -101,6 +116,7 @@ class ArmStepper {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   int64_t micro_batch_ = 0;
   int64_t accum_ = 0;
+  int64_t piece_cap_ = 0;  ///< 0: micro-batches run whole
   double base_lr_ = 0;  ///< LR after the scaling rule, before the schedule
   double lr_ = 0;
   int64_t steps_ = 0;

@@ -2,10 +2,14 @@
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
+#include <c10/util/Exception.h>
 
 #include <cstring>
 #include <new>
+#include <string>
 #include <utility>
+
+#include "accumlab/memory_model.h"
 
 namespace accumlab {
 
@@ -52,6 +56,19 @@ State& state() {
 // threads rarely allocate tensors; what they do allocate counts for the process only.
 thread_local std::shared_ptr<TensorLedger> t_charged;
 
+std::string mib(int64_t bytes) { return formatMemory(static_cast<double>(bytes)); }
+
+/// Refuses an allocation that would take the charged ledger past its limit, before anything
+/// is allocated, as a device out of memory would.
+void checkLimit(const TensorLedger* ledger, int64_t bytes) {
+  if (ledger == nullptr) return;
+  const int64_t limit = ledger->limit();
+  if (limit <= 0 || ledger->currentBytes() + bytes <= limit) return;
+  C10_THROW_ERROR(OutOfMemoryError,
+                  "out of memory: " + mib(bytes) + " more would take the arm's tensors from " +
+                      mib(ledger->currentBytes()) + " past the memory budget of " + mib(limit));
+}
+
 Header* headerOf(void* data) {
   return reinterpret_cast<Header*>(static_cast<char*>(data) - kHeaderBytes);
 }
@@ -74,6 +91,7 @@ class CountingAllocator final : public c10::Allocator {
   // whichever matches overrides it (the other is an unused overload).
   c10::DataPtr allocate(size_t n) const {
     State& s = state();
+    checkLimit(t_charged.get(), static_cast<int64_t>(n));
     c10::DataPtr inner = s.inner->allocate(n + kHeaderBytes);
     char* base = static_cast<char*>(inner.get());
     if (base == nullptr || inner.get_deleter() == nullptr) return inner;  // nothing to free

@@ -18,6 +18,12 @@ class TensorLedger {
   /// Starts a new peak from the bytes alive now.
   void resetPeak() { peak_.store(currentBytes(), std::memory_order_relaxed); }
 
+  /// Bytes the owner may hold at once; 0 = no limit. The counting allocator refuses an
+  /// allocation that would take the owner past it with c10::OutOfMemoryError, as a device
+  /// that runs out of memory would.
+  int64_t limit() const { return limit_.load(std::memory_order_relaxed); }
+  void setLimit(int64_t bytes) { limit_.store(bytes, std::memory_order_relaxed); }
+
   /// Counts an allocation of `bytes` (called by the allocator).
   void add(int64_t bytes);
   /// Counts a free of `bytes` (called by the allocator).
@@ -26,6 +32,7 @@ class TensorLedger {
  private:
   std::atomic<int64_t> current_{0};
   std::atomic<int64_t> peak_{0};
+  std::atomic<int64_t> limit_{0};
 };
 
 /// Installs, once per process, a CPU allocator that wraps c10's current one and counts the

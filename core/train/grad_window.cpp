@@ -86,18 +86,28 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   torch::Tensor all = (k == 1 ? sums.front().reshape({1}) : torch::stack(sums))
                           .to(torch::kCPU, torch::kFloat64);
   const double* s = all.data_ptr<double>();
-  double total = 0, mean_sum = 0;
-  std::vector<double> means(k);
+  // Loss statistics are of the planned micro-batches: pieces cut after an out-of-memory
+  // (plan.batch_of) add up to their micro-batch.
+  const size_t groups = plan.batch_of.empty() ? k : plan.batch_of.back() + 1;
+  std::vector<double> group_sum(groups, 0.0), group_rows(groups, 0.0);
+  double total = 0;
   for (size_t i = 0; i < k; ++i) {
+    const size_t g = plan.batch_of.empty() ? i : plan.batch_of[i];
     total += s[i];
-    means[i] = s[i] / static_cast<double>(plan.micro_batches[i].size(0));
-    mean_sum += means[i];
+    group_sum[g] += s[i];
+    group_rows[g] += static_cast<double>(plan.micro_batches[i].size(0));
+  }
+  double mean_sum = 0;
+  std::vector<double> means(groups);
+  for (size_t g = 0; g < groups; ++g) {
+    means[g] = group_sum[g] / group_rows[g];
+    mean_sum += means[g];
   }
   r.loss = total / static_cast<double>(plan.samples);
-  r.mb_loss_mean = mean_sum / static_cast<double>(k);
+  r.mb_loss_mean = mean_sum / static_cast<double>(groups);
   double ss = 0;
   for (double m : means) ss += (m - r.mb_loss_mean) * (m - r.mb_loss_mean);
-  r.mb_loss_var = k > 1 ? ss / static_cast<double>(k - 1) : 0.0;
+  r.mb_loss_var = groups > 1 ? ss / static_cast<double>(groups - 1) : 0.0;
   r.finite = std::isfinite(r.loss);
   if (!noise) return r;
 

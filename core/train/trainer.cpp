@@ -32,12 +32,6 @@ double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-bool isOutOfMemory(const std::exception& e) {
-  const std::string what = e.what();
-  return what.find("out of memory") != std::string::npos ||
-         dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
-}
-
 std::string shapeText(c10::IntArrayRef shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
@@ -190,7 +184,7 @@ void Trainer::Impl::setUp() {
   auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed);
   for (ArmKind kind : config.arms) {
     // The arm's model, stepper and optimizer are its tensors (its peaks count them).
-    auto memory = std::make_unique<ArmMemory>(device);
+    auto memory = std::make_unique<ArmMemory>(device, config.memory_budget);
     const auto charge = memory->charge();
     auto model = factory->create();
     model->to(device, dtype);
@@ -434,7 +428,14 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
       emitEvent("diverged", name, out.message, stepper.samplesSeen());
       finishArm(arm, ArmStatus::kDiverged, out.message);
       return;
+    case WindowEnd::kOutOfMemory:
+      finishArm(arm, ArmStatus::kFailed, out.message);
+      emitEvent("failed", name, out.message, stepper.samplesSeen());
+      return;
     case WindowEnd::kStepped:
+      if (!out.split_message.empty()) {
+        emitEvent("out_of_memory", name, out.split_message, stepper.samplesSeen());
+      }
       record(arm, out.record);
       break;
   }
@@ -457,6 +458,7 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
   s.message = arm.message;
   s.micro_batch = stepper.microBatch();
   s.accum = stepper.accum();
+  s.memory_piece = stepper.pieceCap();
   s.steps = stepper.steps();
   s.samples_seen = stepper.samplesSeen();
   s.final_train_loss = arm.recorder.lossMean();

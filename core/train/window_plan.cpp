@@ -55,4 +55,22 @@ WindowPlan splitInHalves(const WindowPlan& plan) {
   return out;
 }
 
+WindowPlan splitPieces(const WindowPlan& plan, int64_t cap) {
+  WindowPlan out = plan;
+  out.micro_batches.clear();
+  out.loss_scales.clear();
+  out.batch_of.clear();
+  for (size_t i = 0; i < plan.micro_batches.size(); ++i) {
+    // The parent's original index, so that splitting a split plan still maps to the plan's
+    // micro-batches.
+    const size_t parent = plan.batch_of.empty() ? i : plan.batch_of[i];
+    for (auto& piece : splitMicroBatches(plan.micro_batches[i], cap)) {
+      out.micro_batches.push_back(std::move(piece));
+      out.loss_scales.push_back(plan.loss_scales[i]);
+      out.batch_of.push_back(parent);
+    }
+  }
+  return out;
+}
+
 }  // namespace accumlab

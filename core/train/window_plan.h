@@ -21,6 +21,9 @@ struct WindowPlan {
   /// True when the scaled gradient sum is the sample-weighted mean gradient (false only for
   /// a short window under `flush-divide-by-K`).
   bool exact_mean = true;
+  /// For each entry of micro_batches, the planned micro-batch it is a piece of, when
+  /// splitPieces() cut the plan after an out-of-memory; empty when each is its own.
+  std::vector<size_t> batch_of;
 };
 
 /// Plans the next window of an arm with micro-batch `m` and `k` micro-batches per window.
@@ -35,6 +38,11 @@ WindowPlan planWindow(SampleStream& stream, int64_t m, int64_t k, WindowPolicy p
 /// The same window with its single micro-batch cut in two halves (same scales, so the same
 /// update): lets a K = 1 arm measure gradient noise at two batch sizes.
 WindowPlan splitInHalves(const WindowPlan& plan);
+
+/// The same window with every micro-batch larger than `cap` cut into consecutive pieces of
+/// at most `cap` rows, each keeping its micro-batch's loss scale: the same samples and the
+/// same scaled sum, so the same update, in pieces that need less memory. Records batch_of.
+WindowPlan splitPieces(const WindowPlan& plan, int64_t cap);
 
 /// Splits rows into consecutive micro-batches of `m` (the last may be shorter).
 std::vector<torch::Tensor> splitMicroBatches(const torch::Tensor& rows, int64_t m);

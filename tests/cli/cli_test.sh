@@ -44,7 +44,42 @@ PY
     expect_exit 2 "below the" run --no-store --data blobs:1x28x28 --synthetic-samples 600 \
       --model cnn --memory-budget 100KiB --effective-batch 256 --samples 64
     expect_exit 2 "memory size 'plenty'" run --no-store --memory-budget plenty --effective-batch 64
-    expect_exit 2 "effective-batch" run --no-store --memory-budget 1MiB
+    expect_exit 2 "memory-budget" run --no-store --effective-batch 64
+    echo '{"memory_budget": -1}' >"$tmp/negative.json"
+    expect_exit 2 "memory budget must be zero" run --no-store --config "$tmp/negative.json"
+    ;;
+  memory_enforced)
+    # Without --effective-batch the budget is enforced as given: between the peaks of m = 64
+    # and m = 32, the first window runs out of memory, starts over in halves and the run ends
+    # with the weights of 32 × 8 (float64: its validation loss to 1e-12).
+    common=(run --no-store --arms accum --samples 1024 --dtype float64 --momentum 0 --json)
+    "$cli" "${common[@]}" -q -m 64 -k 4 >"$tmp/p64" 2>"$tmp/err" || fail "m=64 run: $(cat "$tmp/err")"
+    "$cli" "${common[@]}" -q -m 32 -k 8 >"$tmp/p32" 2>"$tmp/err" || fail "m=32 run: $(cat "$tmp/err")"
+    budget=$($py -c 'import json, sys
+print(sum(json.load(open(f))["arms"]["accum"]["peak_tensor_bytes"] for f in sys.argv[1:]) // 2)' \
+      "$tmp/p64" "$tmp/p32")
+    "$cli" "${common[@]}" -m 64 -k 4 --memory-budget "$budget" >"$tmp/out" 2>"$tmp/err" ||
+      fail "budget run failed: $(cat "$tmp/err")"
+    grep -q "accum: out of memory at m=64: continuing with 32×8" "$tmp/err" ||
+      fail "no out-of-memory event on stderr: $(cat "$tmp/err")"
+    $py - "$tmp/out" "$tmp/p32" "$budget" <<'PY' || fail "recovered run is wrong: $(head -c 900 "$tmp/out")"
+import json, sys
+s, ref, budget = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+a, r = s["arms"]["accum"], ref["arms"]["accum"]
+assert s["config"]["memory_budget"] == budget, s["config"]
+assert a["status"] == "finished" and a["micro_batch"] == 64 and a["accum"] == 4, a
+assert a["peak_tensor_bytes"] <= budget, (a["peak_tensor_bytes"], budget)
+assert abs(a["val_loss"] - r["val_loss"]) <= 1e-12 * abs(r["val_loss"]), (a["val_loss"], r["val_loss"])
+PY
+    # Weights alone past the budget: the arm fails in one sentence and the run exits 1.
+    "$cli" run --no-store --memory-budget 1KiB --samples 64 --arms accum --json -q >"$tmp/out" 2>"$tmp/err"
+    [ $? -eq 1 ] || fail "an arm that cannot fit must exit 1 ($(cat "$tmp/err"))"
+    $py - "$tmp/out" <<'PY' || fail "no failure sentence: $(head -c 900 "$tmp/out")"
+import json, sys
+a = json.load(open(sys.argv[1]))["arms"]["accum"]
+assert a["status"] == "failed", a
+assert a["message"].startswith("out of memory even with micro-batches of one sample"), a["message"]
+PY
     ;;
   bad_options)
     expect_exit 2 "micro-batch|--micro-batch" run --micro-batch 0

@@ -135,8 +135,10 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   budget_edit_ = new QLineEdit(box);
   budget_edit_->setObjectName("memoryBudget");
   budget_edit_->setPlaceholderText(tr("e.g. 200MiB"));
-  budget_edit_->setToolTip(tr("Tensor memory one update may take (KiB, MiB, GiB, KB, MB, GB "
-                              "or bytes). Fit keeps m·K and picks the largest m that fits."));
+  budget_edit_->setToolTip(tr("Tensor memory an arm may hold at once (KiB, MiB, GiB, KB, MB, GB "
+                              "or bytes). Fit keeps m·K and picks the largest m that fits. On "
+                              "the CPU the budget is enforced: a micro-batch that does not fit "
+                              "is split in halves and the update stays the same."));
   auto* fit = new QPushButton(tr("Fit"), box);
   fit->setObjectName("fitBudget");
   fit->setToolTip(tr("Set m and K so that an update's predicted tensors fit the budget, "
@@ -151,6 +153,9 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   form->addRow(QString(), budget_label_);
   connect(fit, &QPushButton::clicked, this, &ExperimentPanel::fitMemoryBudget);
   connect(budget_edit_, &QLineEdit::returnPressed, this, &ExperimentPanel::fitMemoryBudget);
+  connect(budget_edit_, &QLineEdit::editingFinished, this, &ExperimentPanel::configEdited);
+  // The run enforces the budget it started with.
+  locked_while_running_ << budget_edit_;
   memory_estimator_ = new MemoryEstimator(this);
   connect(memory_estimator_, &MemoryEstimator::modelReady, this,
           &ExperimentPanel::updateDerivedLabels);
@@ -349,7 +354,19 @@ ExperimentConfig ExperimentPanel::config() const {
   c.eval_every = eval_spin_->value();
   c.seed = static_cast<uint64_t>(seed_spin_->value());
   c.device = device_combo_->currentData().toString().toStdString();
+  c.memory_budget = 0;
+  try {
+    checkMemoryBudget();
+    const std::string budget = budget_edit_->text().trimmed().toStdString();
+    if (!budget.empty()) c.memory_budget = parseByteSize(budget);
+  } catch (const InputError&) {
+  }
   return c;
+}
+
+void ExperimentPanel::checkMemoryBudget() const {
+  const std::string budget = budget_edit_->text().trimmed().toStdString();
+  if (!budget.empty()) parseByteSize(budget);
 }
 
 void ExperimentPanel::setConfig(const ExperimentConfig& c) {
@@ -377,6 +394,9 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   samples_spin_->setVisible(c.samples > 0);
   eval_spin_->setValue(static_cast<int>(c.eval_every));
   seed_spin_->setValue(static_cast<int>(c.seed));
+  budget_edit_->setText(c.memory_budget > 0
+                            ? QString::fromStdString(formatMemory(static_cast<double>(c.memory_budget)))
+                            : QString());
   const int device = device_combo_->findData(QString::fromStdString(c.device).section(':', 0, 0));
   device_combo_->setCurrentIndex(std::max(0, device));
   updateDerivedLabels();

@@ -28,8 +28,11 @@ class ExperimentPanel : public QWidget {
  public:
   explicit ExperimentPanel(QWidget* parent = nullptr);
 
-  /// The config the widgets describe.
+  /// The config the widgets describe. A memory budget that is not a size counts as none;
+  /// checkMemoryBudget() says so.
   ExperimentConfig config() const;
+  /// Throws InputError quoting the memory budget field when it is neither empty nor a size.
+  void checkMemoryBudget() const;
   /// Shows `config` (unknown data or model specs are added to the pickers).
   void setConfig(const ExperimentConfig& config);
   /// While running only m and K stay editable (they apply at the next window boundary).

@@ -332,6 +332,10 @@ void LivePlots::addEventMarkers(int source, size_t from) {
     } else if (e.kind == "diverged" || e.kind == "failed") {
       color = armColor(parseArmKind(e.arm));
       text = QString::fromStdString(e.arm) + " " + QString::fromStdString(e.kind);
+    } else if (e.kind == "out_of_memory") {
+      // Its memory line drops here: the same update, in smaller pieces.
+      color = armColor(parseArmKind(e.arm));
+      text = QString::fromStdString(e.arm) + ": " + text;
     } else {
       continue;  // pauses and stops do not change what the curves mean
     }

@@ -119,10 +119,9 @@ QString summaryTable(const RunData& run) {
       "<th>equiv diff</th></tr>";
   for (const ArmSeries& arm : run.arms) {
     const ArmSummary s = summaryOf(arm);
-    html += QString("<tr><td class=k style='color:%1'><b>%2</b></td><td>%3</td><td>%4 × %5</td>")
-                .arg(armColorName(arm.arm), armName(arm.arm), esc(toString(s.status)))
-                .arg(s.micro_batch)
-                .arg(s.accum);
+    html += QString("<tr><td class=k style='color:%1'><b>%2</b></td><td>%3</td><td>%4</td>")
+                .arg(armColorName(arm.arm), armName(arm.arm), esc(toString(s.status)),
+                     esc(armSizesText(s, " × ")));
     html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>")
                 .arg(s.steps)
                 .arg(QLocale().toString(static_cast<qlonglong>(s.samples_seen)), num(s.final_train_loss),

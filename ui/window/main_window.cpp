@@ -300,6 +300,7 @@ void MainWindow::startRun() {
   if (controller_->isRunning()) return;
   const ExperimentConfig config = experiment_->config();
   try {
+    experiment_->checkMemoryBudget();
     validateConfig(config);
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
@@ -332,8 +333,9 @@ void MainWindow::onBatch(const RecordBatch& batch) {
   }
   for (const EventRecord& e : batch.events) {
     if (e.kind == "diverged" || e.kind == "failed" || e.kind == "micro_batch" || e.kind == "accum" ||
-        e.kind == "model" || e.kind == "rejected") {
-      status_->showMessage(QString::fromStdString(e.message), 8000);
+        e.kind == "model" || e.kind == "rejected" || e.kind == "out_of_memory") {
+      const QString arm = e.arm.empty() ? QString() : QString::fromStdString(e.arm) + ": ";
+      status_->showMessage(arm + QString::fromStdString(e.message), 8000);
     }
   }
   if (!plots_->runs().empty()) status_->showProgress(plots_->runs().front());

@@ -66,6 +66,11 @@ struct ExperimentConfig {
   /// the default one-epoch run six probes (an evaluation per epoch would give one, at the end).
   int64_t probe_every = 10000;
   double noise_ema = 0.95;        ///< EMA factor of the trΣ and |G|² estimates
+  /// Bytes of tensors one arm may hold at once while it trains a window; 0 = no limit. On CPU
+  /// the counting allocator enforces it; on CUDA the device's own memory is the limit. An arm
+  /// that exceeds it splits its micro-batches in halves and carries on with the same update
+  /// (DESIGN.md §3).
+  int64_t memory_budget = 0;
   int threads = 0;                ///< CPU intra-op threads; 0 = the documented default
 };
 

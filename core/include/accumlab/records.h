@@ -109,6 +109,9 @@ struct ArmSummary {
   std::string message;  ///< why it failed or diverged; empty otherwise
   int64_t micro_batch = 0;
   int64_t accum = 0;
+  /// Since memory ran out, each micro-batch ran in pieces of at most this many samples (the
+  /// same update); 0: micro-batches ran whole.
+  int64_t memory_piece = 0;
   int64_t steps = 0;
   int64_t samples_seen = 0;
   double final_train_loss = kNaN;  ///< mean window loss over the last W updates
@@ -158,5 +161,9 @@ struct RunSummary {
 
 /// The summary as JSON text (the CLI's --json output, DESIGN.md §8).
 std::string summaryToJson(const RunSummary& summary, int indent = 2);
+
+/// An arm's sizes for people: "64 x 4", or "64 x 4 (as 32 x 8)" when memory ran out and its
+/// micro-batches ran in pieces (`x` is the separator, e.g. " x " or " × ").
+std::string armSizesText(const ArmSummary& arm, const std::string& x = " x ");
 
 }  // namespace accumlab

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <string>
 #include <thread>
 
 namespace accumlab {
@@ -57,6 +58,30 @@ TEST_F(CountingAllocatorTest, AFreeIsChargedToTheLedgerThatAllocated) {
   std::thread([t = std::move(kept)]() mutable { t = torch::Tensor(); }).join();
   EXPECT_EQ(a->currentBytes(), 0);
   EXPECT_EQ(a->peakBytes(), 1024 + 64);
+}
+
+TEST_F(CountingAllocatorTest, ALimitRefusesWhatWouldPassItAndCountsNothing) {
+  auto ledger = std::make_shared<TensorLedger>();
+  ledger->setLimit(4096);
+  const int64_t process_before = processTensorLedger().currentBytes();
+  TensorCharge charge(ledger);
+  torch::Tensor kept = torch::empty({512}, torch::kFloat32);  // 2048 of 4096
+  EXPECT_THROW(torch::empty({512}, torch::kFloat64), c10::OutOfMemoryError);  // 4096 more
+  EXPECT_EQ(ledger->currentBytes(), 2048);
+  EXPECT_EQ(ledger->peakBytes(), 2048);
+  EXPECT_EQ(processTensorLedger().currentBytes() - process_before, 2048);
+  try {
+    torch::empty({512}, torch::kFloat64);
+  } catch (const c10::OutOfMemoryError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("out of memory: 4 KiB more would take the arm's tensors from 2 KiB past "
+                         "the memory budget of 4 KiB", 0), 0u) << what;
+  }
+  torch::Tensor fits = torch::empty({512}, torch::kFloat32);  // exactly to the limit
+  EXPECT_EQ(ledger->currentBytes(), 4096);
+  ledger->setLimit(0);  // no limit
+  torch::Tensor more = torch::empty({4096}, torch::kFloat64);
+  EXPECT_EQ(ledger->currentBytes(), 4096 + 32768);
 }
 
 TEST_F(CountingAllocatorTest, ResetPeakStartsFromTheBytesAliveNow) {

@@ -53,6 +53,30 @@ TEST(WindowPlan, BudgetEndInStreamIsNormalisedExactly) {
   for (double s : plan.loss_scales) EXPECT_DOUBLE_EQ(s, 1.0 / 6);
 }
 
+TEST(WindowPlan, PiecesKeepTheRowsTheirOrderAndTheirMicroBatchsScale) {
+  SampleStream stream(100, 3);
+  // A short window under flush-divide-by-K: scales differ per micro-batch (1/(n·K)).
+  const WindowPlan plan = planWindow(stream, 5, 3, WindowPolicy::kFlushDivideByK, 12);
+  ASSERT_EQ(plan.micro_batches.size(), 3u);  // 5, 5, 2
+  const WindowPlan pieces = splitPieces(plan, 2);
+  std::vector<int64_t> sizes;
+  for (const auto& p : pieces.micro_batches) sizes.push_back(p.size(0));
+  EXPECT_EQ(sizes, (std::vector<int64_t>{2, 2, 1, 2, 2, 1, 2}));
+  EXPECT_EQ(pieces.batch_of, (std::vector<size_t>{0, 0, 0, 1, 1, 1, 2}));
+  for (size_t i = 0; i < pieces.micro_batches.size(); ++i) {
+    EXPECT_DOUBLE_EQ(pieces.loss_scales[i], plan.loss_scales[pieces.batch_of[i]]);
+  }
+  EXPECT_TRUE(torch::equal(torch::cat(pieces.micro_batches), torch::cat(plan.micro_batches)));
+  EXPECT_EQ(pieces.samples, plan.samples);
+  EXPECT_EQ(pieces.exact_mean, plan.exact_mean);
+  // Splitting again maps to the planned micro-batches, not to the pieces.
+  const WindowPlan ones = splitPieces(pieces, 1);
+  EXPECT_EQ(ones.micro_batches.size(), 12u);
+  EXPECT_EQ(ones.batch_of.back(), 2u);
+  // A cap at or above m changes nothing but the map.
+  EXPECT_EQ(splitPieces(plan, 5).micro_batches.size(), 3u);
+}
+
 TEST(SampleStream, SameSeedSameOrderAndEachEpochIsAPermutation) {
   SampleStream a(50, 7), b(50, 7);
   torch::Tensor ra = a.take(120), rb = b.take(120);

@@ -1,0 +1,134 @@
+#include "config_options.h"
+
+#include <sstream>
+
+#include "accumlab/input_error.h"
+#include "accumlab/memory_model.h"
+
+namespace accumlab::cli {
+
+namespace {
+
+std::vector<ArmKind> parseArms(const std::string& list) {
+  std::vector<ArmKind> arms;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) arms.push_back(parseArmKind(item));
+  }
+  if (arms.empty()) throw InputError("--arms needs at least one of no-accum, accum, big-batch");
+  return arms;
+}
+
+/// "--micro-batch" of "--micro-batch,-m".
+std::string firstName(const char* names) {
+  const std::string all(names);
+  return all.substr(0, all.find(','));
+}
+
+}  // namespace
+
+bool ConfigOptions::skipped(const char* name) const { return skip_.count(firstName(name)) > 0; }
+
+template <typename Access>
+CLI::Option* ConfigOptions::add(const char* name, Access access, const char* help) {
+  if (skipped(name)) return nullptr;
+  CLI::Option* opt = app_->add_option(name, access(given_), help);
+  overrides_.emplace_back(opt, [this, access](ExperimentConfig& dst) { access(dst) = access(given_); });
+  return opt;
+}
+
+CLI::Option* ConfigOptions::addText(const char* name, std::string& text, const char* help,
+                                    std::function<void(ExperimentConfig&, const std::string&)> apply) {
+  if (skipped(name)) return nullptr;
+  CLI::Option* opt = app_->add_option(name, text, help);
+  overrides_.emplace_back(opt, [&text, apply](ExperimentConfig& dst) { apply(dst, text); });
+  return opt;
+}
+
+CLI::Option* ConfigOptions::option(const std::string& name) const {
+  if (skip_.count(name) > 0) return nullptr;
+  return app_->get_option(name);
+}
+
+ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
+    : app_(&app), skip_(std::move(skip)) {
+  app_->add_option("--config", config_file_, "JSON experiment file; options given here override it")
+      ->check(CLI::ExistingFile);
+  add("--name", [](auto& c) -> auto& { return c.name; }, "A name for the experiment");
+  add("--data", [](auto& c) -> auto& { return c.data; }, "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, csv:FILE");
+  add("--label", [](auto& c) -> auto& { return c.label; }, "CSV label column (name or index)");
+  addText("--task", task_, "classification | regression (CSV)",
+          [](auto& c, const std::string& t) { c.task = parseTask(t); });
+  add("--val-fraction", [](auto& c) -> auto& { return c.val_fraction; }, "Held-out share when the dataset has no test split");
+  add("--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; }, "Size of a synthetic dataset");
+  add("--model", [](auto& c) -> auto& { return c.model; }, "logreg, mlp, mlp:256,128, cnn, cnn_bn, torchscript:FILE.pt");
+  if (auto* o = add("--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; }, "Micro-batch size m")) {
+    o->check(CLI::PositiveNumber);
+  }
+  if (auto* o = add("--accum,-k", [](auto& c) -> auto& { return c.accum; }, "Micro-batches per update K")) {
+    o->check(CLI::PositiveNumber);
+  }
+  addText("--memory-budget", memory_budget_,
+          "Tensor memory an arm may hold at once (e.g. 200MiB). On CPU it is enforced: a "
+          "micro-batch that does not fit is split in halves, with the same update",
+          [](auto& c, const std::string& t) { c.memory_budget = parseByteSize(t); });
+  addText("--arms", arms_, "Comma list of no-accum, accum, big-batch",
+          [](auto& c, const std::string& t) { c.arms = parseArms(t); });
+  addText("--optimizer", optimizer_, "sgd | adam | adamw",
+          [](auto& c, const std::string& t) { c.optimizer.kind = parseOptimizerKind(t); });
+  add("--lr", [](auto& c) -> auto& { return c.optimizer.lr; }, "Base learning rate (the no-accum arm's)");
+  add("--momentum", [](auto& c) -> auto& { return c.optimizer.momentum; }, "SGD momentum");
+  add("--nesterov", [](auto& c) -> auto& { return c.optimizer.nesterov; }, "SGD with Nesterov momentum (true/false)");
+  add("--weight-decay", [](auto& c) -> auto& { return c.optimizer.weight_decay; }, "Weight decay (decoupled for adamw)");
+  add("--beta1", [](auto& c) -> auto& { return c.optimizer.beta1; }, "Adam β1");
+  add("--beta2", [](auto& c) -> auto& { return c.optimizer.beta2; }, "Adam β2");
+  addText("--lr-scaling", scaling_, "LR rule for accum/big-batch: none | linear | sqrt",
+          [](auto& c, const std::string& t) { c.optimizer.scaling = parseLrScaling(t); });
+  addText("--lr-schedule", schedule_, "constant | step | cosine",
+          [](auto& c, const std::string& t) { c.optimizer.schedule = parseLrSchedule(t); });
+  add("--warmup-samples", [](auto& c) -> auto& { return c.optimizer.warmup_samples; }, "Linear LR warm-up, in samples");
+  add("--step-every", [](auto& c) -> auto& { return c.optimizer.step_every_samples; }, "Step schedule period in samples (0: an epoch)");
+  add("--step-gamma", [](auto& c) -> auto& { return c.optimizer.step_gamma; }, "Step schedule factor");
+  add("--clip-norm", [](auto& c) -> auto& { return c.optimizer.clip_norm; }, "Clip the accumulated gradient to this norm (0: off)");
+  addText("--window-policy", policy_, "stream | flush-exact | flush-divide-by-K | drop",
+          [](auto& c, const std::string& t) { c.window_policy = parseWindowPolicy(t); });
+  addText("--dtype", dtype_, "float32 | float64",
+          [](auto& c, const std::string& t) { c.dtype = parseDType(t); });
+  add("--device", [](auto& c) -> auto& { return c.device; }, "auto | cpu | cuda | cuda:N");
+  add("--seed", [](auto& c) -> auto& { return c.seed; }, "Seed of weights, data and sample order");
+  auto* epochs = add("--epochs", [](auto& c) -> auto& { return c.epochs; }, "Budget in epochs");
+  auto* samples = add("--samples", [](auto& c) -> auto& { return c.samples; }, "Budget in samples per arm");
+  if (epochs && samples) epochs->excludes(samples);
+  add("--eval-every", [](auto& c) -> auto& { return c.eval_every; }, "Evaluate every N samples (0: each epoch)");
+  add("--variance-window", [](auto& c) -> auto& { return c.variance_window; }, "W, updates in the rolling loss variance");
+  if (auto* o = add("--probe-repeats", [](auto& c) -> auto& { return c.probe_repeats; },
+                    "R: micro-batches and windows per fixed-weight variance probe (0: off)")) {
+    o->check(CLI::NonNegativeNumber);
+  }
+  if (auto* o = add("--probe-every", [](auto& c) -> auto& { return c.probe_every; },
+                    "Probe the loss variance at fixed weights every N samples (0: at each evaluation; default 10000)")) {
+    o->check(CLI::NonNegativeNumber);
+  }
+  add("--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
+  if (!skipped("--no-noise-stats")) {
+    app_->add_flag("--no-noise-stats", no_noise_, "Skip the gradient-noise estimators");
+  }
+  if (auto* o = add("--grad-check-every", [](auto& c) -> auto& { return c.grad_check_every; },
+                    "Every N-th accum step, compare the accumulated gradient with one big batch's (0: off)")) {
+    o->check(CLI::NonNegativeNumber);
+  }
+}
+
+ExperimentConfig ConfigOptions::resolve() const {
+  ExperimentConfig c = config_file_.empty() ? ExperimentConfig{} : loadConfigFile(config_file_);
+  for (const auto& [opt, apply] : overrides_) {
+    if (opt->count() > 0) apply(c);
+  }
+  if (const auto* o = option("--epochs"); o && o->count() > 0) c.samples = 0;
+  if (const auto* o = option("--samples"); o && o->count() > 0) c.epochs = 0;
+  if (no_noise_) c.noise_stats = false;
+  return c;
+}
+
+}  // namespace accumlab::cli

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+
+namespace accumlab::cli {
+
+/// The options for every field of ExperimentConfig (DESIGN.md §8) and `--config FILE`,
+/// shared by `run` and `sweep`.
+class ConfigOptions {
+ public:
+  /// Registers the options on `app`, except those whose first long name is in `skip` (e.g.
+  /// "--micro-batch", which a sweep takes as a list).
+  explicit ConfigOptions(CLI::App& app, std::set<std::string> skip = {});
+
+  /// The config file (if any) with every option given on the command line applied on top.
+  /// Not validated (the caller may change fields first).
+  ExperimentConfig resolve() const;
+  /// A registered option by its first long name ("--micro-batch"); null when skipped.
+  CLI::Option* option(const std::string& name) const;
+
+ private:
+  /// Registers an option bound to the field `access` selects; when given on the command
+  /// line, the field is copied into the resolved config.
+  template <typename Access>
+  CLI::Option* add(const char* name, Access access, const char* help);
+  /// Registers an option read into `text` and applied to the config by `apply`.
+  CLI::Option* addText(const char* name, std::string& text, const char* help,
+                       std::function<void(ExperimentConfig&, const std::string&)> apply);
+  bool skipped(const char* name) const;
+
+  CLI::App* app_;
+  std::set<std::string> skip_;
+  ExperimentConfig given_;  ///< values bound to the options
+  std::string config_file_;
+  std::string memory_budget_, arms_, optimizer_, scaling_, schedule_, policy_, dtype_, task_;
+  bool no_noise_ = false;
+  std::vector<std::pair<CLI::Option*, std::function<void(ExperimentConfig&)>>> overrides_;
+};
+
+}  // namespace accumlab::cli
