@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "sweep_table.h"
 #include "text_table.h"
 
 namespace accumlab::cli {
@@ -15,6 +16,35 @@ ListCommand::ListCommand(CLI::App& parent)
                    "interrupted");
   app_->add_option("--limit", limit_, "At most this many runs (0: all)")->check(CLI::NonNegativeNumber);
   app_->add_flag("--json", json_, "Print a JSON array instead of a table");
+  app_->add_flag("--sweeps", sweeps_, "List the sweeps instead of the runs");
+}
+
+int ListCommand::listSweeps(RunStore& store) const {
+  const std::vector<SweepRow> rows = store.listSweeps();
+  if (json_) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const SweepRow& r : rows) {
+      list.push_back({{"id", r.id}, {"name", r.name}, {"created_at", r.created_at},
+                      {"points", r.points}, {"done", r.done}, {"reached", r.reached},
+                      {"target", describeTarget(sweepTarget(r.spec_json))}});
+    }
+    std::cout << list.dump(2) << std::endl;
+    return 0;
+  }
+  if (rows.empty()) {
+    std::cout << "No sweeps in " << store.path() << ".\n";
+    return 0;
+  }
+  TextTable table({"id", "created", "name", "points", "done", "reached", "target"});
+  for (const SweepRow& r : rows) {
+    std::string created = r.created_at;
+    if (created.size() >= 16) created = created.substr(0, 10) + " " + created.substr(11, 5);
+    table.add({std::to_string(r.id), created, r.name, std::to_string(r.points),
+               std::to_string(r.done), std::to_string(r.reached),
+               describeTarget(sweepTarget(r.spec_json))});
+  }
+  std::cout << table.str();
+  return 0;
 }
 
 int ListCommand::execute() {
@@ -24,6 +54,7 @@ int ListCommand::execute() {
   if (!status_.empty()) filter.status = parseArmStatus(status_);
   filter.limit = limit_;
   const auto store = open();
+  if (sweeps_) return listSweeps(*store);
   const std::vector<RunRow> rows = store->listRuns(filter);
   if (json_) {
     nlohmann::json list = nlohmann::json::array();

@@ -7,16 +7,20 @@
 
 namespace accumlab::cli {
 
-/// `accumlab-cli list`: lists stored runs, newest first, as a table or JSON.
+/// `accumlab-cli list`: lists stored runs (or, with --sweeps, sweeps), newest first, as a
+/// table or JSON.
 class ListCommand : public StoreCommand {
  public:
   explicit ListCommand(CLI::App& parent);
   int execute() override;
 
  private:
+  int listSweeps(RunStore& store) const;
+
   std::string tag_, dataset_, status_;
   int64_t limit_ = 0;
   bool json_ = false;
+  bool sweeps_ = false;
 };
 
 }  // namespace accumlab::cli

@@ -10,12 +10,14 @@
 #include "report_command.h"
 #endif
 #include "store_command.h"
+#include "sweep_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"AccumLab: gradient accumulation, measured", "accumlab-cli"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "accumlab-cli 0.1.0");
   accumlab::cli::RunCommand run(app);
+  accumlab::cli::SweepCommand sweep(app);
 #ifdef ACCUMLAB_WITH_UI
   accumlab::cli::ReportCommand report(app);
 #endif
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("run")) return run.execute();
+    if (sweep.chosen()) return sweep.execute();
 #ifdef ACCUMLAB_WITH_UI
     if (report.chosen()) return report.execute();
 #endif

@@ -24,6 +24,9 @@ class RunCommand {
   CLI::App* app_;
   std::unique_ptr<ConfigOptions> options_;
   int64_t effective_batch_ = 0;  ///< --effective-batch B, with --memory-budget
+  double stop_at_loss_ = 0;      ///< --stop-at-loss X
+  double stop_at_accuracy_ = 0;  ///< --stop-at-val-accuracy A
+  double smoothing_ = 0.9;       ///< --smoothing s of the watched EMA
   bool json_ = false;
   bool quiet_ = false;
   std::string db_;         ///< --db: the run store (default RunStore::defaultPath())

@@ -11,6 +11,7 @@
 #include "list_command.h"
 #include "note_command.h"
 #include "show_command.h"
+#include "sweep_table.h"
 #include "tag_command.h"
 
 namespace accumlab::cli {
@@ -69,6 +70,7 @@ nlohmann::json rowJson(const RunRow& r) {
 StoreCommands::StoreCommands(CLI::App& parent) {
   commands_.push_back(std::make_unique<ListCommand>(parent));
   commands_.push_back(std::make_unique<ShowCommand>(parent));
+  commands_.push_back(std::make_unique<ShowSweepCommand>(parent));
   commands_.push_back(std::make_unique<CompareCommand>(parent));
   commands_.push_back(std::make_unique<ExportCommand>(parent));
   commands_.push_back(std::make_unique<TagCommand>(parent));

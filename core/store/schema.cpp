@@ -177,11 +177,34 @@ void addVarianceProbes(SQLite::Database& db) {
 /// Version 5: the peak tensor bytes of each step's window (old rows read -1: not measured).
 void addStepColumnsOfVersion5(SQLite::Database& db) { addStepColumns(db, 5); }
 
+/// Version 6: sweeps, each a grid of points; a point's run is a normal stored run (its row
+/// is kept when the run is deleted, which leaves the point without a run).
+void addSweeps(SQLite::Database& db) {
+  db.exec(R"SQL(
+    CREATE TABLE sweeps (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      name TEXT NOT NULL DEFAULT '',
+      created_at TEXT NOT NULL,
+      spec_json TEXT NOT NULL);
+    CREATE TABLE sweep_points (
+      sweep_id INTEGER NOT NULL REFERENCES sweeps(id) ON DELETE CASCADE,
+      idx INTEGER NOT NULL,
+      micro_batch INTEGER NOT NULL,
+      accum INTEGER NOT NULL,
+      lr REAL,
+      run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running',
+        'reached', 'missed', 'diverged', 'failed', 'interrupted')),
+      result_json TEXT NOT NULL DEFAULT '{}',
+      PRIMARY KEY (sweep_id, idx)) WITHOUT ROWID;
+  )SQL");
+}
+
 /// kMigrations[v] takes a file from version v to v + 1.
 const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
     createVersion1, autoincrementIds, addStepColumnsOfVersion3, addVarianceProbes,
-    addStepColumnsOfVersion5};
-static_assert(kSchemaVersion == 5, "add the migration to kMigrations");
+    addStepColumnsOfVersion5, addSweeps};
+static_assert(kSchemaVersion == 6, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

@@ -123,7 +123,7 @@ Trainer::~Trainer() = default;
 
 void Trainer::requestPause() { impl_->control.requestPause(); }
 void Trainer::requestResume() { impl_->control.requestResume(); }
-void Trainer::requestStop() { impl_->control.requestStop(); }
+void Trainer::requestStop(const std::string& reason) { impl_->control.requestStop(reason); }
 void Trainer::requestMicroBatch(int64_t m) { impl_->control.requestMicroBatch(m); }
 void Trainer::requestAccum(int64_t k) { impl_->control.requestAccum(k); }
 bool Trainer::isPaused() const { return impl_->control.paused(); }
@@ -515,9 +515,10 @@ RunSummary Trainer::run(MetricsSink& sink) {
     const int64_t at = arm->stepper->samplesSeen();
     d.pauseIfRequested(at);
     if (d.control.stopRequested()) {
-      d.emitEvent("stop", "", "stopped by the user", at);
+      const std::string reason = d.control.stopReason();
+      d.emitEvent("stop", "", reason, at);
       for (auto& a : d.arms) {
-        if (a->status == ArmStatus::kRunning) d.finishArm(*a, ArmStatus::kStopped, "stopped by the user");
+        if (a->status == ArmStatus::kRunning) d.finishArm(*a, ArmStatus::kStopped, reason);
       }
       break;
     }

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <optional>
 
 namespace accumlab {
@@ -21,12 +22,18 @@ class TrainerControl {
     }
     wake_.notify_all();
   }
-  void requestStop() {
+  void requestStop(std::string reason) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (!stop_) stop_reason_ = std::move(reason);  // the first reason stands
       stop_ = true;
     }
     wake_.notify_all();
+  }
+  /// Why the stop was asked for (after stopRequested()).
+  std::string stopReason() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stop_reason_;
   }
   void requestMicroBatch(int64_t m) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -61,7 +68,8 @@ class TrainerControl {
  private:
   std::atomic<bool> paused_{false};
   std::atomic<bool> stop_{false};
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
+  std::string stop_reason_;  ///< guarded by mutex_
   std::condition_variable wake_;
   std::optional<int64_t> pending_m_;
   std::optional<int64_t> pending_k_;

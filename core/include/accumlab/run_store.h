@@ -9,6 +9,7 @@
 #include "accumlab/experiment_config.h"
 #include "accumlab/metrics_sink.h"
 #include "accumlab/records.h"
+#include "accumlab/sweep.h"
 
 namespace accumlab {
 
@@ -72,6 +73,23 @@ struct RunSeries {
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
   std::vector<ProbeRecord> probes;  ///< fixed-weight variance probes of this arm's weights
+};
+
+/// One stored sweep (a grid of runs): a row of `list --sweeps`.
+struct SweepRow {
+  int64_t id = 0;
+  std::string name;
+  std::string created_at;  ///< ISO 8601 UTC
+  std::string spec_json;   ///< the base config, grid, target and jobs, as the sweep stored them
+  int64_t points = 0;
+  int64_t done = 0;        ///< points whose run has ended (reached, missed, diverged, failed)
+  int64_t reached = 0;     ///< points that reached the target
+};
+
+/// A sweep and its points, in grid order.
+struct SweepDetail {
+  SweepRow row;
+  std::vector<SweepPoint> points;
 };
 
 enum class ExportFormat { kCsv, kJson };
@@ -147,6 +165,16 @@ class RunStore {
   /// Deletes the runs with all their rows, and experiments left without runs; throws
   /// InputError (deleting nothing) when any id does not exist.
   void deleteRuns(const std::vector<int64_t>& run_ids);
+
+  /// Stores a new sweep with its points; returns its id.
+  int64_t createSweep(const std::string& name, const std::string& spec_json,
+                      const std::vector<SweepPoint>& points);
+  /// Every sweep, newest first.
+  std::vector<SweepRow> listSweeps();
+  /// One sweep with its points; throws InputError when there is no such sweep.
+  SweepDetail sweep(int64_t sweep_id);
+  /// Writes a point's run, status and outcome (by its index).
+  void updateSweepPoint(int64_t sweep_id, const SweepPoint& point);
 
   /// The runs as export text: CSV in long form (run_id, arm, step, samples_seen, wall_ms,
   /// one column per metric) or JSON (per run: ids, config, summary, metrics, evals, events,

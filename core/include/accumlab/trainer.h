@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/metrics_sink.h"
@@ -30,8 +31,9 @@ class Trainer {
   /// Pauses at the next window boundary.
   void requestPause();
   void requestResume();
-  /// Stops every arm at the next window boundary (status `stopped`).
-  void requestStop();
+  /// Stops every arm at the next window boundary (status `stopped`); `reason` becomes the
+  /// stop event's and the arms' message.
+  void requestStop(const std::string& reason = "stopped by the user");
   /// Changes m for every arm at one common sample position: the first window boundary that
   /// every arm reaches, so accum and big-batch switch together and stay paired. Optimizer
   /// state is kept. A request made while an earlier change is under way waits for it.

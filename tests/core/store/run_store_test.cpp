@@ -222,6 +222,46 @@ TEST_F(StoreTest, TagsNotesNamesAndDeletion) {
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM events").getInt(), 0);
 }
 
+TEST_F(StoreTest, SweepsKeepTheirPointsAndOutcomes) {
+  const auto runs = storeExperiment(db_, 10);
+  RunStore store(db_);
+  std::vector<SweepPoint> points(3);
+  for (int i = 0; i < 3; ++i) {
+    points[i].index = i;
+    points[i].micro_batch = 8;
+    points[i].accum = 1 << i;
+    points[i].lr = 0.05;
+  }
+  const int64_t id = store.createSweep("grid", R"({"target": {"kind": "loss", "value": 0.5}})", points);
+  SweepPoint p = points[1];
+  p.run_id = runs[0].run_id;
+  p.status = "reached";
+  p.steps_to_target = 12.5;
+  p.samples_to_target = 200;
+  p.peak_tensor_bytes = 4096;
+  store.updateSweepPoint(id, p);
+  const SweepDetail d = store.sweep(id);
+  EXPECT_EQ(d.row.name, "grid");
+  EXPECT_EQ(d.row.points, 3);
+  EXPECT_EQ(d.row.done, 1);
+  EXPECT_EQ(d.row.reached, 1);
+  ASSERT_EQ(d.points.size(), 3u);
+  EXPECT_EQ(d.points[0].status, "pending");
+  EXPECT_EQ(d.points[1].run_id, runs[0].run_id);
+  EXPECT_EQ(d.points[1].accum, 2);
+  EXPECT_DOUBLE_EQ(d.points[1].steps_to_target, 12.5);
+  EXPECT_EQ(d.points[1].peak_tensor_bytes, 4096);
+  EXPECT_TRUE(std::isnan(d.points[0].steps_to_target));
+  EXPECT_EQ(store.listSweeps().size(), 1u);
+  // Deleting the point's run keeps the point, without a run.
+  store.deleteRuns({runs[0].run_id});
+  EXPECT_EQ(store.sweep(id).points[1].run_id, 0);
+  EXPECT_EQ(store.sweep(id).points[1].status, "reached");
+  EXPECT_THROW(store.sweep(id + 1), InputError);
+  p.index = 7;
+  EXPECT_THROW(store.updateSweepPoint(id, p), InputError);
+}
+
 TEST_F(StoreTest, RunOfAGoneProcessBecomesInterruptedWithItsRows) {
   const auto runs = storeExperiment(db_, 40);
   {

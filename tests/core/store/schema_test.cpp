@@ -193,6 +193,8 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_detrended");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_count");
     raw.exec("DROP TABLE probes");
+    raw.exec("DROP TABLE sweep_points");
+    raw.exec("DROP TABLE sweeps");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("PRAGMA user_version = 2");
   }
@@ -220,10 +222,13 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
     raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_detrended");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_count");
     raw.exec("DROP TABLE probes");
+    raw.exec("DROP TABLE sweep_points");
+    raw.exec("DROP TABLE sweeps");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("PRAGMA user_version = 3");
   }
   RunStore store(db_);
+  EXPECT_TRUE(store.listSweeps().empty()) << "version 6 adds the sweeps";
   const RunSeries series = store.series(id);
   ASSERT_EQ(series.steps.size(), 5u);
   for (const StepRecord& r : series.steps) {

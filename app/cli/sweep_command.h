@@ -1,0 +1,45 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+#include "accumlab/sweep.h"
+#include "config_options.h"
+
+namespace accumlab::cli {
+
+/// `accumlab-cli sweep`: trains a grid of (m, K, LR) points towards one target, each a normal
+/// stored run of the accum arm in its own worker process (one thread each, --jobs at once),
+/// grouped as one sweep in the store; then fits steps to target against B and the loss
+/// variance against B. `--resume ID` runs the points of a sweep that have not ended.
+class SweepCommand {
+ public:
+  explicit SweepCommand(CLI::App& parent);
+  /// Runs the sweep; returns the process exit code.
+  int execute();
+  bool chosen() const { return app_->parsed(); }
+
+ private:
+  /// The grid's points from the list options, in order; validated against `base`.
+  std::vector<SweepPoint> grid(const ExperimentConfig& base) const;
+
+  CLI::App* app_;
+  std::unique_ptr<ConfigOptions> options_;
+  std::vector<int64_t> micro_batches_, accums_, effective_batches_;
+  std::vector<double> lrs_;
+  double target_loss_ = 0;
+  double target_accuracy_ = 0;
+  double smoothing_ = 0.9;
+  int jobs_ = 1;
+  int64_t resume_ = 0;
+  bool json_ = false;
+  bool quiet_ = false;
+  std::string db_;
+};
+
+}  // namespace accumlab::cli

@@ -1,0 +1,137 @@
+#include "sweep_table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "accumlab/input_error.h"
+#include "summary_table.h"
+#include "text_table.h"
+
+namespace accumlab::cli {
+
+namespace {
+
+std::string number(double v, const char* fmt = "%.4g") {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+}  // namespace
+
+SweepTarget sweepTarget(const std::string& spec_json) {
+  const nlohmann::json spec = nlohmann::json::parse(spec_json, nullptr, false);
+  SweepTarget t;
+  if (!spec.is_object() || !spec.contains("target") || !spec["target"].is_object()) return t;
+  const nlohmann::json& j = spec["target"];
+  t.kind = j.value("kind", std::string("loss")) == "val_accuracy" ? SweepTarget::Kind::kValAccuracy
+                                                                   : SweepTarget::Kind::kLoss;
+  if (j.contains("value") && j["value"].is_number()) t.value = j["value"].get<double>();
+  t.smoothing = j.value("smoothing", 0.9);
+  return t;
+}
+
+std::string describeTarget(const SweepTarget& t) {
+  return t.kind == SweepTarget::Kind::kLoss
+             ? "smoothed training loss ≤ " + number(t.value, "%g")
+             : "validation accuracy ≥ " + number(t.value, "%g");
+}
+
+std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
+  std::ostringstream out;
+  const SweepTarget target = sweepTarget(sweep.row.spec_json);
+  out << "Sweep " << sweep.row.id << (sweep.row.name.empty() ? "" : " \"" + sweep.row.name + "\"")
+      << ": " << sweep.row.points << " points, " << sweep.row.reached << " reached the target ("
+      << describeTarget(target) << ")\n";
+  TextTable table({"#", "B", "m x K", "lr", "status", "steps→target", "samples→target",
+                   "loss var", "probe ratio", "peak tensors", "samples/s", "B_simple", "run"});
+  for (const SweepPoint& p : sweep.points) {
+    table.add({std::to_string(p.index + 1), std::to_string(p.effectiveBatch()),
+               std::to_string(p.micro_batch) + " x " + std::to_string(p.accum), number(p.lr, "%g"),
+               p.status, number(p.steps_to_target, "%.1f"), number(p.samples_to_target, "%.0f"),
+               number(p.loss_variance), number(p.variance_probe_ratio, "%.2f"),
+               p.peak_tensor_bytes >= 0 ? formatBytes(p.peak_tensor_bytes) : "-",
+               number(p.samples_per_s, "%.0f"), number(p.b_simple, "%.1f"),
+               p.run_id > 0 ? std::to_string(p.run_id) : "-"});
+  }
+  out << table.str();
+  if (a.steps_fit) {
+    const StepsFit& f = *a.steps_fit;
+    out << "steps to target: S(B) = S_min + E_min/B with S_min = " << number(f.s_min, "%.1f")
+        << " steps, E_min = " << number(f.e_min, "%.0f") << " samples, B_crit = E_min/S_min = "
+        << number(f.b_crit, "%.1f") << " (R² = " << number(f.r2, "%.3f") << ", " << f.points
+        << " batch sizes at their best LR)\n";
+  } else {
+    out << "steps to target: no fit (" << a.steps_fit_error << ")\n";
+  }
+  out << "B_simple near the target (median of the points that reached it): "
+      << number(a.b_simple, "%.1f") << "\n";
+  if (a.variance_slope) {
+    const SlopeFit& v = *a.variance_slope;
+    out << "loss variance against B: slope " << number(v.slope, "%.2f") << " ["
+        << number(v.ci_low, "%.2f") << ", " << number(v.ci_high, "%.2f")
+        << "] (90%) · theory −1\n";
+  } else {
+    out << "loss variance against B: no fit (" << a.variance_slope_error << ")\n";
+  }
+  return out.str();
+}
+
+nlohmann::json sweepJson(const SweepDetail& sweep, const SweepAnalysis& a) {
+  using nlohmann::json;
+  json points = json::array();
+  for (const SweepPoint& p : sweep.points) points.push_back(json::parse(sweepPointToJson(p)));
+  const SweepTarget target = sweepTarget(sweep.row.spec_json);
+  json out = {{"id", sweep.row.id},
+              {"name", sweep.row.name},
+              {"created_at", sweep.row.created_at},
+              {"target",
+               {{"kind", target.kind == SweepTarget::Kind::kLoss ? "loss" : "val_accuracy"},
+                {"value", jsonNumber(target.value)},
+                {"smoothing", target.smoothing}}},
+              {"points", points},
+              {"b_simple", jsonNumber(a.b_simple)}};
+  if (a.steps_fit) {
+    out["fit"] = {{"s_min", jsonNumber(a.steps_fit->s_min)},
+                  {"e_min", jsonNumber(a.steps_fit->e_min)},
+                  {"b_crit", jsonNumber(a.steps_fit->b_crit)},
+                  {"r2", jsonNumber(a.steps_fit->r2)},
+                  {"points", a.best_points}};
+  } else {
+    out["fit"] = nullptr;
+    out["fit_error"] = a.steps_fit_error;
+  }
+  if (a.variance_slope) {
+    out["variance_slope"] = {{"slope", jsonNumber(a.variance_slope->slope)},
+                             {"ci_low", jsonNumber(a.variance_slope->ci_low)},
+                             {"ci_high", jsonNumber(a.variance_slope->ci_high)},
+                             {"r2", jsonNumber(a.variance_slope->r2)}};
+  } else {
+    out["variance_slope"] = nullptr;
+    out["variance_slope_error"] = a.variance_slope_error;
+  }
+  return out;
+}
+
+ShowSweepCommand::ShowSweepCommand(CLI::App& parent)
+    : StoreCommand(parent, "show-sweep", "Show a stored sweep: its points and fits") {
+  app_->add_option("id", id_, "Sweep id (see `accumlab-cli list --sweeps`)")->required();
+  app_->add_flag("--json", json_, "Print JSON instead of a table");
+}
+
+int ShowSweepCommand::execute() {
+  const auto store = open();
+  const SweepDetail sweep = store->sweep(id_);
+  const SweepAnalysis analysis = analyzeSweep(sweep.points);
+  if (json_) {
+    std::cout << sweepJson(sweep, analysis).dump(2) << std::endl;
+  } else {
+    std::cout << formatSweep(sweep, analysis);
+  }
+  return 0;
+}
+
+}  // namespace accumlab::cli

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "accumlab/run_store.h"
+#include "accumlab/sweep.h"
+#include "store_command.h"
+
+namespace accumlab::cli {
+
+/// The sweep's points as a table, then its fits in plain words.
+std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& analysis);
+/// `{id, name, target, points: [...], fit: {s_min, e_min, b_crit, r2} | null, b_simple,
+/// variance_slope: {slope, ci_low, ci_high} | null}`.
+nlohmann::json sweepJson(const SweepDetail& sweep, const SweepAnalysis& analysis);
+/// The target a sweep's spec stored.
+SweepTarget sweepTarget(const std::string& spec_json);
+/// "smoothed training loss ≤ 0.5" or "validation accuracy ≥ 0.8".
+std::string describeTarget(const SweepTarget& target);
+
+/// `accumlab-cli show-sweep ID`: a stored sweep's points and fits.
+class ShowSweepCommand : public StoreCommand {
+ public:
+  explicit ShowSweepCommand(CLI::App& parent);
+  int execute() override;
+
+ private:
+  int64_t id_ = 0;
+  bool json_ = false;
+};
+
+}  // namespace accumlab::cli

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# End-to-end tests of `accumlab-cli sweep`. Usage: sweep_cli_test.sh CASE PATH/TO/accumlab-cli
+source "$(dirname "$0")/cli_lib.sh"
+
+db="$tmp/runs.sqlite"
+# Four effective batches on blobs with the linear LR rule; every point trains at most 20000
+# samples and stops at the target (each takes 1-2 s).
+grid=(sweep --db "$db" --data blobs -m 8 -B 8,16,32,64 --lr 0.01 --lr-scaling linear
+      --samples 20000 --probe-repeats 0 --target-loss 0.3)
+
+case "$case_name" in
+  run)
+    "$cli" "${grid[@]}" --jobs 2 --json >"$tmp/out" 2>"$tmp/err" || fail "sweep failed: $(cat "$tmp/err")"
+    grep -q "^point 4/4 " "$tmp/err" || fail "no progress lines: $(cat "$tmp/err")"
+    "$cli" list --sweeps --json --db "$db" >"$tmp/list" || fail "list --sweeps failed"
+    "$cli" show-sweep 1 --json --db "$db" >"$tmp/show" || fail "show-sweep failed"
+    "$cli" list --json --db "$db" >"$tmp/runs" || fail "list failed"
+    $py - "$tmp/out" "$tmp/list" "$tmp/show" "$tmp/runs" <<'PY' || fail "sweep output is wrong: $(head -c 1500 "$tmp/out")"
+import json, math, sys
+out, sweeps, show, runs = (json.load(open(f)) for f in sys.argv[1:])
+points = out["points"]
+assert [p["effective_batch"] for p in points] == [8, 16, 32, 64], points
+assert [(p["micro_batch"], p["accum"]) for p in points] == [(8, 1), (8, 2), (8, 4), (8, 8)]
+run_ids = {r["id"]: r for r in runs}
+for p in points:
+    assert p["status"] in ("reached", "missed"), p
+    r = run_ids[p["run_id"]]  # each point is a normal stored run of the accum arm
+    assert r["arm"] == "accum" and (r["micro_batch"], r["accum"]) == (p["micro_batch"], p["accum"]), r
+    if p["status"] == "reached":
+        # Stopped at the target: it trained about as far as the crossing, not its budget.
+        assert 0 < p["steps_to_target"] <= p["steps"], p
+        assert abs(p["samples_to_target"] - p["steps_to_target"] * p["effective_batch"]) <= p["effective_batch"], p
+        assert r["status"] == "stopped", r
+    assert p["loss_variance"] > 0 and p["peak_tensor_bytes"] > 0 and p["samples_per_s"] > 0, p
+reached = [p for p in points if p["status"] == "reached"]
+assert len(reached) >= 3, points
+# Bigger batches need fewer steps (each step sees more samples).
+steps = [p["steps_to_target"] for p in reached]
+assert steps == sorted(steps, reverse=True), steps
+f = out["fit"]
+assert f is not None and f["s_min"] < min(steps) and f["e_min"] > 0 and f["r2"] > 0.8, f
+v = out["variance_slope"]
+assert v is not None and v["slope"] < 0 and v["ci_low"] <= v["slope"] <= v["ci_high"], v
+assert sweeps[0]["id"] == 1 and sweeps[0]["points"] == 4 and sweeps[0]["done"] == 4, sweeps
+assert show["points"] == points and show["fit"] == f, (show, out)
+PY
+    "$cli" show-sweep 1 --db "$db" >"$tmp/table" || fail "show-sweep table failed"
+    grep -q "S(B) = S_min + E_min/B" "$tmp/table" || fail "no fit line: $(cat "$tmp/table")"
+    ;;
+  resume)
+    # Ctrl-C while the first point trains: it stops at a window boundary (stored as
+    # interrupted, unless it reached the target first) and the rest stay pending; --resume
+    # trains those with the stored config and target, and keeps what had ended.
+    "$cli" "${grid[@]}" --jobs 1 -q >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    for _ in $(seq 100); do
+      "$cli" show-sweep 1 --json --db "$db" 2>/dev/null | grep -q '"running"' && break
+      sleep 0.1
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    [ "$rc" -eq 130 ] || fail "a stopped sweep must exit 130, got $rc ($(cat "$tmp/err"))"
+    "$cli" show-sweep 1 --json --db "$db" >"$tmp/before" || fail "show-sweep failed"
+    $py - "$tmp/before" <<'PY' || fail "stopped sweep is wrong: $(head -c 900 "$tmp/before")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+status = [p["status"] for p in s["points"]]
+# Points that ended before the signal, then the one it stopped, then those never started.
+ended = 0
+while ended < len(status) and status[ended] == "reached":
+    ended += 1
+rest = status[ended:]
+assert rest and rest[0] in ("interrupted", "pending") and set(rest[1:]) <= {"pending"}, status
+PY
+    "$cli" sweep --resume 1 --db "$db" --jobs 2 --json -q >"$tmp/after" 2>"$tmp/err" ||
+      fail "resume failed: $(cat "$tmp/err")"
+    $py - "$tmp/before" "$tmp/after" <<'PY' || fail "resume is wrong: $(head -c 900 "$tmp/after")"
+import json, sys
+before, after = (json.load(open(f)) for f in sys.argv[1:])
+assert all(p["status"] == "reached" for p in after["points"]), after["points"]
+for b, a in zip(before["points"], after["points"]):
+    if b["status"] == "reached":
+        assert a["run_id"] == b["run_id"], (b, a)  # kept, not trained again
+    elif b["status"] == "interrupted":
+        assert a["run_id"] != b["run_id"], (b, a)  # trained again as a new run
+assert after["fit"] is not None, after
+PY
+    ;;
+  errors)
+    expect_exit 2 "needs a target" sweep --db "$db" -B 8,16 -m 8
+    expect_exit 2 "not a multiple of m = 8" sweep --db "$db" -B 8,12 -m 8 --target-loss 0.5
+    expect_exit 2 "at least 2 points" sweep --db "$db" -m 8 -k 4 --target-loss 0.5
+    expect_exit 2 "no sweep 7" sweep --db "$db" --resume 7
+    expect_exit 2 "no sweep 7" show-sweep 7 --db "$db"
+    expect_exit 2 "unknown dataset" sweep --db "$db" -B 8,16 -m 8 --target-loss 0.5 --data nosuch
+    expect_exit 2 "needs image samples" sweep --db "$db" -B 8,16 -m 8 --target-loss 0.5 --model cnn
+    [ ! -f "$db" ] || [ "$("$cli" list --sweeps --json --db "$db")" = "[]" ] || fail "bad input stored a sweep"
+    ;;
+  *) fail "unknown case" ;;
+esac
