@@ -26,7 +26,7 @@ int ListCommand::listSweeps(RunStore& store) const {
     for (const SweepRow& r : rows) {
       list.push_back({{"id", r.id}, {"name", r.name}, {"created_at", r.created_at},
                       {"points", r.points}, {"done", r.done}, {"reached", r.reached},
-                      {"target", describeTarget(sweepTarget(r.spec_json))}});
+                      {"target", describeTarget(sweepTargetFromSpec(r.spec_json))}});
     }
     std::cout << list.dump(2) << std::endl;
     return 0;
@@ -41,7 +41,7 @@ int ListCommand::listSweeps(RunStore& store) const {
     if (created.size() >= 16) created = created.substr(0, 10) + " " + created.substr(11, 5);
     table.add({std::to_string(r.id), created, r.name, std::to_string(r.points),
                std::to_string(r.done), std::to_string(r.reached),
-               describeTarget(sweepTarget(r.spec_json))});
+               describeTarget(sweepTargetFromSpec(r.spec_json))});
   }
   std::cout << table.str();
   return 0;

@@ -6,24 +6,36 @@
 #include "accumlab/input_error.h"
 #include "report/html_report.h"
 #include "runs/run_loader.h"
+#include "sweep/sweep_plots.h"
 
 namespace accumlab::cli {
 
 ReportCommand::ReportCommand(CLI::App& parent)
     : StoreCommand(parent, "report", "Write the one-file HTML report of stored runs") {
-  app_->add_option("ids", ids_, "Run ids (each stands for its experiment; several are overlaid)")
-      ->required();
+  auto* ids = app_->add_option("ids", ids_,
+                               "Run ids (each stands for its experiment; several are overlaid)");
+  auto* sweep = app_->add_option("--sweep", sweep_, "A sweep's report instead (see `list --sweeps`)")
+                    ->check(CLI::PositiveNumber);
+  ids->excludes(sweep);
   app_->add_option("--out,-o", out_, "The HTML file to write")->required();
 }
 
 int ReportCommand::execute() {
-  const std::vector<int64_t> ids = parseRunIds(ids_);
+  if (ids_.empty() && sweep_ == 0) {
+    throw InputError("report needs run ids or --sweep ID (see `accumlab-cli list`)");
+  }
   const auto store = open();
   if (RunStore::wouldOverwrite(store->path(), out_)) {
     throw InputError("cannot write the report to " + out_ + ": it is the run database; "
                      "choose another file with --out");
   }
-  const std::vector<ui::RunData> runs = ui::loadExperiments(*store, ids);
+  std::vector<ui::RunData> runs;
+  SweepDetail sweep;
+  if (sweep_ > 0) {
+    sweep = store->sweep(sweep_);
+  } else {
+    runs = ui::loadExperiments(*store, parseRunIds(ids_));
+  }
 
   // The plots are QCustomPlot widgets: render them on Qt's off-screen platform, so a report
   // needs no display.
@@ -33,7 +45,9 @@ int ReportCommand::execute() {
   static char* argv[] = {name, nullptr};
   QApplication app(argc, argv);
   QString error;
-  if (!ui::writeHtmlReport(runs, QString::fromStdString(out_), &error)) {
+  const QString out = QString::fromStdString(out_);
+  if (sweep_ > 0 ? !ui::writeSweepReport(sweep, out, &error)
+                 : !ui::writeHtmlReport(runs, out, &error)) {
     throw InputError(error.toStdString());
   }
   std::printf("%s\n", out_.c_str());

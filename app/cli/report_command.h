@@ -12,6 +12,7 @@ namespace accumlab::cli {
 /// The `report` subcommand: `report ID… --out FILE.html [--db PATH]` renders the desktop
 /// app's one-file HTML report off-screen. Each id stands for its whole experiment (all its
 /// arms); ids of several experiments are overlaid, as in the app's compare mode.
+/// `report --sweep ID --out FILE.html` writes a sweep's report: its points, fits and plots.
 class ReportCommand : public StoreCommand {
  public:
   explicit ReportCommand(CLI::App& parent);
@@ -20,6 +21,7 @@ class ReportCommand : public StoreCommand {
  private:
   std::vector<std::string> ids_;
   std::string out_;
+  int64_t sweep_ = 0;
 };
 
 }  // namespace accumlab::cli

@@ -239,7 +239,7 @@ int SweepCommand::execute() {
       throw InputError("sweep " + std::to_string(resume_) + " in " + db + " has no config to resume");
     }
     base = configFromJson(spec["config"].dump(), "sweep " + std::to_string(resume_));
-    target = sweepTarget(stored.row.spec_json);
+    target = sweepTargetFromSpec(stored.row.spec_json);
     for (const SweepPoint& p : stored.points) {
       if (!p.done()) todo.push_back(p);
     }

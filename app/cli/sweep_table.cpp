@@ -22,27 +22,9 @@ std::string number(double v, const char* fmt = "%.4g") {
 
 }  // namespace
 
-SweepTarget sweepTarget(const std::string& spec_json) {
-  const nlohmann::json spec = nlohmann::json::parse(spec_json, nullptr, false);
-  SweepTarget t;
-  if (!spec.is_object() || !spec.contains("target") || !spec["target"].is_object()) return t;
-  const nlohmann::json& j = spec["target"];
-  t.kind = j.value("kind", std::string("loss")) == "val_accuracy" ? SweepTarget::Kind::kValAccuracy
-                                                                   : SweepTarget::Kind::kLoss;
-  if (j.contains("value") && j["value"].is_number()) t.value = j["value"].get<double>();
-  t.smoothing = j.value("smoothing", 0.9);
-  return t;
-}
-
-std::string describeTarget(const SweepTarget& t) {
-  return t.kind == SweepTarget::Kind::kLoss
-             ? "smoothed training loss ≤ " + number(t.value, "%g")
-             : "validation accuracy ≥ " + number(t.value, "%g");
-}
-
 std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   std::ostringstream out;
-  const SweepTarget target = sweepTarget(sweep.row.spec_json);
+  const SweepTarget target = sweepTargetFromSpec(sweep.row.spec_json);
   out << "Sweep " << sweep.row.id << (sweep.row.name.empty() ? "" : " \"" + sweep.row.name + "\"")
       << ": " << sweep.row.points << " points, " << sweep.row.reached << " reached the target ("
       << describeTarget(target) << ")\n";
@@ -84,7 +66,7 @@ nlohmann::json sweepJson(const SweepDetail& sweep, const SweepAnalysis& a) {
   using nlohmann::json;
   json points = json::array();
   for (const SweepPoint& p : sweep.points) points.push_back(json::parse(sweepPointToJson(p)));
-  const SweepTarget target = sweepTarget(sweep.row.spec_json);
+  const SweepTarget target = sweepTargetFromSpec(sweep.row.spec_json);
   json out = {{"id", sweep.row.id},
               {"name", sweep.row.name},
               {"created_at", sweep.row.created_at},

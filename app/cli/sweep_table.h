@@ -15,10 +15,6 @@ std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& analysis)
 /// `{id, name, target, points: [...], fit: {s_min, e_min, b_crit, r2} | null, b_simple,
 /// variance_slope: {slope, ci_low, ci_high} | null}`.
 nlohmann::json sweepJson(const SweepDetail& sweep, const SweepAnalysis& analysis);
-/// The target a sweep's spec stored.
-SweepTarget sweepTarget(const std::string& spec_json);
-/// "smoothed training loss ≤ 0.5" or "validation accuracy ≥ 0.8".
-std::string describeTarget(const SweepTarget& target);
 
 /// `accumlab-cli show-sweep ID`: a stored sweep's points and fits.
 class ShowSweepCommand : public StoreCommand {

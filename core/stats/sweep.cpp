@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "accumlab/input_error.h"
@@ -36,6 +37,25 @@ const StepRecord* recordNear(const std::vector<StepRecord>& steps, double step) 
 }
 
 }  // namespace
+
+SweepTarget sweepTargetFromSpec(const std::string& spec_json) {
+  const json spec = json::parse(spec_json, nullptr, false);
+  SweepTarget t;
+  if (!spec.is_object() || !spec.contains("target") || !spec["target"].is_object()) return t;
+  const json& j = spec["target"];
+  t.kind = j.value("kind", std::string("loss")) == "val_accuracy" ? SweepTarget::Kind::kValAccuracy
+                                                                   : SweepTarget::Kind::kLoss;
+  t.value = numberOr(j, "value", kNaN);
+  t.smoothing = numberOr(j, "smoothing", 0.9);
+  return t;
+}
+
+std::string describeTarget(const SweepTarget& t) {
+  char value[32];
+  std::snprintf(value, sizeof value, "%g", t.value);
+  return t.kind == SweepTarget::Kind::kLoss ? std::string("smoothed training loss ≤ ") + value
+                                            : std::string("validation accuracy ≥ ") + value;
+}
 
 bool SweepPoint::done() const {
   return status == "reached" || status == "missed" || status == "diverged" || status == "failed";

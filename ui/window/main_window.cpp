@@ -11,6 +11,7 @@
 #include <QMimeData>
 #include <QScrollArea>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
@@ -26,6 +27,7 @@
 #include "plots/metric_canvas.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
+#include "sweep/sweep_panel.h"
 #include "window/export_actions.h"
 #include "window/run_status_bar.h"
 
@@ -44,8 +46,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   controller_ = new TrainingController(this);
   plots_ = new LivePlots(this);
-  setCentralWidget(plots_);
   experiment_ = new ExperimentPanel;
+  sweeps_ = new SweepPanel([this] { return experiment_->config(); });
+  // Live training in front; the Sweeps tab shows the trade-off across many runs.
+  auto* tabs = new QTabWidget(this);
+  tabs->setObjectName("centralTabs");
+  tabs->setDocumentMode(true);
+  tabs->addTab(plots_, tr("Live"));
+  tabs->addTab(sweeps_, tr("Sweeps"));
+  setCentralWidget(tabs);
   runs_ = new RunsPanel;
   status_ = new RunStatusBar(this);
   setStatusBar(status_);
@@ -67,6 +76,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(experiment_, &ExperimentPanel::accumChanged, controller_,
           [this](qint64 k) { controller_->setAccum(k); });
   connect(experiment_, &ExperimentPanel::openFailed, this, &MainWindow::showError);
+  connect(sweeps_, &SweepPanel::errorOccurred, this, &MainWindow::showError);
+  connect(sweeps_, &SweepPanel::statusChanged, this,
+          [this](const QString& text) { status_->showMessage(text, 8000); });
   connect(experiment_, &ExperimentPanel::pathOpened, this, [this](const QString& path) {
     settings_.addRecentFile(path);
     updateRecentMenu();
@@ -276,6 +288,7 @@ bool MainWindow::openDatabase(const QString& path) {
     }
   }
   runs_->setStore(store_.get());
+  sweeps_->setStore(store_.get(), db_path_);
   status_->setDatabase(db_path_);
   if (db_path_.isEmpty()) {
     controller_->setSinkFactory(nullptr);

@@ -21,6 +21,7 @@ class ExportActions;
 class LivePlots;
 class RunStatusBar;
 class RunsPanel;
+class SweepPanel;
 class TrainingController;
 struct RecordBatch;
 
@@ -49,6 +50,7 @@ class MainWindow : public QMainWindow {
   ExperimentPanel* experimentPanel() const { return experiment_; }
   LivePlots* plots() const { return plots_; }
   RunsPanel* runsPanel() const { return runs_; }
+  SweepPanel* sweepPanel() const { return sweeps_; }
   ExportActions* exportActions() const { return export_; }
   RunStatusBar* runStatusBar() const { return status_; }
   RunStore* store() const { return store_.get(); }
@@ -84,6 +86,7 @@ class MainWindow : public QMainWindow {
   ExperimentPanel* experiment_;
   LivePlots* plots_;
   RunsPanel* runs_;
+  SweepPanel* sweeps_;
   RunStatusBar* status_;
   ExportActions* export_;
   std::unique_ptr<RunStore> store_;  ///< the GUI thread's own connection

@@ -20,6 +20,11 @@ struct SweepTarget {
   double smoothing = 0.9;  ///< s of the debiased EMA of the training loss
 };
 
+/// The target a sweep's stored spec names (`{"target": {"kind", "value", "smoothing"}}`).
+SweepTarget sweepTargetFromSpec(const std::string& spec_json);
+/// "smoothed training loss ≤ 0.5" or "validation accuracy ≥ 0.8".
+std::string describeTarget(const SweepTarget& target);
+
 /// One grid point: the sizes and LR it trains with, and what came of it.
 struct SweepPoint {
   int64_t index = 0;

@@ -1,0 +1,327 @@
+#include "sweep/sweep_panel.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QComboBox>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+
+#include "accumlab/run_store.h"
+#include "accumlab/sweep.h"
+#include "sweep/sweep_plots.h"
+
+namespace accumlab::ui {
+
+namespace {
+
+QString number(double v, int digits = 4) {
+  return std::isfinite(v) ? QString::number(v, 'g', digits) : QStringLiteral("–");
+}
+
+}  // namespace
+
+SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* parent)
+    : QWidget(parent), experiment_(std::move(experiment)), process_(new QProcess(this)) {
+  setObjectName("sweepPanel");
+  auto* layout = new QVBoxLayout(this);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Sweep"), this));
+  picker_ = new QComboBox(this);
+  picker_->setObjectName("sweepPicker");
+  picker_->setMinimumContentsLength(40);
+  top->addWidget(picker_, 1);
+  auto* refresh = new QPushButton(tr("Refresh"), this);
+  top->addWidget(refresh);
+  layout->addLayout(top);
+
+  auto* grid = new QHBoxLayout;
+  batches_ = new QLineEdit("8,16,32,64,128,256,512,1024", this);
+  batches_->setObjectName("sweepBatches");
+  batches_->setToolTip(tr("Effective batches B = m·K to train, comma-separated"));
+  micro_ = new QSpinBox(this);
+  micro_->setObjectName("sweepMicroBatch");
+  micro_->setRange(1, 4096);
+  micro_->setValue(32);
+  micro_->setToolTip(tr("Micro-batch m: K = B/m (a B below m is one batch of B)"));
+  lrs_ = new QLineEdit(this);
+  lrs_->setObjectName("sweepLrs");
+  lrs_->setPlaceholderText(tr("the experiment's"));
+  lrs_->setToolTip(tr("Learning rates to try at each B, comma-separated; each B is fitted at "
+                      "its best"));
+  target_ = new QDoubleSpinBox(this);
+  target_->setObjectName("sweepTarget");
+  target_->setDecimals(3);
+  target_->setRange(0.001, 100);
+  target_->setValue(0.55);
+  target_->setToolTip(tr("Target: the smoothed training loss each point trains down to"));
+  jobs_ = new QSpinBox(this);
+  jobs_->setObjectName("sweepJobs");
+  jobs_->setRange(1, 64);
+  jobs_->setValue(std::max(1, QThread::idealThreadCount()));
+  jobs_->setToolTip(tr("Points trained at once, one thread each"));
+  run_ = new QPushButton(tr("Run sweep"), this);
+  run_->setObjectName("runSweep");
+  run_->setToolTip(tr("Train every B of the grid on the experiment in the left panel (its data, "
+                      "model, optimizer, LR rule and budget per point) until the target"));
+  stop_ = new QPushButton(tr("Stop"), this);
+  stop_->setEnabled(false);
+  grid->addWidget(new QLabel(tr("B"), this));
+  grid->addWidget(batches_, 2);
+  grid->addWidget(new QLabel(tr("m"), this));
+  grid->addWidget(micro_);
+  grid->addWidget(new QLabel(tr("LR"), this));
+  grid->addWidget(lrs_, 1);
+  grid->addWidget(new QLabel(tr("target loss"), this));
+  grid->addWidget(target_);
+  grid->addWidget(new QLabel(tr("jobs"), this));
+  grid->addWidget(jobs_);
+  grid->addWidget(run_);
+  grid->addWidget(stop_);
+  layout->addLayout(grid);
+
+  summary_ = new QLabel(this);
+  summary_->setObjectName("sweepSummary");
+  summary_->setWordWrap(true);
+  summary_->setTextFormat(Qt::RichText);
+  layout->addWidget(summary_);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  plots_ = new SweepPlots(split);
+  table_ = new QTableWidget(split);
+  table_->setObjectName("sweepPoints");
+  table_->setColumnCount(10);
+  table_->setHorizontalHeaderLabels({tr("B"), tr("m × K"), tr("LR"), tr("status"),
+                                     tr("steps to target"), tr("samples to target"),
+                                     tr("loss variance"), tr("peak tensors"), tr("samples/s"),
+                                     tr("B_simple")});
+  table_->verticalHeader()->setVisible(false);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  split->addWidget(plots_);
+  split->addWidget(table_);
+  split->setStretchFactor(0, 4);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split, 1);
+
+  connect(refresh, &QPushButton::clicked, this, &SweepPanel::refresh);
+  connect(picker_, qOverload<int>(&QComboBox::activated), this,
+          [this](int i) { showSweep(picker_->itemData(i).toLongLong()); });
+  connect(run_, &QPushButton::clicked, this, &SweepPanel::startSweep);
+  connect(stop_, &QPushButton::clicked, this, &SweepPanel::stopSweep);
+  connect(process_, &QProcess::readyReadStandardError, this, &SweepPanel::onOutput);
+  connect(process_, &QProcess::finished, this, &SweepPanel::onFinished);
+}
+
+SweepPanel::~SweepPanel() {
+  if (process_->state() != QProcess::NotRunning) {
+    ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
+    process_->waitForFinished(30000);
+  }
+  if (!config_file_.isEmpty()) QFile::remove(config_file_);
+}
+
+void SweepPanel::setStore(RunStore* store, const QString& path) {
+  store_ = store;
+  db_path_ = path;
+  run_->setEnabled(store_ != nullptr && !isRunning());
+  refresh();
+}
+
+void SweepPanel::refresh() {
+  const int64_t shown = shownSweep();
+  picker_->clear();
+  std::vector<SweepRow> rows;
+  if (store_) {
+    try {
+      rows = store_->listSweeps();
+    } catch (const std::exception& e) {
+      emit errorOccurred(QString::fromStdString(e.what()));
+    }
+  }
+  for (const SweepRow& r : rows) {
+    picker_->addItem(tr("%1 · %2 · %3 points, %4 reached · %5")
+                         .arg(r.id)
+                         .arg(QString::fromStdString(r.name.empty() ? r.created_at : r.name))
+                         .arg(r.points)
+                         .arg(r.reached)
+                         .arg(QString::fromStdString(describeTarget(sweepTargetFromSpec(r.spec_json)))),
+                     QVariant::fromValue<qlonglong>(r.id));
+  }
+  if (rows.empty()) {
+    summary_->setText(store_ ? tr("No sweeps yet: set the grid above and press Run sweep.")
+                             : tr("No run database is open."));
+    table_->setRowCount(0);
+    return;
+  }
+  showSweep(shown > 0 ? shown : rows.front().id);
+}
+
+int64_t SweepPanel::shownSweep() const {
+  return picker_->currentIndex() >= 0 ? picker_->currentData().toLongLong() : 0;
+}
+
+void SweepPanel::showSweep(int64_t id) {
+  if (!store_ || id <= 0) return;
+  const int index = picker_->findData(QVariant::fromValue<qlonglong>(id));
+  if (index >= 0) picker_->setCurrentIndex(index);
+  SweepDetail sweep;
+  try {
+    sweep = store_->sweep(id);
+  } catch (const std::exception& e) {
+    emit errorOccurred(QString::fromStdString(e.what()));
+    return;
+  }
+  const SweepAnalysis a = analyzeSweep(sweep.points);
+  plots_->setSweep(sweep, a);
+  QString text;
+  if (a.steps_fit) {
+    text = tr("<b>Critical batch</b> B_crit = E_min/S_min = %1 (S_min = %2 steps, E_min = %3 "
+              "samples, R² = %4) · <b>noise scale</b> B_simple = %5")
+               .arg(number(a.steps_fit->b_crit), number(a.steps_fit->s_min),
+                    number(a.steps_fit->e_min, 5), number(a.steps_fit->r2, 3), number(a.b_simple));
+  } else {
+    text = tr("Steps to target: no fit yet (%1)").arg(QString::fromStdString(a.steps_fit_error));
+  }
+  if (a.variance_slope) {
+    text += tr(" · loss variance ∝ B^%1 [%2, %3] (theory −1)")
+                .arg(number(a.variance_slope->slope, 3), number(a.variance_slope->ci_low, 3),
+                     number(a.variance_slope->ci_high, 3));
+  }
+  summary_->setText(text);
+  table_->setRowCount(static_cast<int>(sweep.points.size()));
+  for (int row = 0; row < static_cast<int>(sweep.points.size()); ++row) {
+    const SweepPoint& p = sweep.points[static_cast<size_t>(row)];
+    const QStringList cells = {
+        QString::number(p.effectiveBatch()),
+        QString("%1 × %2").arg(p.micro_batch).arg(p.accum),
+        number(p.lr),
+        QString::fromStdString(p.status),
+        number(p.steps_to_target),
+        number(p.samples_to_target, 6),
+        number(p.loss_variance),
+        p.peak_tensor_bytes >= 0 ? QString::number(p.peak_tensor_bytes / 1048576.0, 'f', 1) + " MiB"
+                                 : QStringLiteral("–"),
+        number(p.samples_per_s, 6),
+        number(p.b_simple)};
+    for (int col = 0; col < cells.size(); ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      if (!p.message.empty()) item->setToolTip(QString::fromStdString(p.message));
+      table_->setItem(row, col, item);
+    }
+  }
+}
+
+QString SweepPanel::cliPath() const {
+  // ACCUMLAB_CLI names another accumlab-cli (a build tree's, in the tests).
+  const QString given = qEnvironmentVariable("ACCUMLAB_CLI");
+  if (!given.isEmpty() && QFileInfo(given).isExecutable()) return given;
+  const QDir here(QCoreApplication::applicationDirPath());
+  for (const QString& candidate : {here.filePath("accumlab-cli"), here.filePath("../cli/accumlab-cli")}) {
+    if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
+  }
+  return QStandardPaths::findExecutable("accumlab-cli");
+}
+
+bool SweepPanel::startSweep() {
+  if (isRunning()) return false;
+  if (!store_) {
+    emit errorOccurred(tr("Open a run database first (File → Run database…): a sweep stores its runs."));
+    return false;
+  }
+  const QString cli = cliPath();
+  if (cli.isEmpty()) {
+    emit errorOccurred(tr("Cannot find accumlab-cli next to the app or on the PATH; it trains "
+                          "the sweep's points."));
+    return false;
+  }
+  ExperimentConfig config = experiment_();
+  config.threads = 1;
+  const QString dir = QDir::tempPath();
+  config_file_ = QDir(dir).filePath(QString("accumlab-sweep-%1.json").arg(QCoreApplication::applicationPid()));
+  QFile file(config_file_);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+      file.write(QByteArray::fromStdString(configToJson(config))) < 0) {
+    emit errorOccurred(tr("Cannot write the sweep's config to %1: %2").arg(config_file_, file.errorString()));
+    return false;
+  }
+  file.close();
+  QStringList args = {"sweep", "--config", config_file_, "--db", db_path_,
+                      "--effective-batch", batches_->text().remove(' '),
+                      "--micro-batch", QString::number(micro_->value()),
+                      "--target-loss", QString::number(target_->value(), 'g', 10),
+                      "--jobs", QString::number(jobs_->value())};
+  if (!lrs_->text().trimmed().isEmpty()) args << "--lr" << lrs_->text().remove(' ');
+  output_.clear();
+  process_->start(cli, args);
+  if (!process_->waitForStarted(5000)) {
+    emit errorOccurred(tr("Cannot start %1: %2").arg(cli, process_->errorString()));
+    return false;
+  }
+  run_->setEnabled(false);
+  stop_->setEnabled(true);
+  emit statusChanged(tr("Sweep starting…"));
+  return true;
+}
+
+bool SweepPanel::isRunning() const { return process_->state() != QProcess::NotRunning; }
+
+void SweepPanel::stopSweep() {
+  if (isRunning()) ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
+}
+
+void SweepPanel::onOutput() {
+  output_ += QString::fromUtf8(process_->readAllStandardError());
+  static const QRegularExpression started("^sweep (\\d+): ", QRegularExpression::MultilineOption);
+  static const QRegularExpression point("^point (\\d+)/(\\d+) .*$", QRegularExpression::MultilineOption);
+  const auto s = started.match(output_);
+  QRegularExpressionMatch last;
+  for (auto it = point.globalMatch(output_); it.hasNext();) last = it.next();
+  if (s.hasMatch()) {
+    const int64_t id = s.captured(1).toLongLong();
+    if (shownSweep() != id) {
+      refresh();
+      showSweep(id);
+    } else {
+      showSweep(id);
+    }
+  }
+  if (last.hasMatch()) {
+    emit statusChanged(tr("Sweep: %1 of %2 points done").arg(last.captured(1), last.captured(2)));
+  }
+}
+
+void SweepPanel::onFinished(int exit_code, QProcess::ExitStatus status) {
+  onOutput();
+  run_->setEnabled(store_ != nullptr);
+  stop_->setEnabled(false);
+  refresh();
+  if (status != QProcess::NormalExit || (exit_code != 0 && exit_code != 130)) {
+    // The CLI's last line is its one-sentence reason.
+    const QStringList lines = output_.trimmed().split('\n');
+    QString reason = lines.isEmpty() ? QString() : lines.last();
+    reason.remove(QRegularExpression("^accumlab-cli: "));
+    emit errorOccurred(tr("The sweep ended with an error: %1").arg(reason));
+  }
+  emit statusChanged(exit_code == 130 ? tr("Sweep stopped") : tr("Sweep finished"));
+}
+
+}  // namespace accumlab::ui

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <QProcess>
+#include <QWidget>
+#include <cstdint>
+#include <functional>
+
+#include "accumlab/experiment_config.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace accumlab {
+class RunStore;
+}
+
+namespace accumlab::ui {
+
+class SweepPlots;
+
+/// The Sweeps tab: picks a stored sweep and shows its points and plots (SweepPlots), and
+/// starts new ones — a grid of effective batches and LRs on the current experiment, trained
+/// by `accumlab-cli sweep` in a child process (its workers train the points in parallel);
+/// the view refreshes as points finish. Reads through the GUI thread's RunStore (not owned).
+/// GUI thread.
+class SweepPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// `experiment` gives the config the sweep's points start from.
+  explicit SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* parent = nullptr);
+  ~SweepPanel() override;
+
+  /// Uses `store` (nullptr: no database) at `path` and lists its sweeps.
+  void setStore(RunStore* store, const QString& path);
+  /// Re-reads the sweeps, keeping the one shown.
+  void refresh();
+  /// Shows sweep `id` (0: none).
+  void showSweep(int64_t id);
+  int64_t shownSweep() const;
+  /// Starts a sweep with the grid fields; false with errorOccurred() when it cannot.
+  bool startSweep();
+  bool isRunning() const;
+  /// Asks a running sweep to stop its points at their next window boundary.
+  void stopSweep();
+  SweepPlots* plots() const { return plots_; }
+
+ signals:
+  void errorOccurred(const QString& message);
+  /// A sweep started or ended (for the window's status line).
+  void statusChanged(const QString& text);
+
+ private:
+  void onOutput();
+  void onFinished(int exit_code, QProcess::ExitStatus status);
+  QString cliPath() const;
+
+  std::function<ExperimentConfig()> experiment_;
+  RunStore* store_ = nullptr;
+  QString db_path_;
+  QComboBox* picker_;
+  QLineEdit* batches_;
+  QSpinBox* micro_;
+  QLineEdit* lrs_;
+  QDoubleSpinBox* target_;
+  QSpinBox* jobs_;
+  QPushButton* run_;
+  QPushButton* stop_;
+  QLabel* summary_;
+  QTableWidget* table_;
+  SweepPlots* plots_;
+  QProcess* process_;
+  QString config_file_;
+  QString output_;  ///< the child's stderr so far
+};
+
+}  // namespace accumlab::ui

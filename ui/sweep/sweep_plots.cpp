@@ -1,0 +1,357 @@
+#include "sweep/sweep_plots.h"
+
+#include <QFile>
+#include <QGridLayout>
+#include <QLocale>
+#include <algorithm>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace accumlab::ui {
+
+namespace {
+
+const QColor kPointColor(31, 119, 180);   // reached, at its B's best LR
+const QColor kOtherColor(150, 150, 150);  // reached at another LR
+const QColor kMissColor(214, 39, 40);     // missed, diverged or failed
+const QColor kFitColor(44, 160, 44);
+const QColor kTheoryColor(120, 120, 120);
+const QColor kNoiseColor(255, 127, 14);   // B_simple
+
+void setLogAxes(QCustomPlot* plot, const QString& x_label, const QString& y_label, bool log_y,
+                Qt::Alignment legend) {
+  plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+  plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  plot->xAxis->setLabel(x_label);
+  plot->yAxis->setLabel(y_label);
+  if (log_y) {
+    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  }
+  plot->legend->setVisible(true);
+  plot->legend->setFont(QFont(plot->font().family(), 8));
+  // Where the data leave room: each plot says.
+  plot->axisRect()->insetLayout()->setInsetAlignment(0, legend);
+}
+
+QCPGraph* points(QCustomPlot* plot, const QString& name, const QColor& color,
+                 QCPScatterStyle::ScatterShape shape, const QVector<double>& x,
+                 const QVector<double>& y) {
+  QCPGraph* g = plot->addGraph();
+  g->setName(name);
+  g->setLineStyle(QCPGraph::lsNone);
+  const bool open = shape == QCPScatterStyle::ssCircle;
+  g->setScatterStyle(QCPScatterStyle(shape, color, open ? Qt::white : color, 8));
+  g->setPen(QPen(color, 1.5));
+  g->setData(x, y);
+  if (x.isEmpty()) g->removeFromLegend();
+  return g;
+}
+
+QCPGraph* curve(QCustomPlot* plot, const QString& name, const QColor& color, Qt::PenStyle style,
+                double x0, double x1, const std::function<double(double)>& f) {
+  QVector<double> x, y;
+  constexpr int kSteps = 80;
+  for (int i = 0; i <= kSteps; ++i) {
+    const double b = x0 * std::pow(x1 / x0, static_cast<double>(i) / kSteps);
+    const double v = f(b);
+    if (std::isfinite(v) && v > 0) {
+      x << b;
+      y << v;
+    }
+  }
+  QCPGraph* g = plot->addGraph();
+  g->setName(name);
+  g->setPen(QPen(color, 1.5, style));
+  g->setData(x, y);
+  return g;
+}
+
+void verticalLine(QCustomPlot* plot, double x, const QColor& color, const QString& label,
+                  double label_y) {
+  if (!std::isfinite(x) || x <= 0) return;
+  auto* line = new QCPItemStraightLine(plot);
+  line->setPen(QPen(color, 1.2, Qt::DashLine));
+  line->point1->setCoords(x, 1);
+  line->point2->setCoords(x, 10);
+  auto* text = new QCPItemText(plot);
+  text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+  text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  text->position->setCoords(x * 1.05, label_y);  // 0: top of the plot, 1: bottom
+  text->setText(label);
+  text->setColor(color);
+  text->setFont(QFont(plot->font().family(), 8));
+}
+
+/// Fits the axes to what the graphs hold, with room on log axes.
+void rescale(QCustomPlot* plot) {
+  plot->rescaleAxes();
+  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+    const QCPRange r = axis->range();
+    if (axis->scaleType() == QCPAxis::stLogarithmic && r.lower > 0) {
+      axis->setRange(r.lower / 1.5, r.upper * 1.5);
+    } else {
+      const double pad = std::max(1e-9, (r.upper - r.lower) * 0.08);
+      axis->setRange(r.lower - pad, r.upper + pad);
+    }
+  }
+}
+
+QString number(double v, int digits = 3) {
+  return std::isfinite(v) ? QString::number(v, 'g', digits) : QStringLiteral("–");
+}
+
+}  // namespace
+
+SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
+  defs_ = {
+      {"sweep_variance", tr("Loss variance against B"),
+       tr("The variance of the per-update loss (detrended, over the last updates before the "
+          "target) at each effective batch B. Averaging B independent samples divides it by B, "
+          "so on log-log axes the points fall on a line of slope −1 (grey); the green line is "
+          "the fitted slope.")},
+      {"sweep_steps", tr("Steps to target against B"),
+       tr("Optimizer steps each B needed to reach the target. While the dashed line (perfect "
+          "scaling, S = E_min/B) holds, doubling B halves the steps; past the critical batch "
+          "B_crit = E_min/S_min the steps level off at S_min and more batch buys only compute. "
+          "The orange line is B_simple, the gradient noise scale the runs measured, which "
+          "predicts B_crit (McCandlish et al. 2018). Open red circles at the top: points that "
+          "did not reach the target.")},
+      {"sweep_samples", tr("Samples to target against B"),
+       tr("Samples each B needed: flat (E_min) while scaling is perfect, then growing like "
+          "S_min·B — the compute a larger batch wastes.")},
+      {"sweep_accuracy", tr("Validation accuracy against B"),
+       tr("The validation accuracy each point ended with (at the target, or at the end of its "
+          "budget when it missed).")},
+  };
+  auto* grid = new QGridLayout(this);
+  for (size_t i = 0; i < defs_.size(); ++i) {
+    auto* plot = new QCustomPlot(this);
+    plot->setObjectName(defs_[i].id);
+    plot->setMinimumSize(320, 220);
+    plot->setToolTip(defs_[i].explanation);
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, defs_[i].title,
+                                                            QFont(font().family(), 10, QFont::Bold)));
+    grid->addWidget(plot, static_cast<int>(i / 2), static_cast<int>(i % 2));
+    plots_.push_back(plot);
+  }
+}
+
+void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
+  for (QCustomPlot* p : plots_) {
+    p->clearGraphs();
+    p->clearItems();
+  }
+  const std::vector<int64_t>& best = a.best_points;
+  auto isBest = [&best](const SweepPoint& p) {
+    return std::find(best.begin(), best.end(), p.index) != best.end();
+  };
+  double b_lo = 0, b_hi = 0;
+  double top_steps = 0, top_samples = 0;
+  for (const SweepPoint& p : sweep.points) {
+    const double b = static_cast<double>(p.effectiveBatch());
+    b_lo = b_lo == 0 ? b : std::min(b_lo, b);
+    b_hi = std::max(b_hi, b);
+    if (std::isfinite(p.steps_to_target)) top_steps = std::max(top_steps, p.steps_to_target);
+    if (std::isfinite(p.samples_to_target)) top_samples = std::max(top_samples, p.samples_to_target);
+  }
+  if (b_lo <= 0) return;
+  const double x0 = b_lo / 1.5, x1 = b_hi * 1.5;
+
+  // 1. Loss variance.
+  QCustomPlot* var = plots_[0];
+  setLogAxes(var, tr("effective batch B = m·K"), tr("per-update loss variance"), true,
+             Qt::AlignTop | Qt::AlignRight);
+  QVector<double> vx, vy;
+  for (const SweepPoint& p : sweep.points) {
+    if ((p.status == "reached" || p.status == "missed") && p.loss_variance > 0 &&
+        (isBest(p) || best.empty())) {
+      vx << static_cast<double>(p.effectiveBatch());
+      vy << p.loss_variance;
+    }
+  }
+  points(var, tr("measured"), kPointColor, QCPScatterStyle::ssDisc, vx, vy);
+  if (a.variance_slope) {
+    const SlopeFit f = *a.variance_slope;
+    curve(var, tr("fit: slope %1 [%2, %3]").arg(number(f.slope)).arg(number(f.ci_low)).arg(number(f.ci_high)),
+          kFitColor, Qt::SolidLine, x0, x1, [f](double b) { return std::exp(f.intercept) * std::pow(b, f.slope); });
+    const double anchor = std::exp(f.intercept) * std::pow(b_lo, f.slope) * b_lo;
+    curve(var, tr("theory: ∝ 1/B"), kTheoryColor, Qt::DashLine, x0, x1,
+          [anchor](double b) { return anchor / b; });
+  }
+
+  // 2. Steps and 3. samples to target.
+  QCustomPlot* steps = plots_[1];
+  QCustomPlot* samples = plots_[2];
+  setLogAxes(steps, tr("effective batch B = m·K"), tr("steps to target"), true,
+             Qt::AlignBottom | Qt::AlignLeft);
+  setLogAxes(samples, tr("effective batch B = m·K"), tr("samples to target"), true,
+             Qt::AlignTop | Qt::AlignLeft);
+  QVector<double> bx, by, bs, ox, oy, os, mx, my, ms;
+  for (const SweepPoint& p : sweep.points) {
+    const double b = static_cast<double>(p.effectiveBatch());
+    if (p.status == "reached") {
+      (isBest(p) ? bx : ox) << b;
+      (isBest(p) ? by : oy) << p.steps_to_target;
+      (isBest(p) ? bs : os) << p.samples_to_target;
+    } else if (p.done()) {
+      mx << b;
+      my << (top_steps > 0 ? top_steps * 1.3 : 1.0);
+      ms << (top_samples > 0 ? top_samples * 1.3 : 1.0);
+    }
+  }
+  points(steps, tr("reached (best LR)"), kPointColor, QCPScatterStyle::ssDisc, bx, by);
+  points(steps, tr("reached (other LR)"), kOtherColor, QCPScatterStyle::ssDisc, ox, oy);
+  points(steps, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, mx, my);
+  points(samples, tr("reached (best LR)"), kPointColor, QCPScatterStyle::ssDisc, bx, bs);
+  points(samples, tr("reached (other LR)"), kOtherColor, QCPScatterStyle::ssDisc, ox, os);
+  points(samples, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, mx, ms);
+  if (a.steps_fit) {
+    const StepsFit f = *a.steps_fit;
+    curve(steps, tr("fit: S_min + E_min/B (R² %1)").arg(number(f.r2)), kFitColor, Qt::SolidLine,
+          x0, x1, [f](double b) { return stepsAt(f, b); });
+    curve(steps, tr("perfect scaling: E_min/B"), kTheoryColor, Qt::DashLine, x0, x1,
+          [f](double b) { return f.e_min / b; });
+    curve(steps, tr("S_min = %1").arg(number(f.s_min)), kTheoryColor, Qt::DotLine, x0, x1,
+          [f](double) { return f.s_min; });
+    curve(samples, tr("fit: E_min + S_min·B"), kFitColor, Qt::SolidLine, x0, x1,
+          [f](double b) { return f.e_min + f.s_min * b; });
+    verticalLine(steps, f.b_crit, kFitColor, tr("B_crit %1").arg(number(f.b_crit)), 0.04);
+    verticalLine(samples, f.b_crit, kFitColor, tr("B_crit %1").arg(number(f.b_crit)), 0.96);
+  }
+  verticalLine(steps, a.b_simple, kNoiseColor, tr("B_simple %1").arg(number(a.b_simple)), 0.10);
+
+  // 4. Validation accuracy.
+  QCustomPlot* acc = plots_[3];
+  setLogAxes(acc, tr("effective batch B = m·K"), tr("validation accuracy"), false,
+             Qt::AlignBottom | Qt::AlignRight);
+  QVector<double> ax, ay, aox, aoy;
+  for (const SweepPoint& p : sweep.points) {
+    if (!std::isfinite(p.val_accuracy)) continue;
+    (p.status == "reached" ? ax : aox) << static_cast<double>(p.effectiveBatch());
+    (p.status == "reached" ? ay : aoy) << p.val_accuracy;
+  }
+  points(acc, tr("reached the target"), kPointColor, QCPScatterStyle::ssDisc, ax, ay);
+  points(acc, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, aox, aoy);
+
+  for (QCustomPlot* p : plots_) {
+    rescale(p);
+    p->xAxis->setRange(x0, x1);
+  }
+  acc->yAxis->setRange(0.0, 1.02);  // a fraction: the whole scale, so differences are honest
+  for (QCustomPlot* p : plots_) p->replot();
+}
+
+std::vector<PlotImage> SweepPlots::capture() const {
+  std::vector<PlotImage> images;
+  for (size_t i = 0; i < plots_.size(); ++i) {
+    PlotImage img;
+    img.id = defs_[i].id;
+    img.title = defs_[i].title;
+    img.explanation = defs_[i].explanation;
+    QBuffer buffer(&img.png);
+    buffer.open(QIODevice::WriteOnly);
+    plots_[i]->toPixmap(kExportWidth, kExportHeight).save(&buffer, "PNG");
+    images.push_back(std::move(img));
+  }
+  return images;
+}
+
+QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
+                         const std::vector<PlotImage>& plots) {
+  const auto esc = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
+  const SweepTarget target = sweepTargetFromSpec(sweep.row.spec_json);
+  QString title = QObject::tr("AccumLab sweep %1").arg(sweep.row.id);
+  if (!sweep.row.name.empty()) title += " · " + esc(sweep.row.name);
+  QString html =
+      "<!DOCTYPE html><html><head><meta charset='utf-8'><title>" + title +
+      "</title><style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#222}"
+      "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 7px;"
+      "text-align:right}th{background:#f4f4f4}.miss{color:#d62728}.best{font-weight:bold}"
+      "figure{margin:1.5em 0}img{max-width:100%}figcaption{font-size:13px;color:#444}"
+      "</style></head><body><h1>" + title + "</h1>";
+  html += "<p>" + QObject::tr("Created %1. %2 points; %3 reached the target (%4).")
+                      .arg(esc(sweep.row.created_at))
+                      .arg(sweep.row.points)
+                      .arg(sweep.row.reached)
+                      .arg(esc(describeTarget(target))) +
+          "</p>";
+  html += "<table><tr><th>#</th><th>B</th><th>m × K</th><th>LR</th><th>status</th>"
+          "<th>steps to target</th><th>samples to target</th><th>loss variance</th>"
+          "<th>probe ratio</th><th>peak tensors (MiB)</th><th>samples/s</th><th>B_simple</th>"
+          "<th>val acc</th><th>run</th></tr>";
+  for (const SweepPoint& p : sweep.points) {
+    const bool best = std::find(a.best_points.begin(), a.best_points.end(), p.index) != a.best_points.end();
+    const QString cls = best ? " class=best" : (p.status == "reached" ? "" : " class=miss");
+    html += QString("<tr%1><td>%2</td><td>%3</td><td>%4 × %5</td><td>%6</td><td>%7</td>")
+                .arg(cls)
+                .arg(p.index + 1)
+                .arg(p.effectiveBatch())
+                .arg(p.micro_batch)
+                .arg(p.accum)
+                .arg(number(p.lr), esc(p.status) + (p.message.empty() ? "" : ": " + esc(p.message)));
+    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td>"
+                    "<td>%8</td><td>%9</td></tr>")
+                .arg(number(p.steps_to_target, 4), number(p.samples_to_target, 5),
+                     number(p.loss_variance), number(p.variance_probe_ratio),
+                     p.peak_tensor_bytes >= 0 ? QString::number(p.peak_tensor_bytes / 1048576.0, 'f', 1)
+                                              : QStringLiteral("–"),
+                     number(p.samples_per_s, 5), number(p.b_simple),
+                     std::isfinite(p.val_accuracy) ? QString::number(100 * p.val_accuracy, 'f', 2) + "%"
+                                                   : QStringLiteral("–"),
+                     p.run_id > 0 ? QString::number(p.run_id) : QStringLiteral("–"));
+  }
+  html += "</table>";
+  html += "<h2>" + QObject::tr("Fits") + "</h2><ul>";
+  if (a.steps_fit) {
+    const StepsFit& f = *a.steps_fit;
+    html += "<li>" + QObject::tr("Steps to target: S(B) = S_min + E_min/B with S_min = %1 steps, "
+                                 "E_min = %2 samples, so B_crit = E_min/S_min = %3 (R² = %4, %5 "
+                                 "batch sizes at their best LR; bold in the table).")
+                         .arg(number(f.s_min, 4), number(f.e_min, 5), number(f.b_crit, 4),
+                              number(f.r2))
+                         .arg(f.points) +
+            "</li>";
+  } else {
+    html += "<li>" + QObject::tr("Steps to target: no fit (%1).").arg(esc(a.steps_fit_error)) + "</li>";
+  }
+  html += "<li>" + QObject::tr("B_simple near the target (median of the points that reached it): "
+                               "%1 — the noise scale that predicts B_crit.")
+                       .arg(number(a.b_simple)) +
+          "</li>";
+  if (a.variance_slope) {
+    const SlopeFit& v = *a.variance_slope;
+    html += "<li>" + QObject::tr("Loss variance against B: slope %1, 90% interval [%2, %3]; "
+                                 "theory −1.")
+                         .arg(number(v.slope), number(v.ci_low), number(v.ci_high)) +
+            "</li>";
+  } else {
+    html += "<li>" + QObject::tr("Loss variance against B: no fit (%1).").arg(esc(a.variance_slope_error)) + "</li>";
+  }
+  html += "</ul>";
+  for (const PlotImage& img : plots) {
+    html += QString("<figure><img alt='%1' src='data:image/png;base64,%2'><figcaption><b>%1.</b> "
+                    "%3</figcaption></figure>")
+                .arg(img.title.toHtmlEscaped(), QString::fromLatin1(img.png.toBase64()), img.explanation);
+  }
+  return html + "</body></html>";
+}
+
+bool writeSweepReport(const SweepDetail& sweep, const QString& path, QString* error) {
+  const SweepAnalysis analysis = analyzeSweep(sweep.points);
+  SweepPlots plots;
+  plots.resize(2 * kExportWidth, 2 * kExportHeight);
+  plots.setSweep(sweep, analysis);
+  const QString html = buildSweepReport(sweep, analysis, plots.capture());
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+      file.write(html.toUtf8()) < 0 || !file.flush()) {
+    if (error) *error = QObject::tr("cannot write the report to %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace accumlab::ui
