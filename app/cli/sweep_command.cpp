@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -158,7 +159,7 @@ SweepCommand::SweepCommand(CLI::App& parent) {
                     ->delimiter(',')
                     ->check(CLI::PositiveNumber);
   auto* effective = app_->add_option("--effective-batch,-B", effective_batches_,
-                                     "Effective batches B = m·K, e.g. 8,16,…,1024 (K = B/m)")
+                                     "Effective batches B = m·K, e.g. 8,16,…,1024 (K = B/m for each m)")
                         ->delimiter(',')
                         ->check(CLI::PositiveNumber);
   effective->excludes(accum);
@@ -188,17 +189,18 @@ std::vector<SweepPoint> SweepCommand::grid(const ExperimentConfig& base) const {
   const std::vector<int64_t> ms = micro_batches_.empty() ? std::vector<int64_t>{base.micro_batch}
                                                          : micro_batches_;
   if (!effective_batches_.empty()) {
-    if (ms.size() != 1) {
-      throw InputError("with --effective-batch give one micro-batch size (--micro-batch M), got " +
-                       std::to_string(ms.size()));
-    }
+    // Each B with each m (several m at one B show the memory/speed trade-off).
     for (int64_t b : effective_batches_) {
-      const int64_t m = std::min(ms.front(), b);  // a batch below m is one micro-batch
-      if (b % m != 0) {
-        throw InputError("effective batch " + std::to_string(b) + " is not a multiple of m = " +
-                         std::to_string(m) + "; choose B = m·K");
+      for (int64_t given : ms) {
+        const int64_t m = std::min(given, b);  // a batch below m is one micro-batch
+        if (b % m != 0) {
+          throw InputError("effective batch " + std::to_string(b) + " is not a multiple of m = " +
+                           std::to_string(m) + "; choose B = m·K");
+        }
+        if (std::find(sizes.begin(), sizes.end(), std::make_pair(m, b / m)) == sizes.end()) {
+          sizes.emplace_back(m, b / m);
+        }
       }
-      sizes.emplace_back(m, b / m);
     }
   } else {
     const std::vector<int64_t> ks = accums_.empty() ? std::vector<int64_t>{base.accum} : accums_;

@@ -50,7 +50,7 @@ expect2 report 1 --db "$tmp/missing.sqlite" --out "$tmp/x.html"
 expect2 report 1 --db "$tmp/runs.sqlite" --out "$tmp/no/such/dir/x.html"
 expect2 report 1 --db "$tmp/runs.sqlite"
 
-# A sweep's report: its points, fits and four plots.
+# A sweep's report: its points, fits and five plots.
 "$cli" sweep --db "$tmp/runs.sqlite" --data blobs -m 8 -B 8,16,32,64 --lr 0.01 --lr-scaling linear \
   --samples 20000 --probe-repeats 0 --target-loss 0.3 --jobs 2 -q >/dev/null 2>"$tmp/err" ||
   fail "sweep failed: $(cat "$tmp/err")"
@@ -60,7 +60,7 @@ expect2 report 1 --db "$tmp/runs.sqlite"
 import base64, re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
 pngs = re.findall(r"src='data:image/png;base64,([^']+)'", text)
-assert len(pngs) == 4, len(pngs)
+assert len(pngs) == 5, len(pngs)
 for p in pngs:
     assert base64.b64decode(p)[:8] == b"\x89PNG\r\n\x1a\n"
 for words in ("Steps to target against B", "B_crit = E_min/S_min", "B_simple", "theory −1"):

@@ -87,6 +87,19 @@ for b, a in zip(before["points"], after["points"]):
 assert after["fit"] is not None, after
 PY
     ;;
+  grid)
+    # Each B with each m (K = B/m); a B below m is one micro-batch of B. Points that train
+    # their budget without reaching the target are kept as missed.
+    "$cli" sweep --db "$db" -m 8,16 -B 8,32 --samples 256 --probe-repeats 0 --target-loss 0.001 \
+      --jobs 2 --json -q >"$tmp/out" 2>"$tmp/err" || fail "sweep failed: $(cat "$tmp/err")"
+    $py - "$tmp/out" <<'PY' || fail "grid is wrong: $(head -c 900 "$tmp/out")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert [(p["micro_batch"], p["accum"]) for p in s["points"]] == [(8, 1), (8, 4), (16, 2)], s["points"]
+assert all(p["status"] == "missed" for p in s["points"]), s["points"]
+assert s["fit"] is None and "3 batch sizes" in s["fit_error"], s
+PY
+    ;;
   errors)
     expect_exit 2 "needs a target" sweep --db "$db" -B 8,16 -m 8
     expect_exit 2 "not a multiple of m = 8" sweep --db "$db" -B 8,12 -m 8 --target-loss 0.5

@@ -5,6 +5,7 @@
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <qcustomplot.h>
 
 namespace accumlab::ui {
@@ -121,6 +122,11 @@ SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
       {"sweep_samples", tr("Samples to target against B"),
        tr("Samples each B needed: flat (E_min) while scaling is perfect, then growing like "
           "S_min·B — the compute a larger batch wastes.")},
+      {"sweep_memory", tr("Memory and speed against m, at one B"),
+       tr("Accumulation's trade-off at a fixed effective batch B = m·K: a smaller micro-batch m "
+          "(with K = B/m) holds fewer activations at once — less peak tensor memory (blue) — "
+          "but computes in smaller pieces, so fewer samples per second (orange). The update is "
+          "the same. Needs several m at one B, e.g. --micro-batch 8,16,32 --accum 32,16,8.")},
       {"sweep_accuracy", tr("Validation accuracy against B"),
        tr("The validation accuracy each point ended with (at the target, or at the end of its "
           "budget when it missed).")},
@@ -143,6 +149,7 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   for (QCustomPlot* p : plots_) {
     p->clearGraphs();
     p->clearItems();
+    p->yAxis2->setVisible(false);
   }
   const std::vector<int64_t>& best = a.best_points;
   auto isBest = [&best](const SweepPoint& p) {
@@ -223,8 +230,69 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   }
   verticalLine(steps, a.b_simple, kNoiseColor, tr("B_simple %1").arg(number(a.b_simple)), 0.10);
 
-  // 4. Validation accuracy.
-  QCustomPlot* acc = plots_[3];
+  // 4. Memory and speed against m at the B with the most micro-batch sizes.
+  QCustomPlot* mem = plots_[3];
+  std::map<int64_t, std::map<int64_t, const SweepPoint*>> by_b;  // B → m → a finished point
+  for (const SweepPoint& p : sweep.points) {
+    if ((p.status == "reached" || p.status == "missed") && p.peak_tensor_bytes > 0) {
+      by_b[p.effectiveBatch()].emplace(p.micro_batch, &p);
+    }
+  }
+  int64_t fixed_b = 0;
+  size_t most = 1;
+  for (const auto& [b, ms] : by_b) {
+    if (ms.size() > most) {
+      most = ms.size();
+      fixed_b = b;
+    }
+  }
+  mem->xAxis->setScaleType(QCPAxis::stLogarithmic);
+  mem->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  mem->xAxis->setLabel(tr("micro-batch m (K = B/m)"));
+  mem->yAxis->setLabel(tr("peak tensor memory (MiB)"));
+  mem->yAxis2->setVisible(true);
+  mem->yAxis2->setLabel(tr("samples/s"));
+  mem->yAxis->setLabelColor(kPointColor);
+  mem->yAxis2->setLabelColor(kNoiseColor);
+  if (fixed_b > 0) {
+    QVector<double> m, mib, speed;
+    for (const auto& [micro, p] : by_b[fixed_b]) {
+      m << static_cast<double>(micro);
+      mib << static_cast<double>(p->peak_tensor_bytes) / 1048576.0;
+      speed << p->samples_per_s;
+    }
+    QCPGraph* g = points(mem, tr("peak tensors"), kPointColor, QCPScatterStyle::ssDisc, m, mib);
+    g->setLineStyle(QCPGraph::lsLine);
+    QCPGraph* h = mem->addGraph(mem->xAxis, mem->yAxis2);
+    h->setName(tr("samples/s"));
+    h->setPen(QPen(kNoiseColor, 1.5));
+    h->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, kNoiseColor, kNoiseColor, 7));
+    h->setData(m, speed);
+    mem->legend->setVisible(true);
+    mem->legend->setFont(QFont(mem->font().family(), 8));
+    mem->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    mem->rescaleAxes();
+    mem->xAxis->setRange(m.front() / 1.5, m.back() * 1.5);
+    for (QCPAxis* axis : {mem->yAxis, mem->yAxis2}) {
+      const QCPRange r = axis->range();
+      const double pad = std::max(1e-9, (r.upper - r.lower) * 0.15);
+      axis->setRange(std::max(0.0, r.lower - pad), r.upper + pad);
+    }
+    auto* label = new QCPItemText(mem);
+    label->position->setType(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(0.98, 0.04);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    label->setText(tr("B = %1").arg(fixed_b));
+  } else {
+    auto* label = new QCPItemText(mem);
+    label->position->setType(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(0.5, 0.5);
+    label->setText(tr("No B was trained with several m:\nsweep e.g. --micro-batch 8,16,32 --accum 32,16,8"));
+    mem->xAxis->setRange(1, 100);
+  }
+
+  // 5. Validation accuracy.
+  QCustomPlot* acc = plots_[4];
   setLogAxes(acc, tr("effective batch B = m·K"), tr("validation accuracy"), false,
              Qt::AlignBottom | Qt::AlignRight);
   QVector<double> ax, ay, aox, aoy;
@@ -236,7 +304,7 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   points(acc, tr("reached the target"), kPointColor, QCPScatterStyle::ssDisc, ax, ay);
   points(acc, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, aox, aoy);
 
-  for (QCustomPlot* p : plots_) {
+  for (QCustomPlot* p : {var, steps, samples, acc}) {
     rescale(p);
     p->xAxis->setRange(x0, x1);
   }

@@ -17,7 +17,9 @@ namespace accumlab::ui {
 /// 2. steps to target with the fitted S(B) = S_min + E_min/B, perfect scaling (E_min/B),
 ///    S_min, and B_crit and B_simple marked;
 /// 3. samples to target with E(B) = E_min + S_min·B;
-/// 4. the final validation accuracy.
+/// 4. peak tensor memory and samples/s against m at the B trained with the most m (the
+///    accumulation trade-off at one update size);
+/// 5. the final validation accuracy.
 /// Points that missed the target, diverged or failed are open markers at the top of the
 /// steps and samples plots, never dropped. GUI thread.
 class SweepPlots : public QWidget {
