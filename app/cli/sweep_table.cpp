@@ -101,14 +101,48 @@ nlohmann::json sweepJson(const SweepDetail& sweep, const SweepAnalysis& a) {
 ShowSweepCommand::ShowSweepCommand(CLI::App& parent)
     : StoreCommand(parent, "show-sweep", "Show a stored sweep: its points and fits") {
   app_->add_option("id", id_, "Sweep id (see `accumlab-cli list --sweeps`)")->required();
-  app_->add_flag("--json", json_, "Print JSON instead of a table");
+  auto* json = app_->add_flag("--json", json_, "Print JSON instead of a table");
+  app_->add_flag("--csv", csv_, "Print the points as CSV (one row per point) instead")->excludes(json);
+}
+
+std::string sweepCsv(const SweepDetail& sweep) {
+  std::ostringstream out;
+  const std::vector<std::string> keys = {
+      "index", "micro_batch", "accum", "effective_batch", "lr", "run_id", "status",
+      "steps_to_target", "samples_to_target", "loss_variance", "loss_variance_count",
+      "variance_probe_ratio", "peak_tensor_bytes", "samples_per_s", "b_simple", "val_accuracy",
+      "steps", "message"};
+  out << "sweep_id";
+  for (const auto& k : keys) out << ',' << k;
+  out << '\n';
+  for (const SweepPoint& p : sweep.points) {
+    const nlohmann::json j = nlohmann::json::parse(sweepPointToJson(p));
+    out << sweep.row.id;
+    for (const auto& k : keys) {
+      out << ',';
+      const nlohmann::json& v = j.at(k);
+      if (v.is_null()) continue;  // an empty cell: not measured
+      if (v.is_string()) {
+        std::string text = v.get<std::string>();
+        std::string quoted;
+        for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+        out << '"' << quoted << '"';
+      } else {
+        out << v.dump();
+      }
+    }
+    out << '\n';
+  }
+  return out.str();
 }
 
 int ShowSweepCommand::execute() {
   const auto store = open();
   const SweepDetail sweep = store->sweep(id_);
   const SweepAnalysis analysis = analyzeSweep(sweep.points);
-  if (json_) {
+  if (csv_) {
+    std::cout << sweepCsv(sweep) << std::flush;
+  } else if (json_) {
     std::cout << sweepJson(sweep, analysis).dump(2) << std::endl;
   } else {
     std::cout << formatSweep(sweep, analysis);

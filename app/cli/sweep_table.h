@@ -16,7 +16,10 @@ std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& analysis)
 /// variance_slope: {slope, ci_low, ci_high} | null}`.
 nlohmann::json sweepJson(const SweepDetail& sweep, const SweepAnalysis& analysis);
 
-/// `accumlab-cli show-sweep ID`: a stored sweep's points and fits.
+/// The points as CSV: one row per point, the JSON fields as columns, empty when unmeasured.
+std::string sweepCsv(const SweepDetail& sweep);
+
+/// `accumlab-cli show-sweep ID [--json|--csv]`: a stored sweep's points and fits.
 class ShowSweepCommand : public StoreCommand {
  public:
   explicit ShowSweepCommand(CLI::App& parent);
@@ -25,6 +28,7 @@ class ShowSweepCommand : public StoreCommand {
  private:
   int64_t id_ = 0;
   bool json_ = false;
+  bool csv_ = false;
 };
 
 }  // namespace accumlab::cli

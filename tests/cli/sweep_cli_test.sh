@@ -44,6 +44,16 @@ assert v is not None and v["slope"] < 0 and v["ci_low"] <= v["slope"] <= v["ci_h
 assert sweeps[0]["id"] == 1 and sweeps[0]["points"] == 4 and sweeps[0]["done"] == 4, sweeps
 assert show["points"] == points and show["fit"] == f, (show, out)
 PY
+    "$cli" show-sweep 1 --csv --db "$db" >"$tmp/csv" || fail "show-sweep --csv failed"
+    $py - "$tmp/csv" "$tmp/out" <<'PY' || fail "CSV is wrong: $(head -c 600 "$tmp/csv")"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+points = json.load(open(sys.argv[2]))["points"]
+assert len(rows) == 4 and rows[0]["sweep_id"] == "1", rows
+for r, p in zip(rows, points):
+    assert int(r["effective_batch"]) == p["effective_batch"] and r["status"] == p["status"], (r, p)
+    assert abs(float(r["steps_to_target"]) - p["steps_to_target"]) < 1e-9, (r, p)
+PY
     "$cli" show-sweep 1 --db "$db" >"$tmp/table" || fail "show-sweep table failed"
     grep -q "S(B) = S_min + E_min/B" "$tmp/table" || fail "no fit line: $(cat "$tmp/table")"
     ;;
