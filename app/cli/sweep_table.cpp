@@ -11,17 +11,6 @@
 
 namespace accumlab::cli {
 
-namespace {
-
-std::string number(double v, const char* fmt = "%.4g") {
-  if (!std::isfinite(v)) return "-";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
-}  // namespace
-
 std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   std::ostringstream out;
   const SweepTarget target = sweepTargetFromSpec(sweep.row.spec_json);
@@ -32,29 +21,29 @@ std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
                    "loss var", "probe ratio", "peak tensors", "samples/s", "B_simple", "run"});
   for (const SweepPoint& p : sweep.points) {
     table.add({std::to_string(p.index + 1), std::to_string(p.effectiveBatch()),
-               std::to_string(p.micro_batch) + " x " + std::to_string(p.accum), number(p.lr, "%g"),
-               p.status, number(p.steps_to_target, "%.1f"), number(p.samples_to_target, "%.0f"),
-               number(p.loss_variance), number(p.variance_probe_ratio, "%.2f"),
+               std::to_string(p.micro_batch) + " x " + std::to_string(p.accum), cell(p.lr, "%g"),
+               p.status, cell(p.steps_to_target, "%.1f"), cell(p.samples_to_target, "%.0f"),
+               cell(p.loss_variance), cell(p.variance_probe_ratio, "%.2f"),
                p.peak_tensor_bytes >= 0 ? formatBytes(p.peak_tensor_bytes) : "-",
-               number(p.samples_per_s, "%.0f"), number(p.b_simple, "%.1f"),
+               cell(p.samples_per_s, "%.0f"), cell(p.b_simple, "%.1f"),
                p.run_id > 0 ? std::to_string(p.run_id) : "-"});
   }
   out << table.str();
   if (a.steps_fit) {
     const StepsFit& f = *a.steps_fit;
-    out << "steps to target: S(B) = S_min + E_min/B with S_min = " << number(f.s_min, "%.1f")
-        << " steps, E_min = " << number(f.e_min, "%.0f") << " samples, B_crit = E_min/S_min = "
-        << number(f.b_crit, "%.1f") << " (R² = " << number(f.r2, "%.3f") << ", " << f.points
+    out << "steps to target: S(B) = S_min + E_min/B with S_min = " << cell(f.s_min, "%.1f")
+        << " steps, E_min = " << cell(f.e_min, "%.0f") << " samples, B_crit = E_min/S_min = "
+        << cell(f.b_crit, "%.1f") << " (R² = " << cell(f.r2, "%.3f") << ", " << f.points
         << " batch sizes at their best LR)\n";
   } else {
     out << "steps to target: no fit (" << a.steps_fit_error << ")\n";
   }
   out << "B_simple near the target (median of the points that reached it): "
-      << number(a.b_simple, "%.1f") << "\n";
+      << cell(a.b_simple, "%.1f") << "\n";
   if (a.variance_slope) {
     const SlopeFit& v = *a.variance_slope;
-    out << "loss variance against B: slope " << number(v.slope, "%.2f") << " ["
-        << number(v.ci_low, "%.2f") << ", " << number(v.ci_high, "%.2f")
+    out << "loss variance against B: slope " << cell(v.slope, "%.2f") << " ["
+        << cell(v.ci_low, "%.2f") << ", " << cell(v.ci_high, "%.2f")
         << "] (90%) · theory −1\n";
   } else {
     out << "loss variance against B: no fit (" << a.variance_slope_error << ")\n";

@@ -126,7 +126,7 @@ SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
        tr("Accumulation's trade-off at a fixed effective batch B = m·K: a smaller micro-batch m "
           "(with K = B/m) holds fewer activations at once — less peak tensor memory (blue) — "
           "but computes in smaller pieces, so fewer samples per second (orange). The update is "
-          "the same. Needs several m at one B, e.g. --micro-batch 8,16,32 --accum 32,16,8.")},
+          "the same. Needs several m at one B, e.g. --effective-batch 256 --micro-batch 8,16,32.")},
       {"sweep_accuracy", tr("Validation accuracy against B"),
        tr("The validation accuracy each point ended with (at the target, or at the end of its "
           "budget when it missed).")},
@@ -287,7 +287,7 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     auto* label = new QCPItemText(mem);
     label->position->setType(QCPItemPosition::ptAxisRectRatio);
     label->position->setCoords(0.5, 0.5);
-    label->setText(tr("No B was trained with several m:\nsweep e.g. --micro-batch 8,16,32 --accum 32,16,8"));
+    label->setText(tr("No B was trained with several m:\nsweep e.g. --effective-batch 256 --micro-batch 8,16,32"));
     mem->xAxis->setRange(1, 100);
   }
 
