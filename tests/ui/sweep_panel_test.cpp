@@ -1,5 +1,6 @@
 // SweepPanel: shows a stored sweep's points, fits and plots, and runs a new sweep through
 // accumlab-cli (ACCUMLAB_CLI), refreshing as its points finish.
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -64,6 +65,16 @@ class SweepPanelTest : public QObject {
     QCOMPARE(steps->graph(0)->dataCount(), 4);
     QCOMPARE(steps->graph(2)->dataCount(), 1);
     QVERIFY(steps->graphCount() >= 4);
+
+    // Export: the report and the plots, each a file.
+    QSignalSpy errors(&panel, &SweepPanel::errorOccurred);
+    const QString report = dir_.filePath("sweep.html");
+    QVERIFY(panel.saveReport(report));
+    QVERIFY(QFileInfo(report).size() > 10000);
+    QVERIFY(panel.savePlots(dir_.path(), "svg"));
+    QVERIFY(QFileInfo::exists(dir_.filePath("sweep_steps.svg")));
+    QVERIFY(!panel.saveReport(path_));  // never over the run database
+    QCOMPARE(errors.count(), 1);
   }
 
   void runsASweepFromTheGridAndShowsItAsItGoes() {

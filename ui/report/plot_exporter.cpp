@@ -13,7 +13,11 @@ namespace accumlab::ui {
 
 bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error, int width,
                   int height) {
-  QCustomPlot* plot = canvas->plot();
+  return exportPlot(canvas->plot(), canvas->definition().title, path, error, width, height);
+}
+
+bool exportPlot(QCustomPlot* plot, const QString& title, const QString& path, QString* error,
+                int width, int height) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   bool ok = false;
   if (suffix == "png") {
@@ -25,7 +29,7 @@ bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error, int
     svg.setFileName(path);
     svg.setSize(QSize(width, height));
     svg.setViewBox(QRect(0, 0, width, height));
-    svg.setTitle(canvas->definition().title);
+    svg.setTitle(title);
     QCPPainter painter;
     if (painter.begin(&svg)) {
       plot->toPainter(&painter, width, height);

@@ -6,6 +6,8 @@
 
 #include "series/run_data.h"
 
+class QCustomPlot;
+
 namespace accumlab::ui {
 
 class LivePlots;
@@ -23,6 +25,10 @@ struct PlotImage {
   QByteArray png;
 };
 
+/// Writes `plot` to `path`; the suffix picks the format (png, svg or pdf). False with a
+/// sentence naming the file on failure.
+bool exportPlot(QCustomPlot* plot, const QString& title, const QString& path, QString* error,
+                int width = kExportWidth, int height = kExportHeight);
 /// Writes `canvas` to `path`; the suffix picks the format (png, svg or pdf). False with a
 /// sentence naming the file on failure.
 bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error,

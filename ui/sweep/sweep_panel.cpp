@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -26,7 +27,9 @@
 
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
+#include "report/plot_exporter.h"
 #include "sweep/sweep_plots.h"
+#include <qcustomplot.h>
 
 namespace accumlab::ui {
 
@@ -51,6 +54,14 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   top->addWidget(picker_, 1);
   auto* refresh = new QPushButton(tr("Refresh"), this);
   top->addWidget(refresh);
+  auto* report = new QPushButton(tr("Report…"), this);
+  report->setObjectName("sweepReport");
+  report->setToolTip(tr("Save the shown sweep as a one-file HTML report: its points, fits and "
+                        "plots"));
+  top->addWidget(report);
+  auto* images = new QPushButton(tr("Plots…"), this);
+  images->setToolTip(tr("Save the shown sweep's plots as PNG, SVG or PDF files into a folder"));
+  top->addWidget(images);
   layout->addLayout(top);
 
   auto* grid = new QHBoxLayout;
@@ -123,6 +134,18 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   layout->addWidget(split, 1);
 
   connect(refresh, &QPushButton::clicked, this, &SweepPanel::refresh);
+  connect(report, &QPushButton::clicked, this, [this] {
+    if (!store_ || shownSweep() <= 0) return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save the sweep's report"), QString("sweep-%1.html").arg(shownSweep()),
+        tr("HTML (*.html)"));
+    if (!path.isEmpty()) saveReport(path);
+  });
+  connect(images, &QPushButton::clicked, this, [this] {
+    if (shownSweep() <= 0) return;
+    const QString folder = QFileDialog::getExistingDirectory(this, tr("Save the sweep's plots into"));
+    if (!folder.isEmpty()) savePlots(folder, "png");
+  });
   connect(picker_, qOverload<int>(&QComboBox::activated), this,
           [this](int i) { showSweep(picker_->itemData(i).toLongLong()); });
   connect(run_, &QPushButton::clicked, this, &SweepPanel::startSweep);
@@ -228,6 +251,34 @@ void SweepPanel::showSweep(int64_t id) {
       table_->setItem(row, col, item);
     }
   }
+}
+
+bool SweepPanel::saveReport(const QString& path) {
+  QString error;
+  try {
+    if (RunStore::wouldOverwrite(store_->path(), path.toStdString())) {
+      error = tr("Cannot write the report to %1: it is the run database.").arg(path);
+    } else if (writeSweepReport(store_->sweep(shownSweep()), path, &error)) {
+      return true;
+    }
+  } catch (const std::exception& e) {
+    error = QString::fromStdString(e.what());
+  }
+  emit errorOccurred(error);
+  return false;
+}
+
+bool SweepPanel::savePlots(const QString& folder, const QString& format) {
+  for (int i = 0; i < plots_->count(); ++i) {
+    QCustomPlot* plot = plots_->plot(i);
+    QString error;
+    if (!exportPlot(plot, plot->objectName(), QDir(folder).filePath(plot->objectName() + "." + format),
+                    &error)) {
+      emit errorOccurred(error);
+      return false;
+    }
+  }
+  return true;
 }
 
 QString SweepPanel::cliPath() const {

@@ -49,6 +49,10 @@ class SweepPanel : public QWidget {
   /// Asks a running sweep to stop its points at their next window boundary.
   void stopSweep();
   SweepPlots* plots() const { return plots_; }
+  /// Writes the shown sweep's HTML report to `path`; false with errorOccurred() otherwise.
+  bool saveReport(const QString& path);
+  /// Writes the shown sweep's plots into `folder` as <id>.<format> (png, svg or pdf).
+  bool savePlots(const QString& folder, const QString& format);
 
  signals:
   void errorOccurred(const QString& message);
