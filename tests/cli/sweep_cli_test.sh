@@ -109,6 +109,18 @@ assert [(p["micro_batch"], p["accum"]) for p in s["points"]] == [(8, 1), (8, 4),
 assert all(p["status"] == "missed" for p in s["points"]), s["points"]
 assert s["fit"] is None and "3 batch sizes" in s["fit_error"], s
 PY
+    # A validation-accuracy target: the crossing comes from the evaluations.
+    "$cli" sweep --db "$db" --data blobs -m 8 -B 8,16,32 --samples 8000 --eval-every 256 \
+      --probe-repeats 0 --target-val-accuracy 0.9 --jobs 2 --json -q >"$tmp/acc" 2>"$tmp/err" ||
+      fail "accuracy sweep failed: $(cat "$tmp/err")"
+    $py - "$tmp/acc" <<'PY' || fail "accuracy target is wrong: $(head -c 900 "$tmp/acc")"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["target"]["kind"] == "val_accuracy" and s["target"]["value"] == 0.9, s["target"]
+for p in s["points"]:
+    assert p["status"] == "reached", p
+    assert p["val_accuracy"] >= 0.9 and p["samples_to_target"] <= 8000, p
+PY
     ;;
   errors)
     expect_exit 2 "needs a target" sweep --db "$db" -B 8,16 -m 8
