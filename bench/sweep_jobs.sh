@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Wall time of a 12-point Fashion-MNIST MLP sweep with --jobs 2 against --jobs 1, interleaved,
+# without the fixed-weight probes (whose cost grows with B: R windows of B samples each),
 # medians of REPEATS rounds; prints the machine's load before each run (a loaded machine
 # makes parallel workers look slower than they are).
 # Usage: bench/sweep_jobs.sh [REPEATS]   (from the repository root, after a build)
@@ -13,7 +14,7 @@ sweep() {  # jobs
   start=$(date +%s.%N)
   "$cli" sweep --db "$tmp/runs.sqlite" --data fashion-mnist -m 32 \
     -B 8,16,32,64,128,256,512,1024,2048,4096,8192,16384 --lr 0.01 --lr-scaling linear \
-    --samples 30000 --target-loss 0.55 --jobs "$1" -q >/dev/null
+    --samples 30000 --target-loss 0.55 --probe-repeats 0 --jobs "$1" -q >/dev/null
   end=$(date +%s.%N)
   /usr/bin/python3 -c "print(f'{$end - $start:.1f}')"
 }

@@ -43,6 +43,9 @@ std::string sizesText(int64_t m, int64_t k) {
          ", K = " + std::to_string(k) + ")";
 }
 
+/// Samples trained between two variance probes, at least, per sample a probe runs forward.
+constexpr int64_t kProbeSpacing = 2;
+
 }  // namespace
 
 /// One arm of the run: its stepper, its recorder and where it stands. Training thread only.
@@ -445,7 +448,13 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
   }
   if (probe_period > 0 && &arm == probedArm() && stepper.samplesSeen() >= next_probe) {
     probeArm(arm);
-    while (next_probe <= stepper.samplesSeen()) next_probe += probe_period;
+    // A probe runs R micro-batches and R windows forward: R·m·(K+1) samples. Training at least
+    // twice that many samples before the next one keeps its cost a small part of the run (a
+    // forward pass is about a third of a training step) even at large m·K, where a fixed
+    // interval would make probing dominate.
+    const int64_t cost = config.probe_repeats * m * (k + 1);
+    const int64_t gap = std::max(probe_period, kProbeSpacing * cost);
+    while (next_probe <= stepper.samplesSeen()) next_probe += gap;
   }
   if (stepper.samplesLeft() <= 0) finishArm(arm, ArmStatus::kFinished, "");
 }

@@ -91,7 +91,7 @@ class SweepPanelTest : public QObject {
     panel.resize(1400, 900);
     panel.setStore(&store, path_);
     panel.findChild<QLineEdit*>("sweepBatches")->setText("8, 16, 32");
-    panel.findChild<QSpinBox*>("sweepMicroBatch")->setValue(8);
+    panel.findChild<QLineEdit*>("sweepMicroBatch")->setText("8, 16");  // B = 16, 32 twice
     panel.findChild<QDoubleSpinBox*>("sweepTarget")->setValue(0.3);
     panel.findChild<QSpinBox*>("sweepJobs")->setValue(2);
     QSignalSpy errors(&panel, &SweepPanel::errorOccurred);
@@ -101,9 +101,11 @@ class SweepPanelTest : public QObject {
     QCOMPARE(errors.count(), 0);
     const SweepDetail sweep = store.sweep(panel.shownSweep());
     QCOMPARE(sweep.row.name, std::string());
-    QCOMPARE(sweep.points.size(), size_t{3});
+    QCOMPARE(sweep.points.size(), size_t{5});  // (8,1) (8,2) (16,1) (8,4) (16,2)
     for (const SweepPoint& p : sweep.points) QCOMPARE(p.status, std::string("reached"));
-    QCOMPARE(panel.findChild<QTableWidget*>("sweepPoints")->rowCount(), 3);
+    QCOMPARE(panel.findChild<QTableWidget*>("sweepPoints")->rowCount(), 5);
+    // Two m at B = 16 and at B = 32: the memory plot draws the one with the most.
+    QCOMPARE(panel.plots()->plot(3)->graphCount(), 2);
     const QString shot = qEnvironmentVariable("ACCUMLAB_SWEEP_SHOT");
     if (!shot.isEmpty()) panel.grab().save(shot);
   }

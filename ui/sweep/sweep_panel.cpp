@@ -68,11 +68,12 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   batches_ = new QLineEdit("8,16,32,64,128,256,512,1024", this);
   batches_->setObjectName("sweepBatches");
   batches_->setToolTip(tr("Effective batches B = m·K to train, comma-separated"));
-  micro_ = new QSpinBox(this);
+  micro_ = new QLineEdit("32", this);
   micro_->setObjectName("sweepMicroBatch");
-  micro_->setRange(1, 4096);
-  micro_->setValue(32);
-  micro_->setToolTip(tr("Micro-batch m: K = B/m (a B below m is one batch of B)"));
+  micro_->setMaximumWidth(120);
+  micro_->setToolTip(tr("Micro-batch sizes m, comma-separated: each B runs with each m and "
+                        "K = B/m (a B below m is one batch of B). Several m at one B show "
+                        "memory against speed for the same update."));
   lrs_ = new QLineEdit(this);
   lrs_->setObjectName("sweepLrs");
   lrs_->setPlaceholderText(tr("the experiment's"));
@@ -317,7 +318,7 @@ bool SweepPanel::startSweep() {
   file.close();
   QStringList args = {"sweep", "--config", config_file_, "--db", db_path_,
                       "--effective-batch", batches_->text().remove(' '),
-                      "--micro-batch", QString::number(micro_->value()),
+                      "--micro-batch", micro_->text().remove(' '),
                       "--target-loss", QString::number(target_->value(), 'g', 10),
                       "--jobs", QString::number(jobs_->value())};
   if (!lrs_->text().trimmed().isEmpty()) args << "--lr" << lrs_->text().remove(' ');

@@ -69,7 +69,7 @@ class SweepPanel : public QWidget {
   QString db_path_;
   QComboBox* picker_;
   QLineEdit* batches_;
-  QSpinBox* micro_;
+  QLineEdit* micro_;
   QLineEdit* lrs_;
   QDoubleSpinBox* target_;
   QSpinBox* jobs_;

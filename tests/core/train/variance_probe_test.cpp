@@ -183,5 +183,21 @@ TEST(VarianceProbe, ProbeEverySetsItsOwnPeriod) {
   EXPECT_EQ(sink.probes[0].samples_seen, 1600);
 }
 
+TEST(VarianceProbe, LargeWindowsSpaceTheProbesOut) {
+  // m·K = 128 with R = 16: a probe runs 16·4·33 = 2112 samples forward, so the next one waits
+  // at least 4224 training samples instead of the 800 asked for.
+  ExperimentConfig c = probedRun();
+  c.accum = 32;
+  c.samples = 12800;
+  c.probe_every = 800;
+  c.arms = {ArmKind::kAccum};
+  RecordingSink sink;
+  Trainer(c).run(sink);
+  ASSERT_EQ(sink.probes.size(), 3u);
+  for (size_t i = 1; i < sink.probes.size(); ++i) {
+    EXPECT_GE(sink.probes[i].samples_seen - sink.probes[i - 1].samples_seen, 4224 - 128);
+  }
+}
+
 }  // namespace
 }  // namespace accumlab
