@@ -119,7 +119,11 @@ int RunCommand::execute() {
   } silent;
   MetricsSink& sink = quiet_ ? static_cast<MetricsSink&>(silent) : progress;
   std::unique_ptr<StoreSink> store;
-  if (!no_store_) store = std::make_unique<StoreSink>(db_.empty() ? RunStore::defaultPath() : db_);
+  if (!no_store_) {
+    const std::string db = db_.empty() ? RunStore::defaultPath() : db_;
+    RunStore::refuseReadingStore(config, db);
+    store = std::make_unique<StoreSink>(db);
+  }
   std::unique_ptr<StoredRunNotice> notice;
   std::vector<MetricsSink*> sinks = {&sink};
   if (store) {

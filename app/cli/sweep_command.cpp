@@ -265,6 +265,7 @@ int SweepCommand::execute() {
       c.optimizer.lr = p.lr;
       validateConfig(c);
     }
+    RunStore::refuseReadingStore(base, db);
     checkExperiment(base, todo.front());
     const nlohmann::json spec = {
         {"config", nlohmann::json::parse(configToJson(base))},

@@ -166,6 +166,20 @@ bool RunStore::wouldOverwrite(const std::string& db_path, const std::string& pat
   return false;
 }
 
+void RunStore::refuseReadingStore(const ExperimentConfig& config, const std::string& db_path) {
+  for (const auto& [spec, what] : {std::pair<std::string, const char*>{config.data, "dataset"},
+                                   std::pair<std::string, const char*>{config.model, "model"}}) {
+    for (const char* prefix : {"csv:", "torchscript:"}) {
+      if (spec.rfind(prefix, 0) != 0) continue;
+      const std::string file = spec.substr(std::string(prefix).size());
+      if (wouldOverwrite(db_path, file)) {
+        throw InputError("the " + std::string(what) + " file " + file + " is the run database " +
+                         db_path + "; choose the " + what + "'s own file");
+      }
+    }
+  }
+}
+
 RunStore::RunStore(const std::string& path, const StoreOptions& options)
     : impl_(std::make_unique<Impl>(path, options)) {
   if (impl_->conn.readOnly()) return;

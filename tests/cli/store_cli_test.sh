@@ -104,6 +104,14 @@ PY
     ;;
 
   errors)
+    # The store file given as the dataset or model: refused before anything reads it (reading
+    # it behind SQLite's back would drop this process's locks on it).
+    store_run "$tmp/own.sqlite"
+    before="$(sha "$tmp/own.sqlite")"
+    expect_exit 2 "dataset file .*own.sqlite is the run database" run --data "csv:$tmp/own.sqlite" --db "$tmp/own.sqlite" --samples 64 -q
+    expect_exit 2 "model file .*own.sqlite is the run database" run --model "torchscript:$tmp/own.sqlite" --db "$tmp/own.sqlite" --samples 64 -q
+    expect_exit 2 "is the run database" sweep --data "csv:$tmp/own.sqlite" --db "$tmp/own.sqlite" -B 8,16 --target-loss 0.5
+    [ "$(sha "$tmp/own.sqlite")" = "$before" ] || fail "a refused run changed the store"
     # Read-only: reading works, writing is a clear error, and the file is unchanged.
     store_run "$tmp/ro.sqlite"
     chmod 0444 "$tmp/ro.sqlite"

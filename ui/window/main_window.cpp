@@ -315,6 +315,7 @@ void MainWindow::startRun() {
   try {
     experiment_->checkMemoryBudget();
     validateConfig(config);
+    if (!db_path_.isEmpty()) RunStore::refuseReadingStore(config, db_path_.toStdString());
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
     return;

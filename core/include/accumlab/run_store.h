@@ -134,6 +134,11 @@ class RunStore {
   /// would drop this process's locks on the store.
   static bool wouldOverwrite(const std::string& db_path, const std::string& path);
 
+  /// Throws InputError when `config` would read the store file `db_path` (or a journal of it)
+  /// as its dataset (`csv:FILE`) or model (`torchscript:FILE`): reading it behind SQLite's
+  /// back would drop this process's locks on the store (DESIGN.md §6).
+  static void refuseReadingStore(const ExperimentConfig& config, const std::string& db_path);
+
   /// Marks `running` runs whose writing process is gone as `interrupted`; returns how many.
   int markInterruptedRuns();
   /// SQLite's `PRAGMA integrity_check`: "ok", or the first problem found.
