@@ -28,8 +28,10 @@ cmake --build "$build" -j "$jobs" --target "${formats[@]/#/fuzz_}"
 
 out="${ACCUMLAB_FUZZ_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/accumlab-fuzz-out-XXXXXX")}"
 mkdir -p "$out"
-# Leaks are checked after each input that allocated more than it freed; UBSan findings abort.
+# Leaks are checked after each input that allocated more than it freed, but for the ones
+# tests/sanitize/lsan.supp explains; UBSan findings abort.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tests/sanitize/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export OMP_NUM_THREADS=1
 

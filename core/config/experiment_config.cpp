@@ -162,6 +162,9 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(source + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::out_of_range&) {
+    // Valid JSON that nlohmann rejects (406): a number beyond a double's range, like 1e400.
+    throw InputError(source + " holds a number too large for a double (above 1.8e308)");
   }
   if (!j.is_object()) throw InputError(source + " must hold a JSON object of experiment settings");
   ExperimentConfig c;

@@ -68,3 +68,24 @@ TEST(ExperimentConfig, ValidationRejectsNonsense) {
 
 }  // namespace
 }  // namespace accumlab
+
+namespace accumlab {
+namespace {
+
+TEST(ExperimentConfig, NumbersBeyondADoubleAreInputErrors) {
+  // Found by the config fuzzer (tests/fuzz/fuzz_config.cpp): nlohmann reports such a number
+  // with out_of_range, not parse_error, and it escaped configFromJson.
+  const std::string f =
+      std::string(ACCUMLAB_SOURCE_DIR) + "/tests/core/config/fuzz_findings/number-beyond-double.json";
+  try {
+    loadConfigFile(f);
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "config file " + f + " holds a number too large for a double (above 1.8e308)");
+  }
+  EXPECT_THROW(configFromJson(R"({"lr": 1e400})", "exp.json"), InputError);
+}
+
+}  // namespace
+}  // namespace accumlab
