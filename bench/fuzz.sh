@@ -35,7 +35,9 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tests/sanitize/lsan.supp
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export OMP_NUM_THREADS=1
 
-printf '%-12s %8s %12s %10s %8s %8s %8s\n' format seconds execs execs/s cov ft crashes
+# seconds: libFuzzer's own count of time spent fuzzing; wall: the process, exit included
+# (which under ASan can take a minute for a process with a large heap).
+printf '%-12s %8s %6s %12s %10s %8s %8s %8s\n' format seconds wall execs execs/s cov ft crashes
 status=0
 for f in "${formats[@]}"; do
   corpus="$(mktemp -d "${TMPDIR:-/tmp}/accumlab-corpus-$f-XXXXXX")"
@@ -50,14 +52,15 @@ for f in "${formats[@]}"; do
   rc=$?
   set -e
   ran=$(( $(date +%s) - start ))
+  fuzzed=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   crashes=$(find "$out/$f" -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o \
             -name 'oom-*' | wc -l)
-  printf '%-12s %8s %12s %10s %8s %8s %8s\n' "$f" "$ran" "${execs:-?}" "${rate:-?}" \
-    "${cov:-?}" "${ft:-?}" "$crashes"
+  printf '%-12s %8s %6s %12s %10s %8s %8s %8s\n' "$f" "${fuzzed:-?}" "$ran" "${execs:-?}" \
+    "${rate:-?}" "${cov:-?}" "${ft:-?}" "$crashes"
   if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then
     echo "  $f: exit $rc; log and inputs in $out/$f/" >&2
     status=1
