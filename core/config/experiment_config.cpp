@@ -1,8 +1,11 @@
 #include "accumlab/experiment_config.h"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 #include "accumlab/input_error.h"
@@ -130,10 +133,47 @@ std::string configToJson(const ExperimentConfig& c, int indent) {
 
 namespace {
 
+// True when the JSON number `v` is a whole number that T holds; then stores it in `out`.
+// nlohmann converts numbers with a plain cast: a float beyond the integer's range is undefined
+// behaviour, 2.5 would become 2, and -1 in a uint64_t would become 2^64 - 1.
+template <typename T>
+bool wholeNumberIn(const json& v, T& out) {
+  using Limits = std::numeric_limits<T>;
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<uint64_t>();
+    if (u > static_cast<uint64_t>(Limits::max())) return false;
+    out = static_cast<T>(u);
+    return true;
+  }
+  if (v.is_number_integer()) {  // negative: nlohmann stores non-negative numbers as unsigned
+    const auto i = v.get<int64_t>();
+    if (!Limits::is_signed || i < static_cast<int64_t>(Limits::min())) return false;
+    out = static_cast<T>(i);
+    return true;
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // [-2^digits, 2^digits) is exactly T's range for two's complement and unsigned types.
+    const double end = std::ldexp(1.0, Limits::digits);
+    if (!(d == std::floor(d) && d >= (Limits::is_signed ? -end : 0.0) && d < end)) return false;
+    out = static_cast<T>(d);
+    return true;
+  }
+  return false;
+}
+
 template <typename T>
 void read(const json& j, const char* key, T& out, const std::string& source) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (it->is_number() && !wholeNumberIn(*it, out)) {
+      throw InputError(source + ": key '" + key + "' must be a whole number from " +
+                       std::to_string(std::numeric_limits<T>::min()) + " to " +
+                       std::to_string(std::numeric_limits<T>::max()) + ", got " + it->dump());
+    }
+    if (it->is_number()) return;
+  }
   try {
     out = it->get<T>();
   } catch (const json::exception&) {
@@ -163,6 +203,9 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(source + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  } catch (const json::out_of_range&) {
+    // Valid JSON that nlohmann rejects (406): a number beyond a double's range, like 1e400.
+    throw InputError(source + " holds a number too large for a double (above 1.8e308)");
   }
   if (!j.is_object()) throw InputError(source + " must hold a JSON object of experiment settings");
   ExperimentConfig c;

@@ -28,6 +28,8 @@ class ByteReader {
   bool atEnd();
   /// Bytes of (uncompressed) content read so far.
   uint64_t offset() const { return offset_; }
+  /// The size of the file on disk (compressed, when it is gzipped).
+  uint64_t fileSize() const { return file_size_; }
   bool compressed() const;
   const std::string& path() const { return path_; }
 
@@ -35,6 +37,7 @@ class ByteReader {
   std::string path_;
   void* gz_ = nullptr;  // gzFile, kept opaque so that zlib.h stays out of this header
   uint64_t offset_ = 0;
+  uint64_t file_size_ = 0;
 };
 
 /// Throws InputError unless `path` names an existing, readable, non-empty regular file.

@@ -91,7 +91,6 @@ torch::Tensor readIdx(const std::string& path, int expected_dims) {
                      std::to_string(expected_dims) + " (magic '" + hexBytes(want.data(), 4) + "')");
   }
   std::vector<int64_t> dims(expected_dims);
-  uint64_t bytes = 1;
   for (int i = 0; i < expected_dims; ++i) {
     uint8_t be[4];
     in.readExactly(be, 4, "the IDX header's dimension sizes");
@@ -99,15 +98,22 @@ torch::Tensor readIdx(const std::string& path, int expected_dims) {
     if (dims[i] == 0) {
       throw InputError(path + "'s IDX header has a dimension of size 0 (" + dimsText(dims) + ")");
     }
-    bytes *= static_cast<uint64_t>(dims[i]);
   }
   const uint64_t header = 4 + 4 * static_cast<uint64_t>(expected_dims);
-  const uint64_t file_bytes = std::filesystem::file_size(path);
-  const uint64_t can_hold = in.compressed() ? file_bytes * kMaxDeflateRatio : file_bytes - header;
-  if (bytes > can_hold) {
+  const uint64_t file_bytes = in.fileSize();
+  const uint64_t can_hold = in.compressed() ? file_bytes * kMaxDeflateRatio
+                                            : (file_bytes > header ? file_bytes - header : 0);
+  // Three sizes below 2^32 can overflow 64 bits: such a product is more than any file holds.
+  uint64_t bytes = 1;
+  bool overflow = false;
+  for (const int64_t d : dims) {
+    overflow = overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes);
+  }
+  if (overflow || bytes > can_hold) {
     throw InputError(path + "'s IDX header announces " + dimsText(dims) + " = " +
-                     std::to_string(bytes) + " bytes of " + kindOf(expected_dims) +
-                     ", but the file holds only " + std::to_string(file_bytes) + " bytes");
+                     (overflow ? "more than 2^64" : std::to_string(bytes)) + " bytes of " +
+                     kindOf(expected_dims) + ", but the file holds only " +
+                     std::to_string(file_bytes) + " bytes");
   }
   torch::Tensor t = torch::empty(dims, torch::TensorOptions().dtype(torch::kUInt8));
   in.readExactly(t.data_ptr<uint8_t>(), bytes,

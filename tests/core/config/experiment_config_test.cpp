@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
+
 #include "accumlab/input_error.h"
 
 namespace accumlab {
@@ -64,6 +67,51 @@ TEST(ExperimentConfig, ValidationRejectsNonsense) {
   EXPECT_THROW(validateConfig(c), InputError);
   c = ExperimentConfig{};
   EXPECT_NO_THROW(validateConfig(c));
+}
+
+}  // namespace
+}  // namespace accumlab
+
+namespace accumlab {
+namespace {
+
+TEST(ExperimentConfig, NumbersBeyondADoubleAreInputErrors) {
+  // Found by the config fuzzer (tests/fuzz/fuzz_config.cpp): nlohmann reports such a number
+  // with out_of_range, not parse_error, and it escaped configFromJson.
+  const std::string f =
+      std::string(ACCUMLAB_SOURCE_DIR) + "/tests/core/config/fuzz_findings/number-beyond-double.json";
+  try {
+    loadConfigFile(f);
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "config file " + f + " holds a number too large for a double (above 1.8e308)");
+  }
+  EXPECT_THROW(configFromJson(R"({"lr": 1e400})", "exp.json"), InputError);
+}
+
+TEST(ExperimentConfig, IntegerKeysTakeOnlyWholeNumbersInRange) {
+  // Found by the config fuzzer: "samples": 1.01e25 was cast to int64_t (undefined behaviour).
+  const std::string f =
+      std::string(ACCUMLAB_SOURCE_DIR) + "/tests/core/config/fuzz_findings/samples-beyond-int64.json";
+  try {
+    loadConfigFile(f);
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "config file " + f +
+                                         ": key 'samples' must be a whole number from "
+                                         "-9223372036854775808 to 9223372036854775807, got 1.01e+25");
+  }
+  EXPECT_THROW(configFromJson(R"({"micro_batch": 2.5})", "exp.json"), InputError);
+  EXPECT_THROW(configFromJson(R"({"seed": -1})", "exp.json"), InputError);
+  EXPECT_THROW(configFromJson(R"({"threads": 4294967296})", "exp.json"), InputError);
+  EXPECT_THROW(configFromJson(R"({"accum": 9223372036854775808})", "exp.json"), InputError);
+  // Whole numbers written as floats, and the extremes of each type, are fine.
+  EXPECT_EQ(configFromJson(R"({"micro_batch": 32.0})", "exp.json").micro_batch, 32);
+  EXPECT_EQ(configFromJson(R"({"seed": 18446744073709551615})", "exp.json").seed,
+            18446744073709551615ull);
+  EXPECT_EQ(configFromJson(R"({"samples": -9223372036854775808})", "exp.json").samples,
+            std::numeric_limits<int64_t>::min());
 }
 
 }  // namespace

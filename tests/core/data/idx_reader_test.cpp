@@ -207,3 +207,28 @@ TEST(FashionMnist, LoadsTheDebianPackageFiles) {
 
 }  // namespace
 }  // namespace accumlab
+
+namespace accumlab {
+namespace {
+
+// Inputs the IDX fuzzer (tests/fuzz/fuzz_idx.cpp) found, kept as they were found.
+std::string idxFinding(const std::string& name) {
+  return std::string(ACCUMLAB_SOURCE_DIR) + "/tests/core/data/fuzz_findings/" + name;
+}
+
+TEST(IdxReader, DimensionsWhoseProductOverflowsAreInputErrors) {
+  // 0x60000000 x 0x02000000 x 0x03000000 = 9 * 2^78: 0 in 64 bits, which passed the size
+  // check and reached torch::empty.
+  const std::string f = idxFinding("idx-dims-product-overflows");
+  try {
+    readIdx(f, 3);
+    FAIL() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              f + "'s IDX header announces 1610612736x33554432x50331648 = more than 2^64 bytes "
+                  "of images, but the file holds only 35 bytes");
+  }
+}
+
+}  // namespace
+}  // namespace accumlab

@@ -199,7 +199,9 @@ TEST(Trainer, SummaryNoisePerUpdateUsesTheArmsEffectiveBatch) {
     EXPECT_NEAR(armOf(s, arm).noise_per_update, expected, 1e-12 * std::abs(expected))
         << toString(arm);
   }
-  const StepRecord& last = sink.of(ArmKind::kAccum).back();
+  // of() returns a copy: keep it alive while `last` refers into it.
+  const auto accum_records = sink.of(ArmKind::kAccum);
+  const StepRecord& last = accum_records.back();
   ASSERT_EQ(last.window_samples, 10);
   EXPECT_NEAR(last.noise_per_update, last.trace_sigma_ema / 10.0, 1e-12 * last.noise_per_update);
 }

@@ -1,0 +1,7 @@
+# Runtime options of the sanitizer build (scripts/test --sanitize sources this file).
+# Each option is explained in the README's "Contributing" section.
+_accumlab_sanitize_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"
+export LSAN_OPTIONS="suppressions=$_accumlab_sanitize_dir/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+unset _accumlab_sanitize_dir
