@@ -20,6 +20,11 @@ jobs="${ACCUMLAB_JOBS:-$(nproc)}"
 # The longest input per format: a few records or rows more than the largest seed.
 declare -A max_len=([idx]=4096 [csv]=4096 [cifar10]=16384 [config]=4096 [torchscript]=16384)
 
+# Only this script needs clang; scripts/setup leaves it out of the normal build's packages.
+if ! command -v clang++ >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  echo "bench/fuzz.sh needs clang and libFuzzer: run as root: apt-get install -y clang libclang-rt-14-dev" >&2
+  exit 1
+fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DACCUMLAB_FUZZ=ON >/dev/null
