@@ -2,6 +2,9 @@
 
 #include <QFile>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QToolButton>
+#include <QToolTip>
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
@@ -140,6 +143,20 @@ SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, defs_[i].title,
                                                             QFont(font().family(), 10, QFont::Bold)));
+    // "?" in the plot's corner, as on the live plots: what it shows, in plain words.
+    auto* info = new QToolButton(plot);
+    info->setText("?");
+    info->setAutoRaise(true);
+    info->setToolTip(defs_[i].explanation);
+    info->setAccessibleName(tr("What this plot shows"));
+    const QString explanation = defs_[i].explanation;
+    connect(info, &QToolButton::clicked, info, [info, explanation] {
+      QToolTip::showText(info->mapToGlobal(QPoint(0, info->height())), explanation, info);
+    });
+    auto* corner = new QHBoxLayout(plot);
+    corner->setContentsMargins(0, 2, 4, 0);
+    corner->addStretch(1);
+    corner->addWidget(info, 0, Qt::AlignTop);
     grid->addWidget(plot, static_cast<int>(i / 2), static_cast<int>(i % 2));
     plots_.push_back(plot);
   }
@@ -209,11 +226,11 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
       ms << (top_samples > 0 ? top_samples * 1.3 : 1.0);
     }
   }
-  points(steps, tr("reached (best LR)"), kPointColor, QCPScatterStyle::ssDisc, bx, by);
-  points(steps, tr("reached (other LR)"), kOtherColor, QCPScatterStyle::ssDisc, ox, oy);
+  points(steps, tr("reached (fewest steps at its B)"), kPointColor, QCPScatterStyle::ssDisc, bx, by);
+  points(steps, tr("reached (another LR or m)"), kOtherColor, QCPScatterStyle::ssDisc, ox, oy);
   points(steps, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, mx, my);
-  points(samples, tr("reached (best LR)"), kPointColor, QCPScatterStyle::ssDisc, bx, bs);
-  points(samples, tr("reached (other LR)"), kOtherColor, QCPScatterStyle::ssDisc, ox, os);
+  points(samples, tr("reached (fewest steps at its B)"), kPointColor, QCPScatterStyle::ssDisc, bx, bs);
+  points(samples, tr("reached (another LR or m)"), kOtherColor, QCPScatterStyle::ssDisc, ox, os);
   points(samples, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, mx, ms);
   if (a.steps_fit) {
     const StepsFit f = *a.steps_fit;
