@@ -141,7 +141,8 @@ SweepAnalysis analyzeSweep(const std::vector<SweepPoint>& points) {
     a.steps_fit_error = e.what();
     if (batch.size() < 3) {
       a.steps_fit_error = "the steps-to-target fit needs 3 batch sizes that reached the target, got " +
-                          std::to_string(batch.size());
+                          std::to_string(batch.size()) +
+                          "; choose an easier target or a larger budget per point";
     }
   }
   std::vector<double> var_b, var;
@@ -157,7 +158,8 @@ SweepAnalysis analyzeSweep(const std::vector<SweepPoint>& points) {
   try {
     a.variance_slope = fitLogLogSlope(var_b, var);
   } catch (const InputError& e) {
-    a.variance_slope_error = e.what();
+    a.variance_slope_error = std::string(e.what()) +
+                             " (one per batch size that trained its budget or reached the target)";
   }
   if (!b_simple.empty()) {
     std::sort(b_simple.begin(), b_simple.end());

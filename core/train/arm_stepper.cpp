@@ -151,9 +151,8 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   rec.step = steps_;
   rec.samples_seen = stream_.consumed();
   rec.micro_batch = micro_batch_;
-  rec.accum = accum_ == 1 ? 1 : static_cast<int64_t>(plan.micro_batches.size());
   // Pieces cut after an out-of-memory are not micro-batches of the update.
-  if (!pieces.batch_of.empty()) rec.accum = accum_ == 1 ? 1 : pieces.batch_of.back() + 1;
+  rec.accum = accum_ == 1 ? 1 : static_cast<int64_t>(pieces.batches());
   rec.window_samples = plan.samples;
   rec.probe = probe;
   rec.loss = r.loss;
@@ -226,8 +225,10 @@ std::string ArmStepper::piecesText() const {
 
 std::string ArmStepper::budgetText() const {
   if (memory_->budget() <= 0) return "";
+  const std::string taken = formatMemory(static_cast<double>(memory_->currentBytes()));
   return " in the memory budget of " + formatMemory(static_cast<double>(memory_->budget())) +
-         " (they take " + formatMemory(static_cast<double>(memory_->currentBytes())) + ")";
+         " (they take " + taken + "); raise the budget well above " + taken +
+         " or choose a smaller model";
 }
 
 std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {

@@ -88,7 +88,7 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   const double* s = all.data_ptr<double>();
   // Loss statistics are of the planned micro-batches: pieces cut after an out-of-memory
   // (plan.batch_of) add up to their micro-batch.
-  const size_t groups = plan.batch_of.empty() ? k : plan.batch_of.back() + 1;
+  const size_t groups = plan.batches();
   std::vector<double> group_sum(groups, 0.0), group_rows(groups, 0.0);
   double total = 0;
   for (size_t i = 0; i < k; ++i) {

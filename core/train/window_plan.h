@@ -24,6 +24,9 @@ struct WindowPlan {
   /// For each entry of micro_batches, the planned micro-batch it is a piece of, when
   /// splitPieces() cut the plan after an out-of-memory; empty when each is its own.
   std::vector<size_t> batch_of;
+
+  /// The planned micro-batches: pieces cut from one count once.
+  size_t batches() const { return batch_of.empty() ? micro_batches.size() : batch_of.back() + 1; }
 };
 
 /// Plans the next window of an arm with micro-batch `m` and `k` micro-batches per window.

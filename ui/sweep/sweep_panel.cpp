@@ -349,12 +349,8 @@ void SweepPanel::onOutput() {
   for (auto it = point.globalMatch(output_); it.hasNext();) last = it.next();
   if (s.hasMatch()) {
     const int64_t id = s.captured(1).toLongLong();
-    if (shownSweep() != id) {
-      refresh();
-      showSweep(id);
-    } else {
-      showSweep(id);
-    }
+    if (shownSweep() != id) refresh();  // the new sweep joins the picker
+    showSweep(id);
   }
   if (last.hasMatch()) {
     emit statusChanged(tr("Sweep: %1 of %2 points done").arg(last.captured(1), last.captured(2)));
