@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "accumlab/input_error.h"
+#include "lesson_command.h"
 #include "run_command.h"
 #ifdef ACCUMLAB_WITH_UI
 #include "report_command.h"
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "accumlab-cli 0.1.0");
   accumlab::cli::RunCommand run(app);
   accumlab::cli::SweepCommand sweep(app);
+  accumlab::cli::LessonCommand lesson(app);
 #ifdef ACCUMLAB_WITH_UI
   accumlab::cli::ReportCommand report(app);
 #endif
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return run.execute();
     if (sweep.chosen()) return sweep.execute();
+    if (lesson.chosen()) return lesson.execute();
 #ifdef ACCUMLAB_WITH_UI
     if (report.chosen()) return report.execute();
 #endif

@@ -4,15 +4,13 @@
 
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "accumlab/run_store.h"
-#include "accumlab/smoothing.h"
+#include "accumlab/target_stop.h"
 #include "accumlab/trainer.h"
 #include "config_options.h"
 #include "progress_sink.h"
@@ -21,48 +19,6 @@
 #include "summary_table.h"
 
 namespace accumlab::cli {
-
-namespace {
-
-/// Stops the trainer once every arm has reached a target: its debiased-EMA training loss at
-/// or below one, or its validation accuracy at or above one. Training thread.
-class TargetStop : public MetricsSink {
- public:
-  TargetStop(Trainer& trainer, const ExperimentConfig& config, std::optional<double> loss,
-             std::optional<double> accuracy, double smoothing)
-      : trainer_(trainer), arms_(config.arms.size()), loss_(loss), accuracy_(accuracy),
-        smoothing_(smoothing) {}
-
-  void onStep(const StepRecord& r) override {
-    if (!loss_) return;
-    auto it = ema_.try_emplace(r.arm, smoothing_).first;
-    if (it->second.add(r.loss) <= *loss_) reach(r.arm, "smoothed training loss");
-  }
-  void onEval(const EvalRecord& e) override {
-    if (accuracy_ && e.accuracy >= *accuracy_) reach(e.arm, "validation accuracy");
-  }
-
- private:
-  void reach(ArmKind arm, const char* what) {
-    reached_.insert(arm);
-    if (reached_.size() < arms_ || stopped_) return;
-    stopped_ = true;
-    char target[64];
-    std::snprintf(target, sizeof target, "%g", loss_ ? *loss_ : *accuracy_);
-    trainer_.requestStop(std::string("stopped at the target: ") + what + (loss_ ? " ≤ " : " ≥ ") +
-                         target);
-  }
-
-  Trainer& trainer_;
-  size_t arms_;
-  std::optional<double> loss_, accuracy_;
-  double smoothing_;
-  std::map<ArmKind, DebiasedEma> ema_;
-  std::set<ArmKind> reached_;
-  bool stopped_ = false;
-};
-
-}  // namespace
 
 RunCommand::RunCommand(CLI::App& parent) {
   app_ = parent.add_subcommand("run", "Train the arms of one experiment side by side");
@@ -136,9 +92,10 @@ int RunCommand::execute() {
     const auto given = [this](const char* name, double v) {
       return app_->get_option(name)->count() > 0 ? std::optional<double>(v) : std::nullopt;
     };
-    target = std::make_unique<TargetStop>(trainer, config, given("--stop-at-loss", stop_at_loss_),
-                                          given("--stop-at-val-accuracy", stop_at_accuracy_),
-                                          smoothing_);
+    target = std::make_unique<TargetStop>(
+        config.arms.size(), given("--stop-at-loss", stop_at_loss_),
+        given("--stop-at-val-accuracy", stop_at_accuracy_), smoothing_,
+        [&trainer](const std::string& reason) { trainer.requestStop(reason); });
     sinks.push_back(target.get());
   }
   FanOutSink fan(sinks);

@@ -200,11 +200,29 @@ void addSweeps(SQLite::Database& db) {
   )SQL");
 }
 
+/// Version 7: lesson results, one row per attempt at a lesson, with its verdict (the runs it
+/// trained are normal stored runs, listed by id in run_ids_json).
+void addLessonResults(SQLite::Database& db) {
+  db.exec(R"SQL(
+    CREATE TABLE lesson_results (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      lesson_id TEXT NOT NULL,
+      title TEXT NOT NULL DEFAULT '',
+      finished_at TEXT NOT NULL,
+      prediction TEXT NOT NULL DEFAULT '',
+      prediction_correct INTEGER,
+      all_hold INTEGER NOT NULL,
+      verdict_json TEXT NOT NULL,
+      run_ids_json TEXT NOT NULL DEFAULT '[]');
+    CREATE INDEX lesson_results_by_lesson ON lesson_results(lesson_id, id);
+  )SQL");
+}
+
 /// kMigrations[v] takes a file from version v to v + 1.
 const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
     createVersion1, autoincrementIds, addStepColumnsOfVersion3, addVarianceProbes,
-    addStepColumnsOfVersion5, addSweeps};
-static_assert(kSchemaVersion == 6, "add the migration to kMigrations");
+    addStepColumnsOfVersion5, addSweeps, addLessonResults};
+static_assert(kSchemaVersion == 7, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "accumlab/target_stop.h"
 #include "accumlab/trainer.h"
 #include "controller/training_worker.h"
 
@@ -29,7 +30,8 @@ TrainingController::~TrainingController() {
 
 void TrainingController::setSinkFactory(SinkFactory factory) { sink_factory_ = std::move(factory); }
 
-bool TrainingController::start(const ExperimentConfig& config) {
+bool TrainingController::start(const ExperimentConfig& config,
+                               const std::optional<SweepTarget>& target) {
   if (running_) {
     emit startFailed(tr("An experiment is already running; stop it first."));
     return false;
@@ -38,6 +40,7 @@ bool TrainingController::start(const ExperimentConfig& config) {
   trainer_.reset();
   fan_out_.reset();
   extra_sink_.reset();
+  target_sink_.reset();
   buffer_.take();
   try {
     if (sink_factory_) extra_sink_ = sink_factory_(config);
@@ -52,6 +55,13 @@ bool TrainingController::start(const ExperimentConfig& config) {
   std::vector<MetricsSink*> sinks;
   if (extra_sink_) sinks.push_back(extra_sink_.get());
   sinks.push_back(&buffer_);
+  if (target) {
+    target_sink_ = std::make_unique<TargetStop>(
+        config.arms.size(), *target,
+        [trainer = trainer_.get()](const std::string& reason) { trainer->requestStop(reason); });
+    sinks.push_back(target_sink_.get());
+  }
+  config_ = config;
   fan_out_ = std::make_unique<FanOutSink>(sinks);
 
   running_ = true;

@@ -6,9 +6,11 @@
 #include <QTimer>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/metrics_sink.h"
+#include "accumlab/sweep.h"
 #include "controller/metrics_buffer.h"
 #include "series/record_batch.h"
 
@@ -42,7 +44,10 @@ class TrainingController : public QObject {
   /// Sets the factory of the extra sink used by every following start().
   void setSinkFactory(SinkFactory factory);
   /// Starts training `config` in the background; false (and startFailed()) if it cannot.
-  bool start(const ExperimentConfig& config);
+  /// With a target, every arm stops once it reaches it (a sweep point, a lesson).
+  bool start(const ExperimentConfig& config, const std::optional<SweepTarget>& target = std::nullopt);
+  /// The config of the run started last.
+  const ExperimentConfig& config() const { return config_; }
   /// Pauses at the next window boundary.
   void pause();
   void resume();
@@ -79,6 +84,8 @@ class TrainingController : public QObject {
   std::unique_ptr<Trainer> trainer_;
   MetricsBuffer buffer_;
   std::unique_ptr<MetricsSink> extra_sink_;
+  std::unique_ptr<MetricsSink> target_sink_;
+  ExperimentConfig config_;
   std::unique_ptr<FanOutSink> fan_out_;
   SinkFactory sink_factory_;
   QTimer drain_timer_;

@@ -23,7 +23,9 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   const QCommandLineOption db("db", QCoreApplication::translate("main", "Run database (default: the app-data folder)."), "PATH");
   const QCommandLineOption no_store("no-store", QCoreApplication::translate("main", "Do not store runs."));
   const QCommandLineOption fresh("fresh", QCoreApplication::translate("main", "Ignore the saved experiment and window layout."));
-  for (const auto& o : {run, config, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh}) {
+  const QCommandLineOption lesson("lesson", QCoreApplication::translate("main", "Open the Lessons tab on this lesson (its number, id or file); with --run, run it."), "N|FILE");
+  const QCommandLineOption predict("predict", QCoreApplication::translate("main", "Your answer to the lesson's question."), "X");
+  for (const auto& o : {run, config, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh, lesson, predict}) {
     parser.addOption(o);
   }
   if (!parser.parse(arguments)) {
@@ -70,6 +72,8 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   out->db = parser.value(db);
   out->no_store = parser.isSet(no_store);
   out->fresh = parser.isSet(fresh);
+  out->lesson = parser.value(lesson);
+  out->predict = parser.value(predict);
   if (!parser.positionalArguments().isEmpty()) {
     *message = QCoreApplication::translate("main", "unexpected argument '%1' (see accumlab --help)")
                    .arg(parser.positionalArguments().first());

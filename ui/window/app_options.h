@@ -20,6 +20,8 @@ struct AppOptions {
   QString db;              ///< run database (empty: the default)
   bool no_store = false;   ///< do not store runs
   bool fresh = false;      ///< ignore the saved experiment and layout
+  QString lesson;          ///< open the Lessons tab on this lesson (number, id or file)
+  QString predict;         ///< the answer to the lesson's question
 };
 
 /// Parses `arguments` (argv, program name first). Returns 0 to go on, otherwise the exit

@@ -27,6 +27,7 @@
 #include "plots/metric_canvas.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
+#include "lessons/lesson_panel.h"
 #include "sweep/sweep_panel.h"
 #include "window/export_actions.h"
 #include "window/run_status_bar.h"
@@ -48,13 +49,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   plots_ = new LivePlots(this);
   experiment_ = new ExperimentPanel;
   sweeps_ = new SweepPanel([this] { return experiment_->config(); });
-  // Live training in front; the Sweeps tab shows the trade-off across many runs.
-  auto* tabs = new QTabWidget(this);
-  tabs->setObjectName("centralTabs");
-  tabs->setDocumentMode(true);
-  tabs->addTab(plots_, tr("Live"));
-  tabs->addTab(sweeps_, tr("Sweeps"));
-  setCentralWidget(tabs);
+  lessons_ = new LessonPanel(controller_);
+  // Live training in front; the Sweeps tab shows the trade-off across many runs; the Lessons
+  // tab runs guided experiments through the same controller (the Live tab shows them).
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName("centralTabs");
+  tabs_->setDocumentMode(true);
+  tabs_->addTab(plots_, tr("Live"));
+  tabs_->addTab(sweeps_, tr("Sweeps"));
+  tabs_->addTab(lessons_, tr("Lessons"));
+  setCentralWidget(tabs_);
   runs_ = new RunsPanel;
   status_ = new RunStatusBar(this);
   setStatusBar(status_);
@@ -79,6 +83,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(sweeps_, &SweepPanel::errorOccurred, this, &MainWindow::showError);
   connect(sweeps_, &SweepPanel::statusChanged, this,
           [this](const QString& text) { status_->showMessage(text, 8000); });
+  connect(lessons_, &LessonPanel::errorOccurred, this, &MainWindow::showError);
+  connect(lessons_, &LessonPanel::statusChanged, this,
+          [this](const QString& text) { status_->showMessage(text, 8000); });
+  connect(lessons_, &LessonPanel::lessonRunStarted, this, [this] { tabs_->setCurrentWidget(plots_); });
+  connect(lessons_, &LessonPanel::lessonFinished, this, [this] {
+    tabs_->setCurrentWidget(lessons_);
+    runs_->refresh();
+  });
+  connect(lessons_, &LessonPanel::showRunsRequested, this, [this](const std::vector<int64_t>& ids) {
+    openRuns(ids, false);
+    tabs_->setCurrentWidget(plots_);
+  });
+  connect(lessons_, &LessonPanel::showSweepRequested, this, [this](int64_t id) {
+    sweeps_->refresh();
+    sweeps_->showSweep(id);
+    tabs_->setCurrentWidget(sweeps_);
+  });
   connect(experiment_, &ExperimentPanel::pathOpened, this, [this](const QString& path) {
     settings_.addRecentFile(path);
     updateRecentMenu();
@@ -121,7 +142,14 @@ void MainWindow::buildActions() {
       controller_->resume();
     }
   });
-  connect(stop_action_, &QAction::triggered, controller_, &TrainingController::stop);
+  // Stop ends a lesson as a whole, not only its current run.
+  connect(stop_action_, &QAction::triggered, this, [this] {
+    if (lessons_->isRunning()) {
+      lessons_->stopLesson();
+    } else {
+      controller_->stop();
+    }
+  });
   experiment_->setRunActions(run_action_, pause_action_, stop_action_);
 
   QToolBar* bar = addToolBar(tr("Training"));
@@ -174,6 +202,12 @@ void MainWindow::buildMenus() {
   file->addAction(tr("Open dataset &folder…"), this, [this] {
     const QString path = QFileDialog::getExistingDirectory(this, tr("Open an IDX or CIFAR-10 folder"));
     if (!path.isEmpty()) openPath(path);
+  });
+  file->addAction(tr("Open &lesson…"), this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a lesson"),
+                                                      QString::fromStdString(lessonDirectory()),
+                                                      tr("Lessons (*.json);;All files (*)"));
+    if (!path.isEmpty() && lessons_->openLessonFile(path)) tabs_->setCurrentWidget(lessons_);
   });
   recent_menu_ = file->addMenu(tr("Open &recent"));
   updateRecentMenu();
@@ -267,7 +301,13 @@ bool MainWindow::applyOptions(const AppOptions& options) {
   if (db.isEmpty()) db = QString::fromStdString(RunStore::defaultPath());
   openDatabase(options.no_store ? QString() : db);
 
-  if (options.run && ok) QTimer::singleShot(0, this, &MainWindow::startRun);
+  if (!options.lesson.isEmpty()) {
+    ok = openLesson(options.lesson) && ok;
+    if (!options.predict.isEmpty()) lessons_->setPrediction(options.predict);
+    if (options.run && ok) QTimer::singleShot(0, lessons_, [this] { lessons_->startLesson(); });
+  } else if (options.run && ok) {
+    QTimer::singleShot(0, this, &MainWindow::startRun);
+  }
   if (!options.screenshot.isEmpty()) {
     scheduleScreenshot(options.screenshot, options.quit_after > 0 ? options.quit_after : 5.0, true);
   } else if (options.quit_after > 0) {
@@ -289,6 +329,7 @@ bool MainWindow::openDatabase(const QString& path) {
   }
   runs_->setStore(store_.get());
   sweeps_->setStore(store_.get(), db_path_);
+  lessons_->setStore(store_.get());
   status_->setDatabase(db_path_);
   if (db_path_.isEmpty()) {
     controller_->setSinkFactory(nullptr);
@@ -325,9 +366,9 @@ void MainWindow::startRun() {
 }
 
 void MainWindow::onStarted() {
-  const ExperimentConfig config = experiment_->config();
+  const ExperimentConfig& config = controller_->config();
   plots_->beginLive(tr("live: %1 m=%2 K=%3")
-                        .arg(QString::fromStdString(config.data))
+                        .arg(QString::fromStdString(config.name.empty() ? config.data : config.name))
                         .arg(config.micro_batch)
                         .arg(config.accum));
   status_->resetProgress();
@@ -396,6 +437,18 @@ void MainWindow::openRuns(const std::vector<int64_t>& ids, bool whole_experiment
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
   }
+}
+
+bool MainWindow::openLesson(const QString& which) {
+  try {
+    const QString file = QString::fromStdString(findLessonFile(which.toStdString()));
+    if (!lessons_->openLessonFile(file)) return false;
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+    return false;
+  }
+  tabs_->setCurrentWidget(lessons_);
+  return true;
 }
 
 void MainWindow::showError(const QString& message) {

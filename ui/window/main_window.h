@@ -9,6 +9,7 @@
 
 class QAction;
 class QMenu;
+class QTabWidget;
 
 namespace accumlab {
 class RunStore;
@@ -18,6 +19,7 @@ namespace accumlab::ui {
 
 class ExperimentPanel;
 class ExportActions;
+class LessonPanel;
 class LivePlots;
 class RunStatusBar;
 class RunsPanel;
@@ -51,6 +53,10 @@ class MainWindow : public QMainWindow {
   LivePlots* plots() const { return plots_; }
   RunsPanel* runsPanel() const { return runs_; }
   SweepPanel* sweepPanel() const { return sweeps_; }
+  LessonPanel* lessonPanel() const { return lessons_; }
+  /// Shows the Lessons tab on a lesson: its number in the list, its id, or a lesson file.
+  /// False (after showing why) when there is no such lesson.
+  bool openLesson(const QString& which);
   ExportActions* exportActions() const { return export_; }
   RunStatusBar* runStatusBar() const { return status_; }
   RunStore* store() const { return store_.get(); }
@@ -87,6 +93,8 @@ class MainWindow : public QMainWindow {
   LivePlots* plots_;
   RunsPanel* runs_;
   SweepPanel* sweeps_;
+  LessonPanel* lessons_;
+  QTabWidget* tabs_;
   RunStatusBar* status_;
   ExportActions* export_;
   std::unique_ptr<RunStore> store_;  ///< the GUI thread's own connection

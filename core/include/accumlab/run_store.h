@@ -92,6 +92,19 @@ struct SweepDetail {
   std::vector<SweepPoint> points;
 };
 
+/// One attempt at a lesson (DESIGN.md §9): what was predicted and the verdict of its checks.
+struct LessonResultRow {
+  int64_t id = 0;
+  std::string lesson_id;
+  std::string title;
+  std::string finished_at;  ///< ISO 8601 UTC
+  std::string prediction;   ///< as given; empty when none was
+  std::optional<bool> prediction_correct;
+  bool all_hold = false;
+  std::string verdict_json;      ///< verdictToJson() of the attempt
+  std::vector<int64_t> run_ids;  ///< the stored runs it trained, in order
+};
+
 enum class ExportFormat { kCsv, kJson };
 /// Parses "csv" or "json"; throws InputError naming the accepted values.
 ExportFormat parseExportFormat(const std::string& s);
@@ -180,6 +193,13 @@ class RunStore {
   SweepDetail sweep(int64_t sweep_id);
   /// Writes a point's run, status and outcome (by its index).
   void updateSweepPoint(int64_t sweep_id, const SweepPoint& point);
+
+  /// Stores a lesson attempt; returns its id.
+  int64_t addLessonResult(const LessonResultRow& row);
+  /// Lesson attempts, newest first; only those of `lesson_id` when it is not empty.
+  std::vector<LessonResultRow> listLessonResults(const std::string& lesson_id = "");
+  /// One attempt; throws InputError when there is no such attempt.
+  LessonResultRow lessonResult(int64_t id);
 
   /// The runs as export text: CSV in long form (run_id, arm, step, samples_seen, wall_ms,
   /// one column per metric) or JSON (per run: ids, config, summary, metrics, evals, events,

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "accumlab/input_error.h"
@@ -260,6 +261,43 @@ TEST_F(StoreTest, SweepsKeepTheirPointsAndOutcomes) {
   EXPECT_THROW(store.sweep(id + 1), InputError);
   p.index = 7;
   EXPECT_THROW(store.updateSweepPoint(id, p), InputError);
+}
+
+TEST_F(StoreTest, LessonResultsKeepPredictionVerdictAndRuns) {
+  const auto runs = storeExperiment(db_, 10);
+  RunStore store(db_);
+  LessonResultRow first;
+  first.lesson_id = "noisy-micro-batch";
+  first.title = "One micro-batch is noisy";
+  first.prediction = "8";
+  first.prediction_correct = true;
+  first.all_hold = true;
+  first.verdict_json = R"({"lesson": "noisy-micro-batch", "all_hold": true})";
+  first.run_ids = {runs[0].run_id, runs[1].run_id};
+  const int64_t a = store.addLessonResult(first);
+  LessonResultRow second;
+  second.lesson_id = "accumulate-k";
+  second.verdict_json = "{}";
+  const int64_t b = store.addLessonResult(second);
+  EXPECT_GT(b, a);
+
+  const auto all = store.listLessonResults();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].id, b);  // newest first
+  EXPECT_FALSE(all[0].prediction_correct.has_value());
+  EXPECT_FALSE(all[0].all_hold);
+  EXPECT_FALSE(all[0].finished_at.empty());
+  const LessonResultRow back = store.lessonResult(a);
+  EXPECT_EQ(back.lesson_id, "noisy-micro-batch");
+  EXPECT_EQ(back.title, "One micro-batch is noisy");
+  EXPECT_EQ(back.prediction, "8");
+  EXPECT_EQ(back.prediction_correct, std::optional<bool>(true));
+  EXPECT_TRUE(back.all_hold);
+  EXPECT_EQ(back.verdict_json, first.verdict_json);
+  EXPECT_EQ(back.run_ids, first.run_ids);
+  EXPECT_EQ(store.listLessonResults("accumlab-k").size(), 0u);
+  EXPECT_EQ(store.listLessonResults("accumulate-k").size(), 1u);
+  EXPECT_THROW(store.lessonResult(b + 1), InputError);
 }
 
 TEST_F(StoreTest, RunOfAGoneProcessBecomesInterruptedWithItsRows) {

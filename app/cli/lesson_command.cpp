@@ -1,0 +1,247 @@
+#include "lesson_command.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "accumlab/input_error.h"
+#include "accumlab/lesson.h"
+#include "accumlab/run_store.h"
+#include "accumlab/target_stop.h"
+#include "accumlab/trainer.h"
+#include "progress_sink.h"
+#include "stop_on_signal.h"
+#include "text_table.h"
+
+namespace accumlab::cli {
+
+namespace {
+
+/// The latest attempt at each lesson in the store (none when there is no store file).
+std::map<std::string, LessonResultRow> latestResults(const std::string& db) {
+  std::map<std::string, LessonResultRow> latest;
+  if (::access(db.c_str(), F_OK) != 0) return latest;
+  StoreOptions options;
+  options.create_if_missing = false;
+  RunStore store(db, options);
+  for (LessonResultRow& row : store.listLessonResults()) {
+    latest.try_emplace(row.lesson_id, std::move(row));  // newest first: keep the first
+  }
+  return latest;
+}
+
+}  // namespace
+
+LessonCommand::LessonCommand(CLI::App& parent) {
+  app_ = parent.add_subcommand("lesson", "Guided experiments: predict, run, and check against theory");
+  app_->require_subcommand(1);
+  const std::string db_help = "Run database (default: " + RunStore::defaultPath() + ")";
+
+  list_ = app_->add_subcommand("list", "The lessons, with the verdict of your latest attempt at each");
+  list_->add_flag("--json", json_, "Print the list as JSON");
+  list_->add_option("--db", db_, db_help);
+
+  run_ = app_->add_subcommand("run", "Train a lesson's runs and check what they show");
+  run_->add_option("lesson", which_, "The lesson's number in `lesson list`, its id, or a lesson file")
+      ->required();
+  run_->add_option("--predict", predict_,
+                   "Your answer to the lesson's question, given before the run: a number, or a "
+                   "choice's number or text");
+  run_->add_flag("--json", json_, "Print the verdict as JSON on stdout");
+  run_->add_flag("--quiet,-q", quiet_, "No progress display");
+  auto* db = run_->add_option("--db", db_, db_help);
+  run_->add_flag("--no-store", no_store_, "Do not store the runs and the verdict")->excludes(db);
+
+  results_ = app_->add_subcommand("results", "Your attempts at the lessons, newest first");
+  results_->add_flag("--json", json_, "Print the attempts as JSON");
+  results_->add_option("--db", db_, db_help);
+}
+
+std::string LessonCommand::dbPath() const { return db_.empty() ? RunStore::defaultPath() : db_; }
+
+int LessonCommand::execute() {
+  if (list_->parsed()) return list();
+  if (run_->parsed()) return run();
+  return results();
+}
+
+int LessonCommand::list() const {
+  const std::string dir = lessonDirectory();
+  const std::vector<std::string> files = lessonFiles(dir);
+  if (files.empty()) throw InputError("there are no lessons in " + dir + " (set ACCUMLAB_LESSONS to their folder)");
+  const auto latest = latestResults(dbPath());
+  nlohmann::json out = nlohmann::json::array();
+  TextTable table({"#", "", "id", "title", "runs"});
+  for (size_t i = 0; i < files.size(); ++i) {
+    const Lesson lesson = loadLessonFile(files[i]);
+    const auto it = latest.find(lesson.id);
+    const std::string mark = it == latest.end() ? "" : it->second.all_hold ? "✓" : "✗";
+    const size_t jobs = lessonJobs(lesson).size();
+    const std::string runs = lesson.sweep ? std::to_string(jobs) + " (sweep)" : std::to_string(jobs);
+    table.add({std::to_string(i + 1), mark, lesson.id, lesson.title, runs});
+    nlohmann::json entry = {{"number", i + 1}, {"id", lesson.id}, {"title", lesson.title},
+                            {"file", files[i]}, {"runs", jobs}, {"sweep", lesson.sweep.has_value()}};
+    if (it != latest.end()) entry["latest"] = {{"result_id", it->second.id}, {"all_hold", it->second.all_hold}};
+    out.push_back(entry);
+  }
+  if (json_) {
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << table.str() << "✓/✗: every check held / not every check held in your latest attempt.\n"
+              << "Run one with: accumlab-cli lesson run N [--predict X]\n";
+  }
+  return 0;
+}
+
+int LessonCommand::results() const {
+  StoreOptions options;
+  options.create_if_missing = false;
+  RunStore store(dbPath(), options);
+  const std::vector<LessonResultRow> rows = store.listLessonResults();
+  if (json_) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const LessonResultRow& r : rows) {
+      out.push_back({{"id", r.id}, {"lesson", r.lesson_id}, {"title", r.title},
+                     {"finished_at", r.finished_at}, {"prediction", r.prediction},
+                     {"prediction_correct", r.prediction_correct ? nlohmann::json(*r.prediction_correct) : nlohmann::json(nullptr)},
+                     {"all_hold", r.all_hold}, {"run_ids", r.run_ids},
+                     {"verdict", nlohmann::json::parse(r.verdict_json, nullptr, false)}});
+    }
+    std::cout << out.dump(2) << std::endl;
+    return 0;
+  }
+  TextTable table({"id", "finished", "lesson", "checks", "prediction", "runs"});
+  for (const LessonResultRow& r : rows) {
+    std::string runs;
+    for (int64_t id : r.run_ids) runs += (runs.empty() ? "" : " ") + std::to_string(id);
+    std::string prediction = r.prediction.empty() ? "—" : r.prediction;
+    if (r.prediction_correct) prediction += *r.prediction_correct ? " ✓" : " ✗";
+    table.add({std::to_string(r.id), r.finished_at, r.title, r.all_hold ? "✓ all hold" : "✗ not all",
+                  prediction, runs});
+  }
+  std::cout << table.str();
+  return 0;
+}
+
+int LessonCommand::run() {
+  const std::string file = findLessonFile(which_);
+  const Lesson lesson = loadLessonFile(file);
+  const std::vector<LessonJob> jobs = lessonJobs(lesson);
+  // A bad prediction is refused before anything trains.
+  if (!predict_.empty()) evaluateLesson(lesson, {}, predict_);
+  if (lesson.prediction && predict_.empty() && !quiet_) {
+    std::fprintf(stderr, "%s\n  (answer it with --predict to have it checked)\n",
+                 lesson.prediction->question.c_str());
+  }
+  const std::string db = dbPath();
+  if (!no_store_) {
+    for (const LessonJob& job : jobs) RunStore::refuseReadingStore(job.config, db);
+  }
+
+  std::atomic<Trainer*> current{nullptr};
+  std::atomic<bool> stopping{false};
+  app::StopOnSignal on_signal("accumlab-cli", "stopping the lesson at the next window boundary",
+                              [&] {
+                                stopping = true;
+                                if (Trainer* t = current.load()) t->requestStop();
+                              });
+  // A sweep lesson's points are also stored as a sweep (accumlab-cli show-sweep, the Sweeps tab).
+  int64_t sweep_id = 0;
+  if (lesson.sweep && !no_store_) {
+    std::vector<SweepPoint> points;
+    for (const LessonJob& job : jobs) points.push_back(*job.point);
+    sweep_id = RunStore(db).createSweep(lesson.runs.front().config.name, lessonSweepSpec(lesson), points);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<LessonRunResult> results;
+  std::vector<int64_t> run_ids;
+  for (size_t i = 0; i < jobs.size() && !stopping; ++i) {
+    const LessonJob& job = jobs[i];
+    if (!quiet_) {
+      std::fprintf(stderr, "lesson %s: run %zu/%zu: %s\n", lesson.id.c_str(), i + 1, jobs.size(),
+                   job.label.c_str());
+    }
+    Trainer trainer(job.config);
+    LessonRecorder recorder(job.id);
+    ProgressSink progress(stderr, isatty(fileno(stderr)) != 0);
+    std::vector<MetricsSink*> sinks = {&recorder};
+    if (!quiet_) sinks.push_back(&progress);
+    std::unique_ptr<StoreSink> store;
+    if (!no_store_) {
+      store = std::make_unique<StoreSink>(db);
+      sinks.push_back(store.get());
+    }
+    std::unique_ptr<TargetStop> target;
+    if (job.target) {
+      target = std::make_unique<TargetStop>(
+          job.config.arms.size(), *job.target,
+          [&trainer](const std::string& reason) { trainer.requestStop(reason); });
+      sinks.push_back(target.get());
+    }
+    FanOutSink fan(sinks);
+    current = &trainer;
+    if (stopping) trainer.requestStop();
+    trainer.run(fan);
+    current = nullptr;
+    if (store) {
+      store->finish();
+      for (const StoredRun& r : store->runs()) {
+        recorder.result().stored_run_ids.push_back(r.run_id);
+        run_ids.push_back(r.run_id);
+      }
+    }
+    if (sweep_id > 0) RunStore(db).updateSweepPoint(sweep_id, lessonPointOutcome(job, recorder.result()));
+    results.push_back(std::move(recorder.result()));
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (const int signo = on_signal.signalReceived()) {
+    std::fprintf(stderr, "accumlab-cli: the lesson was stopped before its runs ended; no verdict\n");
+    return 128 + signo;
+  }
+
+  const LessonVerdict verdict = evaluateLesson(lesson, results, predict_);
+  int64_t result_id = 0;
+  if (!no_store_) {
+    RunStore store(db);
+    LessonResultRow row;
+    row.lesson_id = lesson.id;
+    row.title = lesson.title;
+    row.prediction = predict_;
+    if (verdict.prediction) row.prediction_correct = verdict.prediction->correct;
+    row.all_hold = verdict.allHold();
+    row.verdict_json = verdictToJson(verdict, -1);
+    row.run_ids = run_ids;
+    result_id = store.addLessonResult(row);
+  }
+  if (json_) {
+    nlohmann::json out = nlohmann::json::parse(verdictToJson(verdict));
+    out["file"] = file;
+    out["wall_s"] = wall_s;
+    if (!no_store_) {
+      out["store"] = {{"db", db}, {"lesson_result", result_id}, {"run_ids", run_ids}};
+      if (sweep_id > 0) out["store"]["sweep_id"] = sweep_id;
+    }
+    std::cout << out.dump(2) << std::endl;
+  } else {
+    std::cout << formatVerdict(verdict);
+    char line[160];
+    std::snprintf(line, sizeof line, "%zu run%s in %.1f s", jobs.size(), jobs.size() == 1 ? "" : "s", wall_s);
+    std::cout << line;
+    if (!no_store_) {
+      std::cout << "; stored as lesson result " << result_id;
+      if (sweep_id > 0) std::cout << " and sweep " << sweep_id;
+      std::cout << " in " << db;
+    }
+    std::cout << "\n" << std::flush;
+  }
+  return verdict.allHold() ? 0 : 1;
+}
+
+}  // namespace accumlab::cli

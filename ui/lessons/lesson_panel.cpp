@@ -1,0 +1,532 @@
+#include "lessons/lesson_panel.h"
+
+#include <QComboBox>
+#include <algorithm>
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+#include <exception>
+#include <map>
+
+#include "accumlab/run_store.h"
+#include "controller/training_controller.h"
+#include "plots/plot_catalog.h"
+#include "series/record_batch.h"
+
+namespace accumlab::ui {
+
+namespace {
+
+QString html(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+
+QString number(double v) {
+  if (!std::isfinite(v)) return QStringLiteral("–");
+  const double a = std::fabs(v);
+  return (a != 0 && (a < 1e-3 || a >= 1e6)) ? QString::number(v, 'e', 2) : QString::number(v, 'g', 3);
+}
+
+QString withUnit(double v, const std::string& unit) {
+  if (unit.empty() || !std::isfinite(v)) return number(v);
+  return number(v) + (unit == "×" || unit == "%" ? QString() : QStringLiteral(" ")) +
+         QString::fromStdString(unit);
+}
+
+/// The titles of the plots a lesson names (live plots from the catalog; sweep plots by name).
+QString plotTitles(const std::vector<std::string>& ids) {
+  static const std::map<std::string, const char*> sweep = {
+      {"sweep_steps", "Steps to target against B"},
+      {"sweep_samples", "Samples to target against B"},
+      {"sweep_variance", "Loss variance against B"},
+      {"sweep_memory", "Memory and speed against m"},
+      {"sweep_accuracy", "Validation accuracy against B"}};
+  QStringList titles;
+  for (const std::string& id : ids) {
+    QString title;
+    for (const CanvasDef& def : plotCatalog()) {
+      if (def.id.toStdString() == id) title = def.title;
+    }
+    if (const auto it = sweep.find(id); it != sweep.end()) {
+      title = LessonPanel::tr(it->second) + LessonPanel::tr(" (Sweeps tab)");
+    }
+    if (!title.isEmpty()) titles << title;
+  }
+  return titles.join(QStringLiteral(" · "));
+}
+
+constexpr int kMarkRole = Qt::UserRole + 1;
+
+}  // namespace
+
+LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
+    : QWidget(parent), controller_(controller) {
+  setObjectName("lessonPanel");
+  list_ = new QListWidget;
+  list_->setObjectName("lessonList");
+  list_->setMinimumWidth(220);
+
+  title_ = new QLabel;
+  title_->setObjectName("lessonTitle");
+  QFont big = title_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.5);
+  big.setBold(true);
+  title_->setFont(big);
+  title_->setWordWrap(true);
+  text_ = new QLabel;
+  text_->setObjectName("lessonText");
+  text_->setWordWrap(true);
+  text_->setTextFormat(Qt::PlainText);
+  QFont reading = text_->font();
+  reading.setPointSizeF(reading.pointSizeF() * 1.15);
+  text_->setFont(reading);
+  plots_hint_ = new QLabel;
+  plots_hint_->setWordWrap(true);
+
+  question_ = new QLabel;
+  question_->setObjectName("lessonQuestion");
+  question_->setWordWrap(true);
+  QFont bold = question_->font();
+  bold.setBold(true);
+  question_->setFont(bold);
+  number_ = new QLineEdit;
+  number_->setObjectName("lessonPredictionNumber");
+  number_->setPlaceholderText(tr("your prediction (a number)"));
+  unit_ = new QLabel;
+  auto* number_row = new QWidget;
+  auto* number_layout = new QHBoxLayout(number_row);
+  number_layout->setContentsMargins(0, 0, 0, 0);
+  number_layout->addWidget(number_, 1);
+  number_layout->addWidget(unit_);
+  choice_ = new QComboBox;
+  choice_->setObjectName("lessonPredictionChoice");
+  answer_ = new QStackedWidget;
+  answer_->addWidget(number_row);
+  answer_->addWidget(choice_);
+  answer_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+
+  run_ = new QPushButton(tr("Run lesson"));
+  run_->setObjectName("lessonRun");
+  run_->setToolTip(tr("Train the lesson's runs one after the other (the Live tab shows each), then check them"));
+  stop_ = new QPushButton(tr("Stop"));
+  stop_->setEnabled(false);
+  next_ = new QPushButton(tr("Next lesson ›"));
+  next_->setObjectName("lessonNext");
+  show_runs_ = new QPushButton(tr("Show runs"));
+  show_runs_->setObjectName("lessonShowRuns");
+  show_runs_->setEnabled(false);
+  show_runs_->setToolTip(tr("Open the lesson's stored runs in the Live tab (a sweep in the Sweeps tab)"));
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(run_);
+  buttons->addWidget(stop_);
+  buttons->addStretch(1);
+  buttons->addWidget(show_runs_);
+  buttons->addWidget(next_);
+
+  progress_ = new QLabel;
+  progress_->setObjectName("lessonProgress");
+  progress_->setWordWrap(true);
+  card_ = new QLabel;
+  card_->setObjectName("lessonVerdict");
+  card_->setWordWrap(true);
+  card_->setTextFormat(Qt::RichText);
+  card_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  card_->setFrameShape(QFrame::StyledPanel);
+  card_->setMargin(10);
+  card_->setHidden(true);
+
+  auto* detail = new QWidget;
+  auto* column = new QVBoxLayout(detail);
+  column->addWidget(title_);
+  column->addWidget(text_);
+  column->addWidget(plots_hint_);
+  column->addSpacing(8);
+  column->addWidget(question_);
+  column->addWidget(answer_);
+  column->addLayout(buttons);
+  column->addWidget(progress_);
+  column->addWidget(card_);
+  column->addStretch(1);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(detail);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+
+  auto* split = new QSplitter;
+  split->addWidget(list_);
+  split->addWidget(scroll);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+
+  connect(list_, &QListWidget::currentRowChanged, this, [this] { showLesson(); });
+  connect(run_, &QPushButton::clicked, this, [this] { startLesson(); });
+  connect(stop_, &QPushButton::clicked, this, &LessonPanel::stopLesson);
+  connect(next_, &QPushButton::clicked, this, [this] {
+    if (list_->currentRow() + 1 < list_->count()) list_->setCurrentRow(list_->currentRow() + 1);
+  });
+  connect(show_runs_, &QPushButton::clicked, this, [this] {
+    if (sweep_id_ > 0) {
+      emit showSweepRequested(sweep_id_);
+    } else if (!run_ids_.empty()) {
+      emit showRunsRequested(run_ids_);
+    }
+  });
+  connect(controller_, &TrainingController::batchReady, this, &LessonPanel::onBatch);
+  connect(controller_, &TrainingController::finished, this, &LessonPanel::onFinished);
+  loadDirectory(QString::fromStdString(lessonDirectory()));
+}
+
+void LessonPanel::setStore(RunStore* store) {
+  store_ = store;
+  refreshMarks();
+}
+
+void LessonPanel::loadDirectory(const QString& directory) {
+  entries_.clear();
+  list_->clear();
+  for (const std::string& file : lessonFiles(directory.toStdString())) {
+    Entry e;
+    e.file = QString::fromStdString(file);
+    try {
+      e.lesson = loadLessonFile(file);
+    } catch (const std::exception& ex) {
+      e.problem = QString::fromStdString(ex.what());
+    }
+    entries_.push_back(std::move(e));
+  }
+  refreshMarks();
+  if (!entries_.empty()) list_->setCurrentRow(0);
+}
+
+bool LessonPanel::openLessonFile(const QString& path) {
+  try {
+    Entry e;
+    e.file = path;
+    e.lesson = loadLessonFile(path.toStdString());
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (QFileInfo(entries_[i].file) == QFileInfo(path)) {  // opened again: read it afresh
+        entries_[i] = std::move(e);
+        refreshMarks();
+        list_->setCurrentRow(static_cast<int>(i));
+        showLesson();
+        return true;
+      }
+    }
+    entries_.push_back(std::move(e));
+  } catch (const std::exception& ex) {
+    emit errorOccurred(QString::fromStdString(ex.what()));
+    return false;
+  }
+  refreshMarks();
+  list_->setCurrentRow(static_cast<int>(entries_.size()) - 1);
+  return true;
+}
+
+void LessonPanel::selectLesson(int row) { list_->setCurrentRow(row); }
+int LessonPanel::lessonCount() const { return static_cast<int>(entries_.size()); }
+int LessonPanel::currentRow() const { return list_->currentRow(); }
+
+void LessonPanel::setPrediction(const QString& text) {
+  number_->setText(text);
+  const int index = choice_->findText(text, Qt::MatchFixedString);
+  if (index >= 0) choice_->setCurrentIndex(index);
+}
+
+void LessonPanel::refreshMarks() {
+  std::map<std::string, bool> latest;  // lesson id → every check held in the latest attempt
+  if (store_) {
+    try {
+      for (const LessonResultRow& row : store_->listLessonResults()) latest.try_emplace(row.lesson_id, row.all_hold);
+    } catch (const std::exception&) {
+      // The marks are a convenience; the store reports its problems where it is used.
+    }
+  }
+  const int current = list_->currentRow();
+  const QSignalBlocker block(list_);
+  list_->clear();
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    QString mark = QStringLiteral("   ");
+    QString label;
+    if (e.lesson) {
+      if (const auto it = latest.find(e.lesson->id); it != latest.end()) {
+        mark = it->second ? QStringLiteral("✓ ") : QStringLiteral("✗ ");
+      }
+      label = QStringLiteral("%1%2. %3").arg(mark).arg(i + 1).arg(QString::fromStdString(e.lesson->title));
+    } else {
+      label = QStringLiteral("⚠ %1").arg(QFileInfo(e.file).fileName());
+    }
+    auto* item = new QListWidgetItem(label, list_);
+    item->setToolTip(e.problem.isEmpty() ? e.file : e.problem);
+    item->setData(kMarkRole, mark.trimmed());
+  }
+  list_->setCurrentRow(current >= 0 && current < list_->count() ? current : (list_->count() > 0 ? 0 : -1));
+  showLesson();  // the blocker kept currentRowChanged from doing it
+}
+
+void LessonPanel::showLesson() {
+  const int row = list_->currentRow();
+  const bool valid = row >= 0 && row < lessonCount() && entries_[static_cast<size_t>(row)].lesson;
+  run_->setEnabled(valid && !running_);
+  next_->setEnabled(row + 1 < list_->count());
+  if (row < 0 || row >= lessonCount()) {
+    title_->clear();
+    text_->clear();
+    question_->hide();
+    answer_->hide();
+    return;
+  }
+  const Entry& e = entries_[static_cast<size_t>(row)];
+  if (!e.lesson) {
+    shown_file_ = e.file;
+    title_->setText(QFileInfo(e.file).fileName());
+    text_->setText(e.problem);
+    plots_hint_->clear();
+    question_->hide();
+    answer_->hide();
+    return;
+  }
+  const Lesson& l = *e.lesson;
+  const bool changed = e.file != shown_file_;
+  shown_file_ = e.file;
+  title_->setText(QString::fromStdString(l.title));
+  text_->setText(QString::fromStdString(l.text));
+  const size_t jobs = lessonJobs(l).size();
+  QString hint = l.sweep ? tr("A sweep of %1 runs.").arg(jobs)
+                         : jobs == 1 ? tr("One run.") : tr("%1 runs, one after the other.").arg(jobs);
+  if (!l.plots.empty()) hint += tr(" Watch: %1.").arg(plotTitles(l.plots));
+  plots_hint_->setText(hint);
+  const bool asks = l.prediction.has_value();
+  question_->setVisible(asks);
+  answer_->setVisible(asks);
+  if (asks && changed) {
+    const LessonPrediction& p = *l.prediction;
+    question_->setText(tr("Predict before you run: %1").arg(QString::fromStdString(p.question)));
+    if (p.kind == LessonPrediction::Kind::kNumber) {
+      answer_->setCurrentIndex(0);
+      number_->clear();
+      unit_->setText(QString::fromStdString(p.unit));
+    } else {
+      answer_->setCurrentIndex(1);
+      choice_->clear();
+      choice_->addItem(tr("— choose one —"));
+      for (const auto& c : p.choices) choice_->addItem(QString::fromStdString(c.text));
+    }
+  }
+  if (!running_) {
+    // The verdict card belongs to the lesson it was given for.
+    const bool own = verdict_ && verdict_->lesson_id == l.id;
+    card_->setHidden(!own);
+    show_runs_->setEnabled(own && (sweep_id_ > 0 || !run_ids_.empty()));
+    if (changed) progress_->clear();
+  }
+}
+
+QString LessonPanel::prediction() const {
+  if (answer_->isHidden()) return QString();
+  if (answer_->currentIndex() == 0) return number_->text().trimmed();
+  return choice_->currentIndex() > 0 ? choice_->currentText() : QString();
+}
+
+bool LessonPanel::startLesson() {
+  const int row = list_->currentRow();
+  if (running_ || row < 0 || row >= lessonCount() || !entries_[static_cast<size_t>(row)].lesson) return false;
+  if (controller_->isRunning()) {
+    emit errorOccurred(tr("Stop the running experiment before starting a lesson."));
+    return false;
+  }
+  lesson_ = entries_[static_cast<size_t>(row)].lesson;
+  given_prediction_ = prediction();
+  try {
+    // A prediction that is not a number or not a choice is refused before anything trains.
+    if (!given_prediction_.isEmpty()) evaluateLesson(*lesson_, {}, given_prediction_.toStdString());
+    jobs_ = lessonJobs(*lesson_);
+    if (store_) {
+      for (const LessonJob& job : jobs_) RunStore::refuseReadingStore(job.config, store_->path());
+    }
+    sweep_id_ = 0;
+    if (lesson_->sweep && store_) {
+      std::vector<SweepPoint> points;
+      for (const LessonJob& job : jobs_) points.push_back(*job.point);
+      sweep_id_ = store_->createSweep(lesson_->runs.front().config.name, lessonSweepSpec(*lesson_), points);
+    }
+  } catch (const std::exception& e) {
+    emit errorOccurred(QString::fromStdString(e.what()));
+    return false;
+  }
+  running_ = true;
+  stopping_ = false;
+  results_.clear();
+  run_ids_.clear();
+  verdict_.reset();
+  card_->setHidden(true);
+  show_runs_->setEnabled(false);
+  run_->setEnabled(false);
+  stop_->setEnabled(true);
+  list_->setEnabled(false);
+  job_ = 0;
+  startJob();
+  return running_;
+}
+
+void LessonPanel::startJob() {
+  const LessonJob& job = jobs_[job_];
+  current_ = LessonRunResult{};
+  current_.id = job.id;
+  progress_->setText(tr("Run %1 of %2: %3").arg(job_ + 1).arg(jobs_.size()).arg(QString::fromStdString(job.label)));
+  emit statusChanged(tr("Lesson: run %1 of %2").arg(job_ + 1).arg(jobs_.size()));
+  job_active_ = true;
+  if (!controller_->start(job.config, job.target)) {
+    job_active_ = false;
+    running_ = false;
+    stop_->setEnabled(false);
+    list_->setEnabled(true);
+    progress_->setText(tr("The lesson could not start its run."));
+    showLesson();
+    return;
+  }
+  if (job_ == 0) emit lessonRunStarted();
+}
+
+void LessonPanel::stopLesson() {
+  if (!running_) return;
+  stopping_ = true;
+  controller_->stop();
+}
+
+void LessonPanel::onBatch(const RecordBatch& batch) {
+  if (!job_active_) return;
+  current_.steps.insert(current_.steps.end(), batch.steps.begin(), batch.steps.end());
+  current_.evals.insert(current_.evals.end(), batch.evals.begin(), batch.evals.end());
+  current_.events.insert(current_.events.end(), batch.events.begin(), batch.events.end());
+  current_.probes.insert(current_.probes.end(), batch.probes.begin(), batch.probes.end());
+  if (batch.finished) current_.summary = *batch.finished;
+}
+
+void LessonPanel::onFinished(const QString& error, bool) {
+  if (!job_active_) return;
+  job_active_ = false;
+  const LessonJob& job = jobs_[job_];
+  if (store_) {
+    try {
+      // The runs the window's store sink just wrote: the newest experiment of this name.
+      RunFilter filter;
+      filter.limit = 16;
+      int64_t experiment = 0;
+      std::vector<RunRow> rows = store_->listRuns(filter);
+      for (const RunRow& r : rows) {
+        if (r.experiment_name == job.config.name) experiment = std::max(experiment, r.experiment_id);
+      }
+      std::vector<std::pair<ArmKind, int64_t>> arms;
+      for (const RunRow& r : rows) {
+        if (experiment > 0 && r.experiment_id == experiment) arms.emplace_back(r.arm, r.id);
+      }
+      std::sort(arms.begin(), arms.end());
+      for (const auto& [arm, id] : arms) {
+        current_.stored_run_ids.push_back(id);
+        run_ids_.push_back(id);
+      }
+      if (sweep_id_ > 0) store_->updateSweepPoint(sweep_id_, lessonPointOutcome(job, current_));
+    } catch (const std::exception& e) {
+      emit errorOccurred(QString::fromStdString(e.what()));
+    }
+  }
+  results_.push_back(std::move(current_));
+  if (!error.isEmpty() || stopping_) {
+    running_ = false;
+    stop_->setEnabled(false);
+    list_->setEnabled(true);
+    progress_->setText(error.isEmpty() ? tr("Stopped before the lesson's runs ended: no verdict.")
+                                       : tr("A run failed: %1").arg(error));
+    emit statusChanged(tr("Lesson stopped"));
+    showLesson();
+    return;
+  }
+  ++job_;
+  // The next run starts after every other slot of this finished() (the window's) has run.
+  QTimer::singleShot(0, this, [this] {
+    if (job_ < jobs_.size()) {
+      startJob();
+    } else {
+      finishLesson();
+    }
+  });
+}
+
+void LessonPanel::finishLesson() {
+  running_ = false;
+  stop_->setEnabled(false);
+  list_->setEnabled(true);
+  try {
+    verdict_ = evaluateLesson(*lesson_, results_, given_prediction_.toStdString());
+    if (store_) {
+      LessonResultRow row;
+      row.lesson_id = lesson_->id;
+      row.title = lesson_->title;
+      row.prediction = given_prediction_.toStdString();
+      if (verdict_->prediction) row.prediction_correct = verdict_->prediction->correct;
+      row.all_hold = verdict_->allHold();
+      row.verdict_json = verdictToJson(*verdict_, -1);
+      row.run_ids = run_ids_;
+      store_->addLessonResult(row);
+    }
+  } catch (const std::exception& e) {
+    emit errorOccurred(QString::fromStdString(e.what()));
+  }
+  refreshMarks();
+  if (verdict_) {
+    showVerdict();
+    progress_->setText(tr("%1 run(s) done.").arg(jobs_.size()));
+    emit statusChanged(verdict_->allHold() ? tr("Lesson: every check holds") : tr("Lesson: not every check holds"));
+    emit lessonFinished(verdict_->allHold());
+  }
+  showLesson();
+}
+
+void LessonPanel::showVerdict() {
+  const LessonVerdict& v = *verdict_;
+  QString out = QStringLiteral("<h3>%1</h3>").arg(v.allHold() ? tr("✓ Every check holds") : tr("✗ Not every check holds"));
+  if (v.prediction) {
+    const PredictionVerdict& p = *v.prediction;
+    out += QStringLiteral("<p><b>%1 %2</b><br>%3: <b>%4</b> · %5: <b>%6</b><br>%7</p>")
+               .arg(p.correct ? QStringLiteral("✓") : QStringLiteral("✗"), tr("Your prediction"),
+                    tr("you said"), html(p.predicted), tr("measured"), html(p.measured),
+                    html(p.sentence));
+  } else if (lesson_ && lesson_->prediction) {
+    out += QStringLiteral("<p><i>%1</i></p>").arg(tr("No prediction was given: next time, answer the question first."));
+  }
+  out += QStringLiteral("<table cellpadding='4'><tr><th></th><th align='left'>%1</th><th>%2</th><th>%3</th></tr>")
+             .arg(tr("check"), tr("measured (90% interval)"), tr("theory"));
+  for (const CheckVerdict& c : v.checks) {
+    QString measured = withUnit(c.measured, c.unit);
+    if (std::isfinite(c.low) && std::isfinite(c.high)) {
+      measured += QStringLiteral(" [%1, %2]").arg(number(c.low), number(c.high));
+    }
+    QString theory = QString::fromStdString(c.compare) + QStringLiteral(" ") + withUnit(c.theory, c.unit);
+    if (!c.tolerance.empty()) theory += QStringLiteral("<br><small>%1</small>").arg(html(c.tolerance));
+    out += QStringLiteral("<tr><td style='font-size:large; color:%1'>%2</td><td>%3</td><td align='center'>%4</td>"
+                          "<td align='center'>%5</td></tr><tr><td></td><td colspan='3'>%6</td></tr>")
+               .arg(c.holds ? QStringLiteral("#1a7f37") : QStringLiteral("#c62828"),
+                    c.holds ? QStringLiteral("✓") : QStringLiteral("✗"), html(c.name), measured, theory,
+                    html(c.sentence));
+  }
+  out += QStringLiteral("</table>");
+  card_->setText(out);
+  card_->setHidden(false);
+  show_runs_->setEnabled(sweep_id_ > 0 || !run_ids_.empty());
+  show_runs_->setText(sweep_id_ > 0 ? tr("Show sweep") : tr("Show runs"));
+}
+
+QString LessonPanel::verdictText() const { return card_->isHidden() ? QString() : card_->text(); }
+
+}  // namespace accumlab::ui

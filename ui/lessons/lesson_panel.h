@@ -1,0 +1,128 @@
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "accumlab/lesson.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QStackedWidget;
+
+namespace accumlab {
+class RunStore;
+}
+
+namespace accumlab::ui {
+
+class TrainingController;
+struct RecordBatch;
+
+/// The Lessons tab (DESIGN.md §9): the lessons with a mark for the latest attempt at each,
+/// the chosen lesson's text and question, Run, and after its runs a verdict card —
+/// predicted, measured with its interval, theory, ✓/✗ and the explanation. The lesson's runs
+/// train one after the other through the window's TrainingController, so the Live tab
+/// shows each as it trains and the store keeps them; the checks are core's evaluateLesson.
+/// GUI thread.
+class LessonPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LessonPanel(TrainingController* controller, QWidget* parent = nullptr);
+
+  /// Uses `store` (nullptr: no database; lessons still run, nothing is kept) and re-reads
+  /// the marks.
+  void setStore(RunStore* store);
+  /// Lists the lessons of `directory` (lessonDirectory() by default); a bad file is listed
+  /// with its problem and cannot be run.
+  void loadDirectory(const QString& directory);
+  /// Adds a lesson file and selects it; false with errorOccurred() naming the file and the
+  /// field when it is not a valid lesson.
+  bool openLessonFile(const QString& path);
+  /// Selects the lesson at `row` of the list.
+  void selectLesson(int row);
+  int lessonCount() const;
+  int currentRow() const;
+  /// Sets the answer to the current lesson's question (a number, or a choice's text).
+  void setPrediction(const QString& text);
+  /// Trains the current lesson; false with errorOccurred() when it cannot start.
+  bool startLesson();
+  /// Stops the lesson at the next window boundary; no verdict is given.
+  void stopLesson();
+  bool isRunning() const { return running_; }
+  /// The verdict of the last lesson that finished.
+  const std::optional<LessonVerdict>& verdict() const { return verdict_; }
+  /// The verdict card's text (for tests and screenshots).
+  QString verdictText() const;
+  /// The stored runs of the last lesson that finished.
+  const std::vector<int64_t>& runIds() const { return run_ids_; }
+
+ signals:
+  void errorOccurred(const QString& message);
+  void statusChanged(const QString& text);
+  /// A lesson's run starts (the window shows the Live tab).
+  void lessonRunStarted();
+  /// The user asks to see the lesson's runs (in the Live tab) or its sweep (Sweeps tab).
+  void showRunsRequested(const std::vector<int64_t>& run_ids);
+  void showSweepRequested(int64_t sweep_id);
+  /// A lesson ended with a verdict.
+  void lessonFinished(bool all_hold);
+
+ private:
+  struct Entry {
+    QString file;
+    std::optional<Lesson> lesson;
+    QString problem;  ///< why the file is not a lesson
+  };
+  void showLesson();
+  void refreshMarks();
+  void startJob();
+  void onBatch(const RecordBatch& batch);
+  void onFinished(const QString& error, bool input_error);
+  void finishLesson();
+  void showVerdict();
+  QString prediction() const;
+
+  TrainingController* controller_;
+  RunStore* store_ = nullptr;
+  std::vector<Entry> entries_;
+  QString shown_file_;  ///< the lesson whose text and question are shown
+  QListWidget* list_;
+  QLabel* title_;
+  QLabel* text_;
+  QLabel* plots_hint_;
+  QLabel* question_;
+  QStackedWidget* answer_;
+  QLineEdit* number_;
+  QLabel* unit_;
+  QComboBox* choice_;
+  QPushButton* run_;
+  QPushButton* stop_;
+  QLabel* progress_;
+  QLabel* card_;
+  QPushButton* show_runs_;
+  QPushButton* next_;
+
+  // The lesson being trained.
+  bool running_ = false;
+  bool job_active_ = false;  ///< the controller's current run is one of this lesson's
+  bool stopping_ = false;
+  std::optional<Lesson> lesson_;
+  std::vector<LessonJob> jobs_;
+  size_t job_ = 0;
+  QString given_prediction_;
+  std::vector<LessonRunResult> results_;
+  LessonRunResult current_;
+  std::vector<int64_t> run_ids_;
+  int64_t sweep_id_ = 0;
+  std::optional<LessonVerdict> verdict_;
+};
+
+}  // namespace accumlab::ui
