@@ -213,7 +213,8 @@ int LessonCommand::run() {
     LessonResultRow row;
     row.lesson_id = lesson.id;
     row.title = lesson.title;
-    row.prediction = predict_;
+    // The answer as judged: a choice given by its number is stored as its text.
+    row.prediction = verdict.prediction ? verdict.prediction->predicted : predict_;
     if (verdict.prediction) row.prediction_correct = verdict.prediction->correct;
     row.all_hold = verdict.allHold();
     row.verdict_json = verdictToJson(verdict, -1);

@@ -1,6 +1,7 @@
 #include "report_command.h"
 
 #include <QApplication>
+#include <algorithm>
 #include <cstdio>
 
 #include "accumlab/input_error.h"
@@ -17,12 +18,16 @@ ReportCommand::ReportCommand(CLI::App& parent)
   auto* sweep = app_->add_option("--sweep", sweep_, "A sweep's report instead (see `list --sweeps`)")
                     ->check(CLI::PositiveNumber);
   ids->excludes(sweep);
+  auto* lesson = app_->add_option("--lesson", lesson_,
+                                  "A lesson attempt's report: its verdict and runs (see `lesson results`)")
+                     ->check(CLI::PositiveNumber);
+  lesson->excludes(ids)->excludes(sweep);
   app_->add_option("--out,-o", out_, "The HTML file to write")->required();
 }
 
 int ReportCommand::execute() {
-  if (ids_.empty() && sweep_ == 0) {
-    throw InputError("report needs run ids or --sweep ID (see `accumlab-cli list`)");
+  if (ids_.empty() && sweep_ == 0 && lesson_ == 0) {
+    throw InputError("report needs run ids, --sweep ID or --lesson ID (see `accumlab-cli list`)");
   }
   const auto store = open();
   if (RunStore::wouldOverwrite(store->path(), out_)) {
@@ -31,10 +36,22 @@ int ReportCommand::execute() {
   }
   std::vector<ui::RunData> runs;
   SweepDetail sweep;
+  LessonResultRow lesson;
+  std::vector<LessonResultRow> lessons;
   if (sweep_ > 0) {
     sweep = store->sweep(sweep_);
+  } else if (lesson_ > 0) {
+    lesson = store->lessonResult(lesson_);
   } else {
-    runs = ui::loadExperiments(*store, parseRunIds(ids_));
+    const std::vector<int64_t> wanted = parseRunIds(ids_);
+    runs = ui::loadExperiments(*store, wanted);
+    // Lesson attempts that trained any of these runs come with them.
+    for (LessonResultRow& r : store->listLessonResults()) {
+      const bool shown = std::any_of(r.run_ids.begin(), r.run_ids.end(), [&](int64_t id) {
+        return std::find(wanted.begin(), wanted.end(), id) != wanted.end();
+      });
+      if (shown) lessons.push_back(std::move(r));
+    }
   }
 
   // The plots are QCustomPlot widgets: render them on Qt's off-screen platform, so a report
@@ -46,8 +63,10 @@ int ReportCommand::execute() {
   QApplication app(argc, argv);
   QString error;
   const QString out = QString::fromStdString(out_);
-  if (sweep_ > 0 ? !ui::writeSweepReport(sweep, out, &error)
-                 : !ui::writeHtmlReport(runs, out, &error)) {
+  const bool written = sweep_ > 0    ? ui::writeSweepReport(sweep, out, &error)
+                       : lesson_ > 0 ? ui::writeLessonReport(*store, lesson, out, &error)
+                                     : ui::writeHtmlReport(runs, ui::renderPlots(runs), out, &error, lessons);
+  if (!written) {
     throw InputError(error.toStdString());
   }
   std::printf("%s\n", out_.c_str());

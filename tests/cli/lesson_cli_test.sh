@@ -62,6 +62,20 @@ if n == 5:
     assert out["store"]["sweep_id"] == 1 and len(out["sweep"]["points"]) == 21, out["store"]
     assert out["sweep"]["b_crit"] is not None and out["sweep"]["b_simple"] is not None, out["sweep"]
 PY
+    if [ "$n" = 2 ] && "$cli" report --help >/dev/null 2>&1; then
+      # The attempt's report, and a runs report that starts with the attempts of its runs.
+      id=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["store"]["lesson_result"])' "$tmp/out")
+      run=$($py -c 'import json,sys; print(json.load(open(sys.argv[1]))["store"]["run_ids"][0])' "$tmp/out")
+      "$cli" report --lesson "$id" -o "$tmp/lesson.html" --db "$db" >/dev/null 2>"$tmp/err" || fail "report --lesson failed: $(cat "$tmp/err")"
+      "$cli" report "$run" -o "$tmp/runs.html" --db "$db" >/dev/null 2>"$tmp/err" || fail "report failed: $(cat "$tmp/err")"
+      for f in lesson runs; do
+        grep -q "<h2>Lesson results</h2>" "$tmp/$f.html" || fail "$f.html has no lesson results"
+        grep -q "fixed-weight loss variance, micro-batch over window" "$tmp/$f.html" || fail "$f.html lacks the checks"
+        grep -q "data:image/png;base64" "$tmp/$f.html" || fail "$f.html has no plots"
+      done
+      max_error_lines=1
+      expect_exit 2 "there is no lesson result 99" report --lesson 99 -o "$tmp/x.html" --db "$db"
+    fi
     if [ "$case_name" = 5 ]; then
       "$cli" show-sweep 1 --json --db "$db" >"$tmp/sweep" || fail "the lesson's sweep is not stored"
       grep -q '"reached"' "$tmp/sweep" || fail "the lesson's sweep has no reached point: $(head -c 600 "$tmp/sweep")"

@@ -144,6 +144,16 @@ class LessonPanelTest : public QObject {
     show_runs->click();
     QCOMPARE(show.count(), 1);
     QCOMPARE(show.first().first().value<std::vector<int64_t>>(), panel.runIds());
+    // The attempt's HTML report starts with its lesson results.
+    const QString report = dir_.filePath("lesson.html");
+    QVERIFY(panel.saveReport(report));
+    QFile html(report);
+    QVERIFY(html.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(html.readAll());
+    QVERIFY(text.contains("<h2>Lesson results</h2>"));
+    QVERIFY(text.contains("second run: gradient check"));
+    QVERIFY(text.contains("They match too."));
+    QVERIFY(text.indexOf("Lesson results") < text.indexOf("<h2>Plots</h2>"));
   }
 
   void aSweepLessonStoresItsPointsAsASweep() {

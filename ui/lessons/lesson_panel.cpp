@@ -3,6 +3,8 @@
 #include <QComboBox>
 #include <algorithm>
 #include <QDir>
+#include <QElapsedTimer>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -21,6 +23,7 @@
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "plots/plot_catalog.h"
+#include "report/html_report.h"
 #include "series/record_batch.h"
 
 namespace accumlab::ui {
@@ -72,7 +75,10 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   setObjectName("lessonPanel");
   list_ = new QListWidget;
   list_->setObjectName("lessonList");
-  list_->setMinimumWidth(220);
+  list_->setMinimumWidth(240);
+  list_->setWordWrap(true);
+  list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  list_->setSpacing(2);
 
   title_ = new QLabel;
   title_->setObjectName("lessonTitle");
@@ -99,13 +105,15 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   question_->setFont(bold);
   number_ = new QLineEdit;
   number_->setObjectName("lessonPredictionNumber");
-  number_->setPlaceholderText(tr("your prediction (a number)"));
+  number_->setPlaceholderText(tr("a number"));
   unit_ = new QLabel;
   auto* number_row = new QWidget;
   auto* number_layout = new QHBoxLayout(number_row);
   number_layout->setContentsMargins(0, 0, 0, 0);
-  number_layout->addWidget(number_, 1);
+  number_->setMaximumWidth(200);
+  number_layout->addWidget(number_);
   number_layout->addWidget(unit_);
+  number_layout->addStretch(1);
   choice_ = new QComboBox;
   choice_->setObjectName("lessonPredictionChoice");
   answer_ = new QStackedWidget;
@@ -124,11 +132,16 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   show_runs_->setObjectName("lessonShowRuns");
   show_runs_->setEnabled(false);
   show_runs_->setToolTip(tr("Open the lesson's stored runs in the Live tab (a sweep in the Sweeps tab)"));
+  report_ = new QPushButton(tr("Report…"));
+  report_->setObjectName("lessonReport");
+  report_->setEnabled(false);
+  report_->setToolTip(tr("Save a one-file HTML report of this attempt: the verdict, the runs and their plots"));
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_);
   buttons->addWidget(stop_);
   buttons->addStretch(1);
   buttons->addWidget(show_runs_);
+  buttons->addWidget(report_);
   buttons->addWidget(next_);
 
   progress_ = new QLabel;
@@ -180,6 +193,12 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
     } else if (!run_ids_.empty()) {
       emit showRunsRequested(run_ids_);
     }
+  });
+  connect(report_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the lesson's report"),
+                                                      "accumlab-lesson.html",
+                                                      tr("HTML files (*.html);;All files (*)"));
+    if (!path.isEmpty() && saveReport(path)) emit statusChanged(tr("Saved %1").arg(path));
   });
   connect(controller_, &TrainingController::batchReady, this, &LessonPanel::onBatch);
   connect(controller_, &TrainingController::finished, this, &LessonPanel::onFinished);
@@ -328,6 +347,7 @@ void LessonPanel::showLesson() {
     const bool own = verdict_ && verdict_->lesson_id == l.id;
     card_->setHidden(!own);
     show_runs_->setEnabled(own && (sweep_id_ > 0 || !run_ids_.empty()));
+    report_->setEnabled(own && result_id_ > 0 && store_ != nullptr);
     if (changed) progress_->clear();
   }
 }
@@ -369,12 +389,14 @@ bool LessonPanel::startLesson() {
   results_.clear();
   run_ids_.clear();
   verdict_.reset();
+  result_id_ = 0;
   card_->setHidden(true);
   show_runs_->setEnabled(false);
   run_->setEnabled(false);
   stop_->setEnabled(true);
   list_->setEnabled(false);
   job_ = 0;
+  clock_.start();
   startJob();
   return running_;
 }
@@ -473,12 +495,12 @@ void LessonPanel::finishLesson() {
       LessonResultRow row;
       row.lesson_id = lesson_->id;
       row.title = lesson_->title;
-      row.prediction = given_prediction_.toStdString();
+      row.prediction = verdict_->prediction ? verdict_->prediction->predicted : given_prediction_.toStdString();
       if (verdict_->prediction) row.prediction_correct = verdict_->prediction->correct;
       row.all_hold = verdict_->allHold();
       row.verdict_json = verdictToJson(*verdict_, -1);
       row.run_ids = run_ids_;
-      store_->addLessonResult(row);
+      result_id_ = store_->addLessonResult(row);
     }
   } catch (const std::exception& e) {
     emit errorOccurred(QString::fromStdString(e.what()));
@@ -486,7 +508,9 @@ void LessonPanel::finishLesson() {
   refreshMarks();
   if (verdict_) {
     showVerdict();
-    progress_->setText(tr("%1 run(s) done.").arg(jobs_.size()));
+    const double seconds = static_cast<double>(clock_.elapsed()) / 1000.0;
+    progress_->setText(jobs_.size() == 1 ? tr("1 run in %1 s.").arg(seconds, 0, 'f', 1)
+                                         : tr("%1 runs in %2 s.").arg(jobs_.size()).arg(seconds, 0, 'f', 1));
     emit statusChanged(verdict_->allHold() ? tr("Lesson: every check holds") : tr("Lesson: not every check holds"));
     emit lessonFinished(verdict_->allHold());
   }
@@ -525,6 +549,21 @@ void LessonPanel::showVerdict() {
   card_->setHidden(false);
   show_runs_->setEnabled(sweep_id_ > 0 || !run_ids_.empty());
   show_runs_->setText(sweep_id_ > 0 ? tr("Show sweep") : tr("Show runs"));
+}
+
+bool LessonPanel::saveReport(const QString& path) {
+  if (!store_ || result_id_ == 0) {
+    emit errorOccurred(tr("There is no stored lesson attempt to report: run a lesson with a run database open."));
+    return false;
+  }
+  QString error;
+  try {
+    if (writeLessonReport(*store_, store_->lessonResult(result_id_), path, &error)) return true;
+  } catch (const std::exception& e) {
+    error = QString::fromStdString(e.what());
+  }
+  emit errorOccurred(error);
+  return false;
 }
 
 QString LessonPanel::verdictText() const { return card_->isHidden() ? QString() : card_->text(); }

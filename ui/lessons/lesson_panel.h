@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QElapsedTimer>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -63,6 +64,9 @@ class LessonPanel : public QWidget {
   QString verdictText() const;
   /// The stored runs of the last lesson that finished.
   const std::vector<int64_t>& runIds() const { return run_ids_; }
+  /// Writes the HTML report of the last attempt (its verdict and runs) to `path`; false with
+  /// errorOccurred() when there is none or it cannot be written.
+  bool saveReport(const QString& path);
 
  signals:
   void errorOccurred(const QString& message);
@@ -108,6 +112,8 @@ class LessonPanel : public QWidget {
   QLabel* progress_;
   QLabel* card_;
   QPushButton* show_runs_;
+  QPushButton* report_;
+  int64_t result_id_ = 0;  ///< the stored attempt of the last verdict
   QPushButton* next_;
 
   // The lesson being trained.
@@ -117,6 +123,7 @@ class LessonPanel : public QWidget {
   std::optional<Lesson> lesson_;
   std::vector<LessonJob> jobs_;
   size_t job_ = 0;
+  QElapsedTimer clock_;  ///< since the lesson started
   QString given_prediction_;
   std::vector<LessonRunResult> results_;
   LessonRunResult current_;

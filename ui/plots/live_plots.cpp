@@ -368,6 +368,8 @@ QString LivePlots::varianceReadout(const RunData& run) const {
   // The clean measurement first: a narrow plot clips the end of the read-out.
   const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
   const ArmSeries* accum = run.find(ArmKind::kAccum);
+  // Without an accum arm, big-batch's update is the same batch of m·K samples.
+  if (accum == nullptr || accum->steps.empty()) accum = run.find(ArmKind::kBigBatch);
   QStringList parts;
   int64_t k = 0;
   if (!run.probes.empty()) {
@@ -378,9 +380,11 @@ QString LivePlots::varianceReadout(const RunData& run) const {
     }
   }
   if (no_accum && accum && !accum->steps.empty() && !no_accum->steps.empty()) {
-    k = currentAccum(accum->steps);
     const StepRecord& a = accum->steps.back();
     const StepRecord& n = no_accum->steps.back();
+    // The batch ratio of the two updates: K for accum, m·K/m for big-batch.
+    k = accum->arm == ArmKind::kAccum ? currentAccum(accum->steps)
+                                      : (a.micro_batch * a.accum) / std::max<int64_t>(1, n.micro_batch * n.accum);
     const int64_t w = run.info.config.variance_window;
     if (a.loss_var_count < w || n.loss_var_count < w) {
       parts << tr("settling… %1/%2 updates").arg(std::min(a.loss_var_count, n.loss_var_count)).arg(w);

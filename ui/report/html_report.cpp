@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "accumlab/lesson.h"
 #include "accumlab/variance_ratio.h"
+#include "runs/run_loader.h"
 #include "plots/arm_style.h"
 
 namespace accumlab::ui {
@@ -226,9 +228,54 @@ QString semantics(const std::vector<RunData>& runs) {
       .arg(policies.join(", ").toHtmlEscaped());
 }
 
+QString lessonSection(const std::vector<LessonResultRow>& lessons) {
+  if (lessons.empty()) return QString();
+  QString html = "<h2>Lesson results</h2>";
+  for (const LessonResultRow& row : lessons) {
+    LessonVerdict v;
+    try {
+      v = verdictFromJson(row.verdict_json);
+    } catch (const std::exception&) {
+      continue;  // an attempt whose verdict cannot be read has nothing to show
+    }
+    html += QString("<h3>%1 %2</h3><p class=muted>attempt %3 · %4 · runs %5</p>")
+                .arg(row.all_hold ? "✓" : "✗", esc(row.title))
+                .arg(row.id)
+                .arg(esc(row.finished_at))
+                .arg([&] {
+                  QStringList ids;
+                  for (int64_t id : row.run_ids) ids << QString::number(id);
+                  return ids.join(", ");
+                }());
+    if (v.prediction) {
+      html += QString("<p><b>%1 Prediction.</b> %2 You said <b>%3</b>; measured <b>%4</b>. %5</p>")
+                  .arg(v.prediction->correct ? "✓" : "✗", esc(v.prediction->question),
+                       esc(v.prediction->predicted), esc(v.prediction->measured),
+                       esc(v.prediction->sentence));
+    }
+    html += "<table><tr><th></th><th class=k>check</th><th>measured</th><th>90% interval</th>"
+            "<th>theory</th><th class=k>what it means</th></tr>";
+    for (const CheckVerdict& c : v.checks) {
+      const QString unit = QString::fromStdString(c.unit);
+      const QString interval = std::isfinite(c.low) && std::isfinite(c.high)
+                                   ? QString("[%1, %2]").arg(num(c.low, 3), num(c.high, 3))
+                                   : QStringLiteral("–");
+      QString theory = esc(c.compare) + " " + num(c.theory, 3) + unit;
+      if (!c.tolerance.empty()) theory += "<br><span class=muted>" + esc(c.tolerance) + "</span>";
+      html += QString("<tr><td>%1</td><td class=k>%2</td><td>%3%4</td><td>%5</td><td>%6</td>"
+                      "<td class=k>%7</td></tr>")
+                  .arg(c.holds ? "✓" : "✗", esc(c.name), num(c.measured, 3), unit, interval, theory,
+                       esc(c.sentence));
+    }
+    html += "</table>";
+  }
+  return html;
+}
+
 }  // namespace
 
-QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<PlotImage>& plots) {
+QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<PlotImage>& plots,
+                        const std::vector<LessonResultRow>& lessons) {
   QString html = QString("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
                          "<title>AccumLab report</title><style>%1</style></head><body>")
                      .arg(kStyle);
@@ -236,6 +283,7 @@ QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<Plot
   html += QString("<p class=muted>%1 · %2 experiment(s)</p>")
               .arg(QDateTime::currentDateTime().toString(Qt::ISODate))
               .arg(runs.size());
+  html += lessonSection(lessons);
   for (const RunData& run : runs) {
     html += "<h2>" + esc(run.label.empty() ? run.info.config.data : run.label) + "</h2>";
     html += QString("<p class=muted>data: %1<br>model: %2<br>device: %3</p>")
@@ -257,9 +305,11 @@ QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<Plot
 }
 
 bool writeHtmlReport(const std::vector<RunData>& runs, const std::vector<PlotImage>& plots,
-                     const QString& path, QString* error) {
+                     const QString& path, QString* error,
+                     const std::vector<LessonResultRow>& lessons) {
   QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(buildHtmlReport(runs, plots).toUtf8()) < 0 ||
+  if (!file.open(QIODevice::WriteOnly) ||
+      file.write(buildHtmlReport(runs, plots, lessons).toUtf8()) < 0 ||
       !file.commit()) {
     *error = QObject::tr("Could not write the report %1 (%2).").arg(path, file.errorString());
     return false;
@@ -269,6 +319,23 @@ bool writeHtmlReport(const std::vector<RunData>& runs, const std::vector<PlotIma
 
 bool writeHtmlReport(const std::vector<RunData>& runs, const QString& path, QString* error) {
   return writeHtmlReport(runs, renderPlots(runs), path, error);
+}
+
+bool writeLessonReport(RunStore& store, const LessonResultRow& result, const QString& path,
+                       QString* error) {
+  std::vector<RunData> runs;
+  try {
+    // Runs deleted since the attempt are left out; the verdict stays.
+    std::vector<int64_t> ids;
+    for (int64_t id : result.run_ids) {
+      if (store.hasRun(id)) ids.push_back(id);
+    }
+    runs = loadExperiments(store, ids);
+  } catch (const std::exception& e) {
+    *error = QString::fromStdString(e.what());
+    return false;
+  }
+  return writeHtmlReport(runs, renderPlots(runs), path, error, {result});
 }
 
 }  // namespace accumlab::ui

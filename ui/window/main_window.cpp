@@ -367,6 +367,8 @@ void MainWindow::startRun() {
 
 void MainWindow::onStarted() {
   const ExperimentConfig& config = controller_->config();
+  // A lesson's run is a preset experiment: the panel shows what actually trains.
+  if (lessons_->isRunning()) experiment_->setConfig(config);
   plots_->beginLive(tr("live: %1 m=%2 K=%3")
                         .arg(QString::fromStdString(config.name.empty() ? config.data : config.name))
                         .arg(config.micro_batch)
