@@ -196,7 +196,7 @@ int LessonCommand::run() {
         run_ids.push_back(r.run_id);
       }
     }
-    if (sweep_id > 0) RunStore(db).updateSweepPoint(sweep_id, lessonPointOutcome(job, recorder.result()));
+    if (sweep_id > 0) RunStore(db).updateSweepPoint(sweep_id, lessonPointOutcome(job, recorder.result(), stopping));
     results.push_back(std::move(recorder.result()));
   }
   const double wall_s =

@@ -346,13 +346,15 @@ std::string lessonSweepSpec(const Lesson& lesson) {
   return spec.dump();
 }
 
-SweepPoint lessonPointOutcome(const LessonJob& job, const LessonRunResult& result) {
+SweepPoint lessonPointOutcome(const LessonJob& job, const LessonRunResult& result,
+                              bool stopped_by_user) {
   SweepPoint point = job.point.value_or(SweepPoint{});
   if (!result.stored_run_ids.empty()) point.run_id = result.stored_run_ids.front();
   if (job.target && !result.summary.arms.empty()) {
     measurePoint(point, result.summary.arms.front(), result.steps, result.evals, result.probes,
                  *job.target);
   }
+  if (stopped_by_user && point.status != "reached") point.status = "interrupted";
   return point;
 }
 

@@ -123,5 +123,30 @@ PY
     expect_exit 2 "the prediction 'Only the CNN' is not one of the choices" lesson run 3 --predict "Only the CNN" --db "$db"
     [ ! -e "$db" ] || [ "$("$cli" list --json --db "$db")" = "[]" ] || fail "a refused lesson stored runs"
     ;;
+  sigint)
+    # Ctrl-C during a lesson: the run under way stops at a window boundary and is stored as
+    # stopped, no further run starts, no verdict is given or stored, and the exit is 130.
+    "$cli" lesson run 5 --db "$db" -q >"$tmp/out" 2>"$tmp/err" &
+    pid=$!
+    for _ in $(seq 200); do
+      [ -e "$db" ] && "$cli" list --json --db "$db" 2>/dev/null | grep -q '"running"' && break
+      sleep 0.05
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    [ "$rc" -eq 130 ] || fail "a stopped lesson must exit 130, got $rc ($(cat "$tmp/err"))"
+    grep -q "no verdict" "$tmp/err" || fail "no notice: $(cat "$tmp/err")"
+    [ ! -s "$tmp/out" ] || fail "a stopped lesson printed a verdict: $(cat "$tmp/out")"
+    "$cli" lesson results --json --db "$db" >"$tmp/results" || fail "lesson results failed"
+    [ "$(tr -d ' \n' <"$tmp/results")" = "[]" ] || fail "a stopped lesson stored a verdict: $(cat "$tmp/results")"
+    "$cli" list --json --db "$db" >"$tmp/runs" || fail "list failed"
+    $py - "$tmp/runs" <<'PY' || fail "runs after the stop are wrong: $(head -c 800 "$tmp/runs")"
+import json, sys
+runs = json.load(open(sys.argv[1]))
+assert 1 <= len(runs) < 21, len(runs)  # the sweep's first points only
+assert all(r["status"] in ("stopped", "finished") for r in runs), [r["status"] for r in runs]
+PY
+    ;;
   *) fail "unknown case" ;;
 esac

@@ -458,7 +458,7 @@ void LessonPanel::onFinished(const QString& error, bool) {
         current_.stored_run_ids.push_back(id);
         run_ids_.push_back(id);
       }
-      if (sweep_id_ > 0) store_->updateSweepPoint(sweep_id_, lessonPointOutcome(job, current_));
+      if (sweep_id_ > 0) store_->updateSweepPoint(sweep_id_, lessonPointOutcome(job, current_, stopping_));
     } catch (const std::exception& e) {
       emit errorOccurred(QString::fromStdString(e.what()));
     }

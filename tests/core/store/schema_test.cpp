@@ -195,6 +195,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     raw.exec("DROP TABLE probes");
     raw.exec("DROP TABLE sweep_points");
     raw.exec("DROP TABLE sweeps");
+    raw.exec("DROP TABLE lesson_results");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("PRAGMA user_version = 2");
   }
@@ -224,11 +225,13 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
     raw.exec("DROP TABLE probes");
     raw.exec("DROP TABLE sweep_points");
     raw.exec("DROP TABLE sweeps");
+    raw.exec("DROP TABLE lesson_results");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("PRAGMA user_version = 3");
   }
   RunStore store(db_);
   EXPECT_TRUE(store.listSweeps().empty()) << "version 6 adds the sweeps";
+  EXPECT_TRUE(store.listLessonResults().empty()) << "version 7 adds the lesson results";
   const RunSeries series = store.series(id);
   ASSERT_EQ(series.steps.size(), 5u);
   for (const StepRecord& r : series.steps) {
