@@ -118,8 +118,15 @@ int LessonCommand::results() const {
   }
   TextTable table({"id", "finished", "lesson", "checks", "prediction", "runs"});
   for (const LessonResultRow& r : rows) {
+    // Consecutive ids as ranges: a sweep lesson trains many.
     std::string runs;
-    for (int64_t id : r.run_ids) runs += (runs.empty() ? "" : " ") + std::to_string(id);
+    for (size_t i = 0; i < r.run_ids.size();) {
+      size_t j = i;
+      while (j + 1 < r.run_ids.size() && r.run_ids[j + 1] == r.run_ids[j] + 1) ++j;
+      runs += (runs.empty() ? "" : " ") + std::to_string(r.run_ids[i]);
+      if (j > i) runs += (j == i + 1 ? " " : "-") + std::to_string(r.run_ids[j]);
+      i = j + 1;
+    }
     std::string prediction = r.prediction.empty() ? "—" : r.prediction;
     if (r.prediction_correct) prediction += *r.prediction_correct ? " ✓" : " ✗";
     table.add({std::to_string(r.id), r.finished_at, r.title, r.all_hold ? "✓ all hold" : "✗ not all",

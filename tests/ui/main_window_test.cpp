@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QMessageBox>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -13,6 +14,7 @@
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
+#include "lessons/lesson_panel.h"
 #include "plots/live_plots.h"
 #include "plots/plot_catalog.h"
 #include "runs/runs_panel.h"
@@ -59,6 +61,48 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.plots()->runs().size(), size_t{1});
     QCOMPARE(window.plots()->runs().front().arms.size(), size_t{3});
     QCOMPARE(window.plots()->pointCount(), live_points);
+  }
+
+  void aLessonTrainsInTheLiveTabAndStopEndsAllOfIt() {
+    const QString lesson = dir_.filePath("lesson.json");
+    {
+      QFile f(lesson);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(R"({"title": "Long", "text": "Two long runs.",
+        "config": {"data": "spirals", "micro_batch": 8, "accum": 4, "arms": ["accum", "big-batch"],
+                   "samples": 4000000, "probe_repeats": 0, "threads": 1},
+        "runs": [{"id": "a"}, {"id": "b"}],
+        "checks": [{"id": "c", "name": "n", "measure": {"metric": "steps", "run": "a"},
+                    "compare": "at_least", "theory": 1, "holds": "h", "fails": "f"}]})");
+    }
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.db = dir_.filePath("lesson-runs.sqlite");
+    options.lesson = lesson;
+    options.run = true;
+    QVERIFY(window.applyOptions(options));
+    auto* tabs = window.findChild<QTabWidget*>("centralTabs");
+    QVERIFY(test::waitUntil([&] { return window.controller()->isRunning(); }));
+    QVERIFY(window.lessonPanel()->isRunning());
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(window.plots()));  // watch it live
+    // The experiment panel shows the lesson's preset while it trains.
+    QCOMPARE(window.experimentPanel()->config().arms.size(), size_t{2});
+    QCOMPARE(window.experimentPanel()->config().accum, int64_t{4});
+    QTest::qWait(300);
+    QAction* stop = nullptr;
+    for (QAction* a : window.findChildren<QAction*>()) {
+      if (a->text() == "&Stop") stop = a;
+    }
+    QVERIFY(stop && stop->isEnabled());
+    stop->trigger();  // Esc: the whole lesson stops, not only its first run
+    QVERIFY(test::waitUntil([&] { return !window.lessonPanel()->isRunning(); }));
+    QTest::qWait(300);
+    QVERIFY(!window.controller()->isRunning());
+    QCOMPARE(window.store()->listRuns().size(), size_t{2});  // the first run's two arms only
+    QVERIFY(window.store()->listLessonResults().empty());
+    QVERIFY(!window.openLesson("99"));
+    QVERIFY2(window.lastError().contains("there is no lesson 99"), qPrintable(window.lastError()));
   }
 
   void badConfigShowsAnErrorAndTheAppKeepsRunning() {
