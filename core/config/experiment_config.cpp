@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "accumlab/input_error.h"
+#include "config/json_text.h"
 
 namespace accumlab {
 namespace {
@@ -198,15 +199,7 @@ void readEnum(const json& j, const char* key, E& out, E (*parse)(const std::stri
 }  // namespace
 
 ExperimentConfig configFromJson(const std::string& text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(source + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
-  } catch (const json::out_of_range&) {
-    // Valid JSON that nlohmann rejects (406): a number beyond a double's range, like 1e400.
-    throw InputError(source + " holds a number too large for a double (above 1.8e308)");
-  }
+  const json j = parseJsonText(text, source);
   if (!j.is_object()) throw InputError(source + " must hold a JSON object of experiment settings");
   ExperimentConfig c;
   read(j, "name", c.name, source);

@@ -12,6 +12,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
+#include "config/json_text.h"
 
 #ifndef ACCUMLAB_LESSON_DIR
 #define ACCUMLAB_LESSON_DIR "resources/lessons"
@@ -179,14 +180,7 @@ std::string fileStem(const std::string& path) {
 }  // namespace
 
 Lesson lessonFromJson(const std::string& text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw InputError(source + " is not valid JSON (byte " + std::to_string(e.byte) + ")");
-  } catch (const json::out_of_range&) {
-    throw InputError(source + " holds a number too large for a double (above 1.8e308)");
-  }
+  const json j = parseJsonText(text, source);
   const Fields f(j, source, "");
   Lesson lesson;
   lesson.file = source;

@@ -100,9 +100,7 @@ class LessonPanelTest : public QObject {
     const QString db = dir_.filePath("runs.sqlite");
     RunStore store(db.toStdString());
     TrainingController controller;
-    controller.setSinkFactory([file = db.toStdString()](const ExperimentConfig&) -> std::unique_ptr<MetricsSink> {
-      return std::make_unique<StoreSink>(file);
-    });
+    storeRuns(controller, db);
     LessonPanel panel(&controller);
     panel.setStore(&store);
     QVERIFY(panel.openLessonFile(write("two.json", kTwoRuns)));
@@ -160,9 +158,7 @@ class LessonPanelTest : public QObject {
     const QString db = dir_.filePath("sweep.sqlite");
     RunStore store(db.toStdString());
     TrainingController controller;
-    controller.setSinkFactory([file = db.toStdString()](const ExperimentConfig&) -> std::unique_ptr<MetricsSink> {
-      return std::make_unique<StoreSink>(file);
-    });
+    storeRuns(controller, db);
     LessonPanel panel(&controller);
     panel.setStore(&store);
     QVERIFY(panel.openLessonFile(write("sweep.json", kSweep)));
@@ -205,6 +201,13 @@ class LessonPanelTest : public QObject {
   }
 
  private:
+  /// The window's wiring: every run the controller trains goes into `db`.
+  static void storeRuns(TrainingController& controller, const QString& db) {
+    controller.setSinkFactory([file = db.toStdString()](const ExperimentConfig&) -> std::unique_ptr<MetricsSink> {
+      return std::make_unique<StoreSink>(file);
+    });
+  }
+
   QString write(const QString& name, const QByteArray& text) {
     const QString path = dir_.filePath(name);
     QFile f(path);
