@@ -1,5 +1,6 @@
 #include "run_command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,6 +20,19 @@
 #include "summary_table.h"
 
 namespace accumlab::cli {
+
+namespace {
+
+/// Where the checkpoint of a stored experiment lives: a folder beside the store file.
+std::string checkpointPath(const std::string& db, int64_t experiment_id) {
+  const std::string dir = db + ".checkpoints";
+  ::mkdir(dir.c_str(), 0755);  // EEXIST is fine; a failure shows when the file is written
+  return dir + "/experiment-" + std::to_string(experiment_id) + ".pt";
+}
+
+bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+}  // namespace
 
 RunCommand::RunCommand(CLI::App& parent) {
   app_ = parent.add_subcommand("run", "Train the arms of one experiment side by side");
@@ -42,7 +56,18 @@ RunCommand::RunCommand(CLI::App& parent) {
   app_->add_flag("--json", json_, "Print the summary as JSON on stdout");
   app_->add_flag("--quiet,-q", quiet_, "No progress display");
   auto* db = app_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");
-  app_->add_flag("--no-store", no_store_, "Do not store the run")->excludes(db);
+  auto* no_store = app_->add_flag("--no-store", no_store_, "Do not store the run")->excludes(db);
+  app_->add_option("--checkpoint-every", checkpoint_every_,
+                   "Save the whole training state every this many samples (beside the run "
+                   "database), so that --resume can continue the run after a crash")
+      ->check(CLI::PositiveNumber)
+      ->excludes(no_store);
+  app_->add_option("--resume", resume_,
+                   "Continue the stored run RUN_ID (interrupted) from its last checkpoint, with "
+                   "its stored config; its rows after the checkpoint are trained again")
+      ->check(CLI::PositiveNumber)
+      ->excludes(no_store)
+      ->excludes(effective);
 }
 
 ExperimentConfig RunCommand::resolveConfig() const {
@@ -52,7 +77,30 @@ ExperimentConfig RunCommand::resolveConfig() const {
 }
 
 int RunCommand::execute() {
-  ExperimentConfig config = resolveConfig();
+  const std::string db_path = db_.empty() ? RunStore::defaultPath() : db_;
+  int64_t resume_experiment = 0;
+  std::string resume_file;
+  ExperimentConfig config;
+  if (resume_ > 0) {
+    // The stored config and the checkpoint beside the store; nothing else is read.
+    StoreOptions existing;
+    existing.create_if_missing = false;
+    RunStore store(db_path, existing);  // marks runs of dead processes interrupted
+    const RunDetail run = store.run(resume_);
+    if (run.row.status == ArmStatus::kRunning) {
+      throw InputError("run " + std::to_string(resume_) + " in " + db_path +
+                       " is still being trained by another process; stop it first");
+    }
+    resume_experiment = run.row.experiment_id;
+    resume_file = checkpointPath(db_path, resume_experiment);
+    if (!exists(resume_file)) {
+      throw InputError("run " + std::to_string(resume_) + " cannot be resumed: it has no checkpoint (" +
+                       resume_file + "); only a run trained with --checkpoint-every that did not end can");
+    }
+    config = run.config;
+  } else {
+    config = resolveConfig();
+  }
   std::optional<BudgetFit> fit;
   MemoryModel memory;
   if (effective_batch_ > 0) {
@@ -65,6 +113,7 @@ int RunCommand::execute() {
     std::cerr << "accumlab-cli: " << fit->reason << std::endl;
   }
   Trainer trainer(config);
+  if (!resume_file.empty()) trainer.resumeFrom(resume_file);
   // Ctrl-C or SIGTERM: stop at the next window boundary, store the runs as `stopped`, print
   // the summary; a second signal quits at once.
   app::StopOnSignal on_signal("accumlab-cli", "stopping at the next window boundary",
@@ -76,9 +125,15 @@ int RunCommand::execute() {
   MetricsSink& sink = quiet_ ? static_cast<MetricsSink&>(silent) : progress;
   std::unique_ptr<StoreSink> store;
   if (!no_store_) {
-    const std::string db = db_.empty() ? RunStore::defaultPath() : db_;
-    RunStore::refuseReadingStore(config, db);
-    store = std::make_unique<StoreSink>(db);
+    RunStore::refuseReadingStore(config, db_path);
+    store = std::make_unique<StoreSink>(db_path);
+    if (resume_experiment > 0) store->resumeExperiment(resume_experiment);
+    if (checkpoint_every_ > 0) {
+      StoreSink* sink = store.get();
+      trainer.checkpointEvery(checkpoint_every_, [sink, db_path, resume_file] {
+        return resume_file.empty() ? checkpointPath(db_path, sink->experimentId()) : resume_file;
+      });
+    }
   }
   std::unique_ptr<StoredRunNotice> notice;
   std::vector<MetricsSink*> sinks = {&sink};

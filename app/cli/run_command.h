@@ -31,6 +31,8 @@ class RunCommand {
   bool quiet_ = false;
   std::string db_;         ///< --db: the run store (default RunStore::defaultPath())
   bool no_store_ = false;  ///< --no-store
+  int64_t checkpoint_every_ = 0;  ///< --checkpoint-every SAMPLES
+  int64_t resume_ = 0;            ///< --resume RUN_ID
 };
 
 }  // namespace accumlab::cli

@@ -22,6 +22,13 @@ void SampleStream::shuffleEpoch() {
   position_ = 0;
 }
 
+void SampleStream::seek(int64_t consumed) {
+  epoch_ = size_ > 0 ? consumed / size_ : 0;
+  shuffleEpoch();
+  position_ = size_ > 0 ? consumed % size_ : 0;
+  consumed_ = consumed;
+}
+
 int64_t SampleStream::remainingInEpoch() const { return size_ - position_; }
 
 torch::Tensor SampleStream::take(int64_t count) {

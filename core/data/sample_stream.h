@@ -18,6 +18,9 @@ class SampleStream {
   torch::Tensor take(int64_t count);
   /// Rows left before the current epoch ends (an epoch that just ended counts as a new one).
   int64_t remainingInEpoch() const;
+  /// Puts the stream where it stands after `consumed` rows were taken from the start (a
+  /// checkpoint's position): the epoch's permutation is a function of the seed alone.
+  void seek(int64_t consumed);
   /// Rows taken so far, over all epochs.
   int64_t consumed() const { return consumed_; }
   int64_t epoch() const { return epoch_; }

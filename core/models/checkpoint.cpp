@@ -1,5 +1,7 @@
 #include "models/checkpoint.h"
 
+#include <sstream>
+
 #include "accumlab/input_error.h"
 #include "data/byte_reader.h"
 #include "models/torchscript_model.h"
@@ -17,16 +19,21 @@ std::string shapeText(c10::IntArrayRef shape) {
   return s + "]";
 }
 
+std::string keyOf(const std::string& prefix, const std::string& name) {
+  return prefix.empty() ? name : prefix + "." + name;
+}
+
 void writeTensors(torch::serialize::OutputArchive& archive, const std::string& prefix,
-                  const std::vector<torch::Tensor>& tensors) {
+                  const std::vector<torch::Tensor>& tensors, bool buffers) {
   archive.write(prefix + ".count", torch::tensor(static_cast<int64_t>(tensors.size())));
   for (size_t i = 0; i < tensors.size(); ++i) {
-    archive.write(prefix + "." + std::to_string(i), tensors[i].detach(), prefix == "buffer");
+    archive.write(prefix + "." + std::to_string(i), tensors[i].detach(), buffers);
   }
 }
 
 void readTensors(torch::serialize::InputArchive& archive, const std::string& path,
-                 const std::string& prefix, const std::vector<torch::Tensor>& tensors) {
+                 const std::string& prefix, const std::vector<torch::Tensor>& tensors,
+                 bool buffers) {
   torch::Tensor count;
   archive.read(prefix + ".count", count);
   if (count.item<int64_t>() != static_cast<int64_t>(tensors.size())) {
@@ -37,7 +44,7 @@ void readTensors(torch::serialize::InputArchive& archive, const std::string& pat
   torch::NoGradGuard no_grad;
   for (size_t i = 0; i < tensors.size(); ++i) {
     torch::Tensor saved;
-    archive.read(prefix + "." + std::to_string(i), saved, prefix == "buffer");
+    archive.read(prefix + "." + std::to_string(i), saved, buffers);
     if (!saved.sizes().equals(tensors[i].sizes())) {
       throw InputError("checkpoint " + path + " has " + prefix + " " + std::to_string(i) +
                        " of shape " + shapeText(saved.sizes()) + ", but the model's is " +
@@ -49,14 +56,58 @@ void readTensors(torch::serialize::InputArchive& archive, const std::string& pat
 
 }  // namespace
 
+void writeModelTensors(torch::serialize::OutputArchive& archive, const std::string& prefix, Model& model) {
+  writeTensors(archive, keyOf(prefix, "param"), model.parameters(), false);
+  writeTensors(archive, keyOf(prefix, "buffer"), model.buffers(), true);
+}
+
+void readModelTensors(torch::serialize::InputArchive& archive, const std::string& prefix,
+                      const std::string& path, Model& model) {
+  readTensors(archive, path, keyOf(prefix, "param"), model.parameters(), false);
+  readTensors(archive, path, keyOf(prefix, "buffer"), model.buffers(), true);
+}
+
+std::string optimizerStateBytes(torch::optim::Optimizer& optimizer) {
+  torch::serialize::OutputArchive archive;
+  optimizer.save(archive);
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+void loadOptimizerStateBytes(torch::optim::Optimizer& optimizer, const std::string& bytes,
+                             const std::string& path) {
+  try {
+    std::istringstream in(bytes);
+    torch::serialize::InputArchive archive;
+    archive.load_from(in);
+    optimizer.load(archive);
+  } catch (const std::exception& e) {
+    throw InputError("checkpoint " + path + " holds an optimizer state this optimizer cannot take (" +
+                     conciseError(e) + ")");
+  }
+}
+
+void writeModelState(torch::serialize::OutputArchive& archive, const std::string& prefix,
+                     Model& model, torch::optim::Optimizer& optimizer) {
+  writeModelTensors(archive, prefix, model);
+  torch::serialize::OutputArchive optimizer_archive;
+  optimizer.save(optimizer_archive);
+  archive.write(keyOf(prefix, kOptimizerKey), optimizer_archive);
+}
+
+void readModelState(torch::serialize::InputArchive& archive, const std::string& prefix,
+                    const std::string& path, Model& model, torch::optim::Optimizer& optimizer) {
+  readModelTensors(archive, prefix, path, model);
+  torch::serialize::InputArchive optimizer_archive;
+  archive.read(keyOf(prefix, kOptimizerKey), optimizer_archive);
+  optimizer.load(optimizer_archive);
+}
+
 void saveCheckpoint(const std::string& path, Model& model, torch::optim::Optimizer& optimizer) {
   torch::serialize::OutputArchive archive;
   archive.write(kSpecKey, c10::IValue(model.spec()));
-  writeTensors(archive, "param", model.parameters());
-  writeTensors(archive, "buffer", model.buffers());
-  torch::serialize::OutputArchive optimizer_archive;
-  optimizer.save(optimizer_archive);
-  archive.write(kOptimizerKey, optimizer_archive);
+  writeModelState(archive, "", model, optimizer);
   archive.save_to(path);
 }
 
@@ -69,11 +120,7 @@ void loadCheckpoint(const std::string& path, Model& model, torch::optim::Optimiz
     if (!archive.try_read(kSpecKey, spec) || !spec.isString()) {
       throw InputError(path + " is not an AccumLab checkpoint (it has no model spec)");
     }
-    readTensors(archive, path, "param", model.parameters());
-    readTensors(archive, path, "buffer", model.buffers());
-    torch::serialize::InputArchive optimizer_archive;
-    archive.read(kOptimizerKey, optimizer_archive);
-    optimizer.load(optimizer_archive);
+    readModelState(archive, "", path, model, optimizer);
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {

@@ -34,6 +34,9 @@ class NoiseTracker {
   /// trΣ / B_eff: the expected squared noise of one update of `b_eff` samples.
   double noisePerUpdate(double b_eff) const { return trace_.value() / b_eff; }
   bool empty() const { return trace_.count() == 0; }
+  /// The two averages, for a checkpoint.
+  DebiasedEma& traceEma() { return trace_; }
+  DebiasedEma& gSqEma() { return g_sq_; }
 
  private:
   DebiasedEma trace_;

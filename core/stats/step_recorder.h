@@ -33,6 +33,10 @@ class StepRecorder {
   /// last window), NaN before the first noise measurement.
   double noisePerUpdate(int64_t effective_batch) const;
 
+  /// Its averages and the losses of the last W updates, for a checkpoint.
+  NoiseTracker& noise() { return noise_; }
+  RollingVariance& losses() { return losses_; }
+
  private:
   NoiseTracker noise_;
   RollingVariance losses_;

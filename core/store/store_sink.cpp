@@ -44,6 +44,7 @@ struct StoreSink::Impl {
   std::exception_ptr error;   ///< the writer's first failure; later batches are dropped
   int64_t experiment_id = 0;
   std::vector<StoredRun> runs;
+  int64_t resume_experiment = 0;  ///< set by resumeExperiment()
 
   /// Appends under the lock; returns the hand-over's number.
   template <typename Fn>
@@ -182,9 +183,19 @@ StoreSink::~StoreSink() {
 void StoreSink::onRunStarted(const RunInfo& info) {
   // The one wait on disk: before the first step, so the ids exist and a locked or
   // unwritable file stops the run before any training is lost.
-  impl_->waitFor(impl_->handOver([&](store::WriteBatch& b) { b.start = info; }, true));
+  impl_->waitFor(impl_->handOver(
+      [&](store::WriteBatch& b) {
+        b.start = info;
+        if (info.resumed_after_ms >= 0) b.resume_experiment = impl_->resume_experiment;
+      },
+      true));
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (impl_->error) std::rethrow_exception(impl_->error);
+}
+
+void StoreSink::resumeExperiment(int64_t experiment_id) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->resume_experiment = experiment_id;
 }
 
 void StoreSink::onStep(const StepRecord& record) {

@@ -65,7 +65,11 @@ void StoreWriter::write(const WriteBatch& batch) {
 void StoreWriter::writeTransaction(const WriteBatch& batch, const std::string& doing) {
   conn_.guarded(doing, [&] {
     SQLite::Transaction tx(conn_.db(), SQLite::TransactionBehavior::IMMEDIATE);
-    if (batch.start) createExperiment(*batch.start);
+    if (batch.start && batch.resume_experiment > 0) {
+      resumeExperiment(batch.resume_experiment, *batch.start);
+    } else if (batch.start) {
+      createExperiment(*batch.start);
+    }
     insertSteps(batch.steps);
     insertEvals(batch.evals);
     insertProbes(batch.probes);
@@ -133,6 +137,50 @@ void StoreWriter::createExperiment(const RunInfo& info) {
     run_ids_[arm] = id;
     runs_.push_back({arm, id});
   }
+}
+
+void StoreWriter::resumeExperiment(int64_t experiment_id, const RunInfo& info) {
+  run_ids_.clear();
+  runs_.clear();
+  SQLite::Statement runs(conn_.db(), "SELECT id, arm FROM runs WHERE experiment_id = ?");
+  runs.bind(1, experiment_id);
+  std::map<ArmKind, int64_t> found;
+  while (runs.executeStep()) found[parseArmKind(runs.getColumn(1).getString())] = runs.getColumn(0).getInt64();
+  for (ArmKind arm : info.config.arms) {
+    const auto it = found.find(arm);
+    if (it == found.end()) {
+      throw InputError("experiment " + std::to_string(experiment_id) + " in " + conn_.path() +
+                       " has no " + toString(arm) + " run to resume");
+    }
+    run_ids_[arm] = it->second;
+    runs_.push_back({arm, it->second});
+  }
+  experiment_id_ = experiment_id;
+  // What the killed process stored after its last checkpoint is trained again.
+  const double after = info.resumed_after_ms;
+  for (const char* table : {"step_metrics", "evals", "probes"}) {
+    SQLite::Statement drop(conn_.db(), std::string("DELETE FROM ") + table +
+                                           " WHERE wall_ms > ? AND run_id IN "
+                                           "(SELECT id FROM runs WHERE experiment_id = ?)");
+    drop.bind(1, after);
+    drop.bind(2, experiment_id);
+    drop.exec();
+  }
+  SQLite::Statement events(conn_.db(), "DELETE FROM events WHERE experiment_id = ? AND wall_ms > ?");
+  events.bind(1, experiment_id);
+  events.bind(2, after);
+  events.exec();
+  SQLite::Statement own(conn_.db(),
+                        "UPDATE runs SET status = 'running', ended_at = NULL, owner_host = ?, "
+                        "owner_boot = ?, owner_pid = ?, owner_start = ?, heartbeat_at = ? "
+                        "WHERE experiment_id = ? AND status IN ('running', 'interrupted')");
+  own.bind(1, self_.host);
+  own.bind(2, self_.boot_id);
+  own.bind(3, self_.pid);
+  own.bind(4, self_.start_ticks);
+  own.bind(5, unixSecondsNow());
+  own.bind(6, experiment_id);
+  own.exec();
 }
 
 void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {

@@ -17,6 +17,9 @@ namespace accumlab::store {
 /// What a StoreSink hands its writer between two commits.
 struct WriteBatch {
   std::optional<RunInfo> start;  ///< create the experiment and its runs first
+  /// With `start`: continue this stored experiment instead (a run resumed from a checkpoint;
+  /// its rows after start->resumed_after_ms are dropped, to be redone).
+  int64_t resume_experiment = 0;
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
   std::vector<EventRecord> events;
@@ -52,6 +55,7 @@ class StoreWriter {
  private:
   void writeTransaction(const WriteBatch& batch, const std::string& doing);
   void createExperiment(const RunInfo& info);
+  void resumeExperiment(int64_t experiment_id, const RunInfo& info);
   void insertSteps(const std::vector<StepRecord>& steps);
   void insertEvals(const std::vector<EvalRecord>& evals);
   void insertEvents(const std::vector<EventRecord>& events);

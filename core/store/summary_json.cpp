@@ -31,6 +31,7 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"wall_s", a.wall_s},
       {"batch_dependent", a.batch_dependent},
       {"stochastic", a.stochastic},
+      {"weights_digest", a.weights_digest},
   };
 }
 
@@ -42,6 +43,9 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   };
   auto real = [&](const char* key) { return j.contains(key) ? numberFromJson(j[key]) : kNaN; };
   if (j.contains("arm") && j["arm"].is_string()) a.arm = parseArmKind(j["arm"].get<std::string>());
+  if (j.contains("weights_digest") && j["weights_digest"].is_string()) {
+    a.weights_digest = j["weights_digest"].get<std::string>();
+  }
   if (j.contains("status") && j["status"].is_string()) {
     a.status = parseArmStatus(j["status"].get<std::string>());
   }

@@ -5,7 +5,10 @@
 #include <cmath>
 
 #include "accumlab/memory_model.h"
+#include "accumlab/input_error.h"
+#include "models/checkpoint.h"
 #include "train/optimizer_factory.h"
+#include "train/state_archive.h"
 #include "train/window_plan.h"
 
 namespace accumlab {
@@ -50,6 +53,50 @@ void ArmStepper::setSizes(int64_t m, int64_t k) {
   base_lr_ = scaledBaseLr(config_.optimizer, ratio);
   lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
   setLearningRate(*optimizer_, lr_);
+}
+
+void ArmStepper::save(torch::serialize::OutputArchive& archive, const std::string& prefix) {
+  writeModelTensors(archive, prefix, *model_);
+  putText(archive, prefix + ".optimizer", optimizerStateBytes(*optimizer_));
+  putInt(archive, prefix + ".kind", static_cast<int64_t>(kind_));
+  putInt(archive, prefix + ".consumed", stream_.consumed());
+  putInt(archive, prefix + ".micro_batch", micro_batch_);
+  putInt(archive, prefix + ".accum", accum_);
+  putInt(archive, prefix + ".piece_cap", piece_cap_);
+  putDouble(archive, prefix + ".base_lr", base_lr_);
+  putDouble(archive, prefix + ".lr", lr_);
+  putInt(archive, prefix + ".steps", steps_);
+  putInt(archive, prefix + ".windows_since_probe", windows_since_probe_);
+  putDouble(archive, prefix + ".train_seconds", train_seconds_);
+  putDouble(archive, prefix + ".max_grad_equiv", max_grad_equiv_);
+  putInt(archive, prefix + ".grad_checks", grad_checks_);
+  putInt(archive, prefix + ".peak_tensor_bytes", peak_tensor_bytes_);
+}
+
+void ArmStepper::load(torch::serialize::InputArchive& archive, const std::string& prefix,
+                      const std::string& path) {
+  if (getInt(archive, prefix + ".kind", path) != static_cast<int64_t>(kind_)) {
+    throw InputError("checkpoint " + path + " holds other arms than this experiment");
+  }
+  readModelTensors(archive, prefix, path, *model_);
+  {
+    // The optimizer state is the arm's tensors, as when its first step created it.
+    const auto charge = memory_->charge();
+    loadOptimizerStateBytes(*optimizer_, getText(archive, prefix + ".optimizer", path), path);
+  }
+  stream_.seek(getInt(archive, prefix + ".consumed", path));
+  micro_batch_ = getInt(archive, prefix + ".micro_batch", path);
+  accum_ = getInt(archive, prefix + ".accum", path);
+  piece_cap_ = getInt(archive, prefix + ".piece_cap", path);
+  base_lr_ = getDouble(archive, prefix + ".base_lr", path);
+  lr_ = getDouble(archive, prefix + ".lr", path);
+  setLearningRate(*optimizer_, lr_);
+  steps_ = getInt(archive, prefix + ".steps", path);
+  windows_since_probe_ = getInt(archive, prefix + ".windows_since_probe", path);
+  train_seconds_ = getDouble(archive, prefix + ".train_seconds", path);
+  max_grad_equiv_ = getDouble(archive, prefix + ".max_grad_equiv", path);
+  grad_checks_ = getInt(archive, prefix + ".grad_checks", path);
+  peak_tensor_bytes_ = getInt(archive, prefix + ".peak_tensor_bytes", path);
 }
 
 int64_t ArmStepper::boundaryAtOrAfter(int64_t position) const {

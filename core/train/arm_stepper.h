@@ -88,6 +88,14 @@ class ArmStepper {
   /// This arm's tensor memory (to charge allocations made for the arm outside step()).
   ArmMemory& memory() { return *memory_; }
 
+  /// Writes everything the next windows depend on (weights, buffers, optimizer state, sample
+  /// position, sizes, LR, counters) under keys starting with `prefix`.
+  void save(torch::serialize::OutputArchive& archive, const std::string& prefix);
+  /// Restores what save() wrote into this stepper, built from the same config; throws
+  /// InputError naming `path` when the archive holds another model.
+  void load(torch::serialize::InputArchive& archive, const std::string& prefix,
+            const std::string& path);
+
  private:
   WindowOutcome train(const WindowPlan& plan, bool probe);
   /// Runs the window; when memory runs out, starts it over in halves of its largest piece

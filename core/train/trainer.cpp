@@ -1,7 +1,10 @@
 #include "accumlab/trainer.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -17,6 +20,7 @@
 #include "train/memory_probe.h"
 #include "train/trainer_control.h"
 #include "train/arm_random.h"
+#include "train/state_archive.h"
 #include "train/variance_probe.h"
 
 namespace accumlab {
@@ -41,6 +45,23 @@ std::string shapeText(c10::IntArrayRef shape) {
 std::string sizesText(int64_t m, int64_t k) {
   return "m·K = " + std::to_string(m * k) + " (m = " + std::to_string(m) +
          ", K = " + std::to_string(k) + ")";
+}
+
+/// FNV-1a over the bytes of every parameter, in order, as 16 hex digits.
+std::string weightsDigest(const std::vector<torch::Tensor>& params) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const torch::Tensor& p : params) {
+    const torch::Tensor t = p.detach().to(torch::kCPU).contiguous();
+    const auto* bytes = static_cast<const unsigned char*>(t.data_ptr());
+    const size_t n = static_cast<size_t>(t.numel()) * t.element_size();
+    for (size_t i = 0; i < n; ++i) {
+      h ^= bytes[i];
+      h *= 0x100000001b3ULL;
+    }
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 /// Samples trained between two variance probes, at least, per sample a probe runs forward.
@@ -89,6 +110,13 @@ struct Trainer::Impl {
   int64_t next_probe = 0;    ///< samples seen by the probed arm at which the next is due
   std::optional<ProbeRecord> last_probe;
   int64_t probes = 0;
+  // Checkpoints (Trainer::checkpointEvery, resumeFrom).
+  int64_t checkpoint_every = 0;  ///< 0: none
+  std::function<std::string()> checkpoint_path_of;
+  std::string checkpoint_path;  ///< known from the first save (or the resumed file)
+  int64_t next_checkpoint = 0;
+  std::string resume_path;
+  double resumed_after_ms = -1;
   int64_t m = 0;  ///< the experiment's current m (arms switch to it at `pending->at`)
   int64_t k = 0;
   std::optional<SizeChange> pending;
@@ -119,6 +147,8 @@ struct Trainer::Impl {
   ArmRun* find(ArmKind kind);
   ArmSummary summarize(ArmRun& arm);
   int64_t memoryNow();
+  void saveCheckpoint();
+  void loadCheckpoint();
 };
 
 Trainer::Trainer(ExperimentConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
@@ -130,6 +160,182 @@ void Trainer::requestStop(const std::string& reason) { impl_->control.requestSto
 void Trainer::requestMicroBatch(int64_t m) { impl_->control.requestMicroBatch(m); }
 void Trainer::requestAccum(int64_t k) { impl_->control.requestAccum(k); }
 bool Trainer::isPaused() const { return impl_->control.paused(); }
+
+void Trainer::checkpointEvery(int64_t samples, std::function<std::string()> path) {
+  impl_->checkpoint_every = samples;
+  impl_->checkpoint_path_of = std::move(path);
+}
+
+void Trainer::resumeFrom(const std::string& path) { impl_->resume_path = path; }
+
+namespace {
+
+constexpr char kCheckpointMark[] = "accumlab.trainer_checkpoint";
+
+void putEval(torch::serialize::OutputArchive& a, const std::string& p, const std::optional<EvalRecord>& e) {
+  putInt(a, p + ".has", e ? 1 : 0);
+  if (!e) return;
+  putInt(a, p + ".step", e->step);
+  putInt(a, p + ".samples_seen", e->samples_seen);
+  putDouble(a, p + ".wall_ms", e->wall_ms);
+  putDouble(a, p + ".loss", e->loss);
+  putDouble(a, p + ".accuracy", e->accuracy);
+}
+
+std::optional<EvalRecord> getEval(torch::serialize::InputArchive& a, const std::string& p,
+                                  const std::string& path, ArmKind arm) {
+  if (getInt(a, p + ".has", path) == 0) return std::nullopt;
+  EvalRecord e;
+  e.arm = arm;
+  e.step = getInt(a, p + ".step", path);
+  e.samples_seen = getInt(a, p + ".samples_seen", path);
+  e.wall_ms = getDouble(a, p + ".wall_ms", path);
+  e.loss = getDouble(a, p + ".loss", path);
+  e.accuracy = getDouble(a, p + ".accuracy", path);
+  return e;
+}
+
+void putProbe(torch::serialize::OutputArchive& a, const std::string& p, const std::optional<ProbeRecord>& r) {
+  putInt(a, p + ".has", r ? 1 : 0);
+  if (!r) return;
+  putInt(a, p + ".arm", static_cast<int64_t>(r->arm));
+  for (const auto& [key, v] : {std::pair<const char*, int64_t>{"step", r->step}, {"samples_seen", r->samples_seen},
+                               {"micro_batch", r->micro_batch}, {"accum", r->accum}, {"repeats", r->repeats},
+                               {"batch_dependent", r->batch_dependent ? 1 : 0}}) {
+    putInt(a, p + "." + key, v);
+  }
+  for (const auto& [key, v] : {std::pair<const char*, double>{"wall_ms", r->wall_ms}, {"var_micro", r->var_micro},
+                               {"var_window", r->var_window}, {"ratio", r->ratio}, {"ci_low", r->ci_low},
+                               {"ci_high", r->ci_high}, {"theory", r->theory}}) {
+    putDouble(a, p + "." + key, v);
+  }
+}
+
+std::optional<ProbeRecord> getProbe(torch::serialize::InputArchive& a, const std::string& p,
+                                    const std::string& path) {
+  if (getInt(a, p + ".has", path) == 0) return std::nullopt;
+  ProbeRecord r;
+  r.arm = static_cast<ArmKind>(getInt(a, p + ".arm", path));
+  r.step = getInt(a, p + ".step", path);
+  r.samples_seen = getInt(a, p + ".samples_seen", path);
+  r.micro_batch = getInt(a, p + ".micro_batch", path);
+  r.accum = getInt(a, p + ".accum", path);
+  r.repeats = getInt(a, p + ".repeats", path);
+  r.batch_dependent = getInt(a, p + ".batch_dependent", path) != 0;
+  r.wall_ms = getDouble(a, p + ".wall_ms", path);
+  r.var_micro = getDouble(a, p + ".var_micro", path);
+  r.var_window = getDouble(a, p + ".var_window", path);
+  r.ratio = getDouble(a, p + ".ratio", path);
+  r.ci_low = getDouble(a, p + ".ci_low", path);
+  r.ci_high = getDouble(a, p + ".ci_high", path);
+  r.theory = getDouble(a, p + ".theory", path);
+  return r;
+}
+
+}  // namespace
+
+void Trainer::Impl::saveCheckpoint() {
+  // Every record so far is durable before the checkpoint that follows it exists.
+  sink->flush();
+  if (checkpoint_path.empty()) checkpoint_path = checkpoint_path_of ? checkpoint_path_of() : "";
+  if (checkpoint_path.empty()) return;
+  torch::serialize::OutputArchive a;
+  putText(a, kCheckpointMark, "1");
+  putText(a, "config", configToJson(config));
+  putInt(a, "every", checkpoint_every);
+  putInt(a, "next_checkpoint", next_checkpoint);
+  putDouble(a, "elapsed_ms", msSince(start));
+  putInt(a, "m", m);
+  putInt(a, "k", k);
+  putInt(a, "pending.has", pending ? 1 : 0);
+  putInt(a, "pending.m", pending ? pending->m : 0);
+  putInt(a, "pending.k", pending ? pending->k : 0);
+  putInt(a, "pending.at", pending ? pending->at : 0);
+  putInt(a, "next_probe", next_probe);
+  putInt(a, "probes", probes);
+  putProbe(a, "last_probe", last_probe);
+  putInt(a, "arms", static_cast<int64_t>(arms.size()));
+  for (size_t i = 0; i < arms.size(); ++i) {
+    ArmRun& arm = *arms[i];
+    const std::string p = "arm" + std::to_string(i);
+    arm.stepper->save(a, p);
+    putInt(a, p + ".status", static_cast<int64_t>(arm.status));
+    putText(a, p + ".message", arm.message);
+    putInt(a, p + ".diverged_at_step", arm.diverged_at_step);
+    putInt(a, p + ".next_eval", arm.next_eval);
+    putEval(a, p + ".last_eval", arm.last_eval);
+    putDouble(a, p + ".equivalence_rel_diff", arm.equivalence_rel_diff);
+    putInt(a, p + ".awaiting_change", arm.awaiting_change ? 1 : 0);
+    NoiseTracker& noise = arm.recorder.noise();
+    putDouble(a, p + ".noise.trace", noise.traceEma().raw());
+    putInt(a, p + ".noise.trace_n", noise.traceEma().count());
+    putDouble(a, p + ".noise.g_sq", noise.gSqEma().raw());
+    putInt(a, p + ".noise.g_sq_n", noise.gSqEma().count());
+    putValues(a, p + ".losses", arm.recorder.losses().values());
+  }
+  // Written aside and renamed: a kill while saving leaves the previous checkpoint whole.
+  const std::string aside = checkpoint_path + ".partial";
+  try {
+    a.save_to(aside);
+  } catch (const std::exception& e) {
+    throw InputError("cannot write the checkpoint " + checkpoint_path + " (" +
+                     std::string(e.what()).substr(0, std::string(e.what()).find('\n')) + ")");
+  }
+  if (std::rename(aside.c_str(), checkpoint_path.c_str()) != 0) {
+    throw InputError("cannot write the checkpoint " + checkpoint_path + " (" + std::strerror(errno) + ")");
+  }
+}
+
+void Trainer::Impl::loadCheckpoint() {
+  const std::string& path = resume_path;
+  torch::serialize::InputArchive a;
+  try {
+    a.load_from(path);
+  } catch (const std::exception&) {
+    throw InputError("checkpoint " + path + " cannot be read: it is missing or damaged");
+  }
+  if (getText(a, kCheckpointMark, path) != "1") {
+    throw InputError(path + " is not a checkpoint of this version of AccumLab");
+  }
+  if (getText(a, "config", path) != configToJson(config)) {
+    throw InputError("checkpoint " + path + " belongs to another experiment (its config differs)");
+  }
+  if (getInt(a, "arms", path) != static_cast<int64_t>(arms.size())) {
+    throw InputError("checkpoint " + path + " holds other arms than this experiment");
+  }
+  if (checkpoint_every == 0) {
+    checkpoint_every = getInt(a, "every", path);
+    checkpoint_path = path;
+  }
+  next_checkpoint = getInt(a, "next_checkpoint", path);
+  resumed_after_ms = getDouble(a, "elapsed_ms", path);
+  m = getInt(a, "m", path);
+  k = getInt(a, "k", path);
+  pending.reset();
+  if (getInt(a, "pending.has", path) != 0) {
+    pending = SizeChange{getInt(a, "pending.m", path), getInt(a, "pending.k", path),
+                         getInt(a, "pending.at", path)};
+  }
+  next_probe = getInt(a, "next_probe", path);
+  probes = getInt(a, "probes", path);
+  last_probe = getProbe(a, "last_probe", path);
+  for (size_t i = 0; i < arms.size(); ++i) {
+    ArmRun& arm = *arms[i];
+    const std::string p = "arm" + std::to_string(i);
+    arm.stepper->load(a, p, path);
+    arm.status = static_cast<ArmStatus>(getInt(a, p + ".status", path));
+    arm.message = getText(a, p + ".message", path);
+    arm.diverged_at_step = getInt(a, p + ".diverged_at_step", path);
+    arm.next_eval = getInt(a, p + ".next_eval", path);
+    arm.last_eval = getEval(a, p + ".last_eval", path, arm.stepper->kind());
+    arm.equivalence_rel_diff = getDouble(a, p + ".equivalence_rel_diff", path);
+    arm.awaiting_change = getInt(a, p + ".awaiting_change", path) != 0;
+    NoiseTracker& noise = arm.recorder.noise();
+    noise.traceEma().restore(getDouble(a, p + ".noise.trace", path), getInt(a, p + ".noise.trace_n", path));
+    noise.gSqEma().restore(getDouble(a, p + ".noise.g_sq", path), getInt(a, p + ".noise.g_sq_n", path));
+    arm.recorder.losses().restore(getValues(a, p + ".losses", path));
+  }
+}
 
 void Trainer::Impl::checkModelFits(Model& model) {
   // A 1-sample dry run: shape mismatches surface here as one clear sentence.
@@ -492,6 +698,7 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
   s.wall_s = stepper.trainSeconds();
   s.batch_dependent = arm.stepper->model().batchDependent();
   s.stochastic = arm.stepper->model().stochastic();
+  s.weights_digest = weightsDigest(stepper.parameters());
   return s;
 }
 
@@ -517,11 +724,32 @@ RunSummary Trainer::run(MetricsSink& sink) {
   info.budget_samples = d.budget;
   info.class_names = d.data.class_names;
   d.start = Clock::now();
+  if (!d.resume_path.empty()) {
+    d.loadCheckpoint();
+    // The clock goes on from the checkpoint, so the records stay in order.
+    d.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double, std::milli>(d.resumed_after_ms));
+    info.resumed_after_ms = d.resumed_after_ms;
+  } else {
+    d.next_checkpoint = d.checkpoint_every;
+  }
   sink.onRunStarted(info);
-  d.announceModel();
+  if (d.resume_path.empty()) {
+    d.announceModel();
+  } else {
+    const ArmRun* behind = d.nextArm();
+    d.emitEvent("resumed", "",
+                "resumed from the checkpoint at " +
+                    std::to_string(behind ? behind->stepper->samplesSeen() : 0) + " samples",
+                behind ? behind->stepper->samplesSeen() : 0);
+  }
 
   while (ArmRun* arm = d.nextArm()) {
     const int64_t at = arm->stepper->samplesSeen();
+    if (d.checkpoint_every > 0 && at >= d.next_checkpoint) {
+      while (d.next_checkpoint <= at) d.next_checkpoint += d.checkpoint_every;
+      d.saveCheckpoint();
+    }
     d.pauseIfRequested(at);
     if (d.control.stopRequested()) {
       const std::string reason = d.control.stopReason();
@@ -556,6 +784,8 @@ RunSummary Trainer::run(MetricsSink& sink) {
   summary.variance_probe = d.last_probe;
   summary.variance_probes = d.probes;
   sink.onRunFinished(summary);
+  // The run has ended: there is nothing left to resume.
+  if (!d.checkpoint_path.empty()) std::remove(d.checkpoint_path.c_str());
   return summary;
 }
 

@@ -21,6 +21,9 @@ class MetricsSink {
   /// Called once per arm when it ends (finished, stopped, diverged or failed).
   virtual void onArmFinished(const ArmSummary& summary) {}
   virtual void onRunFinished(const RunSummary& summary) {}
+  /// Called before the trainer saves a checkpoint: a sink that keeps records elsewhere makes
+  /// everything so far durable (a run resumed from the checkpoint redoes only what follows).
+  virtual void flush() {}
 };
 
 /// Forwards every call to several sinks, in order, on the thread that calls it (the training
@@ -48,6 +51,9 @@ class FanOutSink : public MetricsSink {
   }
   void onRunFinished(const RunSummary& s) override {
     for (auto* x : sinks_) x->onRunFinished(s);
+  }
+  void flush() override {
+    for (auto* x : sinks_) x->flush();
   }
 
  private:

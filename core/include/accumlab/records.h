@@ -136,6 +136,9 @@ struct ArmSummary {
   /// The model draws random numbers while training (dropout): each arm draws its own, so
   /// accum and big-batch may differ by their random masks, not by accumulation.
   bool stochastic = false;
+  /// A digest of the final weights (FNV-1a, 64 bits, hex): two arms or runs with equal digests
+  /// ended with the same weights to the bit (a resumed run against an uninterrupted one).
+  std::string weights_digest;
 };
 
 /// What the run was: the resolved config and where it ran.
@@ -147,6 +150,9 @@ struct RunInfo {
   int64_t train_samples = 0;
   int64_t val_samples = 0;
   int64_t budget_samples = 0;  ///< per arm
+  /// A run resumed from a checkpoint: the records it already made end at this wall_ms (its
+  /// clock goes on from there); records after it in a store are redone. -1: a fresh run.
+  double resumed_after_ms = -1;
   int64_t parameters = 0;
   std::vector<std::string> class_names;
 };

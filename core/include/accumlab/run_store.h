@@ -247,6 +247,12 @@ class StoreSink : public MetricsSink {
   void onArmFinished(const ArmSummary& summary) override;
   /// Stores the final summaries and waits for the last commit.
   void onRunFinished(const RunSummary& summary) override;
+  /// Waits until everything so far is committed (before a checkpoint); throws as finish().
+  void flush() override { finish(); }
+  /// The next run continues stored experiment `experiment_id` (a run resumed from a
+  /// checkpoint): onRunStarted takes over its runs, drops their rows after
+  /// RunInfo::resumed_after_ms and marks them running again. Call before the run starts.
+  void resumeExperiment(int64_t experiment_id);
 
   /// Blocks until everything handed over so far is committed; throws InputError when the
   /// writer has failed (e.g. the disk filled up), naming the file. Rows committed before

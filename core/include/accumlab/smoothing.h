@@ -25,6 +25,12 @@ class DebiasedEma {
     return debias > 0 ? last_ / debias : last_;
   }
   int64_t count() const { return n_; }
+  /// The undebiased average, for a checkpoint; restore() puts it back with count().
+  double raw() const { return last_; }
+  void restore(double raw, int64_t count) {
+    last_ = raw;
+    n_ = count;
+  }
 
  private:
   double s_;
@@ -72,6 +78,9 @@ class RollingVariance {
     return m / static_cast<double>(values_.size());
   }
   bool full() const { return static_cast<int64_t>(values_.size()) == window_; }
+  /// The values held, oldest first (for a checkpoint); restore() puts them back.
+  const std::deque<double>& values() const { return values_; }
+  void restore(const std::deque<double>& values) { values_ = values; }
 
  private:
   int64_t window_;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,21 @@ class Trainer {
   /// out-of-memory) are reported in the summary, not thrown. A Trainer trains once: a second
   /// call throws std::logic_error (make a new Trainer for another run).
   RunSummary run(MetricsSink& sink);
+
+  /// Saves the whole training state every `samples` samples (counted by the arm furthest
+  /// behind, at a window boundary of every arm) to the file `path` returns (asked at the
+  /// first save, e.g. once a store has its ids). The file is written aside and renamed, and
+  /// the sink's flush() comes first, so a checkpoint never runs ahead of the stored records.
+  /// It is removed when the run ends: it exists only while the run can be resumed. Call
+  /// before run().
+  void checkpointEvery(int64_t samples, std::function<std::string()> path);
+  /// Continues, in run(), from a checkpoint saved by a run of the same config: every arm's
+  /// weights, optimizer state, sample position, statistics and counters, and the schedules of
+  /// evaluations, probes and pending m/K changes. RunInfo::resumed_after_ms says where its
+  /// records end. Checkpoints go on to the same file at the same interval. Changes of m or K
+  /// requested after the checkpoint are not replayed. run() throws InputError naming the
+  /// file when it is missing, damaged, or from another experiment.
+  void resumeFrom(const std::string& path);
 
   /// Pauses at the next window boundary.
   void requestPause();
