@@ -1,6 +1,5 @@
 #include "run_command.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -8,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "accumlab/checkpoint_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "accumlab/run_store.h"
@@ -22,13 +22,6 @@
 namespace accumlab::cli {
 
 namespace {
-
-/// Where the checkpoint of a stored experiment lives: a folder beside the store file.
-std::string checkpointPath(const std::string& db, int64_t experiment_id) {
-  const std::string dir = db + ".checkpoints";
-  ::mkdir(dir.c_str(), 0755);  // EEXIST is fine; a failure shows when the file is written
-  return dir + "/experiment-" + std::to_string(experiment_id) + ".pt";
-}
 
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 

@@ -1,5 +1,7 @@
 // MainWindow: a run from the experiment panel reaches the plots, the status bar and the
 // runs list; stored runs open; errors become dialogs and the app keeps running.
+#include <SQLiteCpp/Database.h>
+
 #include <QComboBox>
 #include <QAction>
 #include <QFile>
@@ -103,6 +105,49 @@ class MainWindowTest : public QObject {
     QVERIFY(window.store()->listLessonResults().empty());
     QVERIFY(!window.openLesson("99"));
     QVERIFY2(window.lastError().contains("there is no lesson 99"), qPrintable(window.lastError()));
+  }
+
+  void anInterruptedRunResumesFromItsCheckpoint() {
+    const QString db = dir_.filePath("resume.sqlite");
+    const QString checkpoint = db + ".checkpoints/experiment-1.pt";
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.db = db;
+    QVERIFY(window.applyOptions(options));
+    ExperimentConfig config = test::smallExperiment(400000);
+    window.experimentPanel()->setConfig(config);
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.startRun();
+    // Keep the first checkpoint, as a crash would, and end the run.
+    QVERIFY(test::waitUntil([&] { return QFile::exists(checkpoint); }, 60000));
+    QTest::qWait(50);
+    QVERIFY(QFile::copy(checkpoint, checkpoint + ".kept"));
+    window.controller()->stop();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    QVERIFY2(!QFile::exists(checkpoint), "a run that ended keeps no checkpoint");
+    QVERIFY(QFile::rename(checkpoint + ".kept", checkpoint));
+    {
+      SQLite::Database raw(db.toStdString(), SQLite::OPEN_READWRITE);
+      raw.exec("UPDATE runs SET status = 'interrupted', ended_at = NULL");
+    }
+    const int64_t id = window.store()->listRuns().front().id;
+    emit window.runsPanel()->resumeRequested(id);
+    QCOMPARE(window.lastError(), QString());
+    QVERIFY(window.controller()->isRunning());
+    QTest::qWait(300);
+    window.controller()->stop();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
+    // The same runs went on: steps 1…n with no gap or repeat, and the runs ended again.
+    for (const RunRow& r : window.store()->listRuns()) {
+      QVERIFY(r.status == ArmStatus::kStopped);
+      const RunSeries series = window.store()->series(r.id);
+      for (size_t i = 0; i < series.steps.size(); ++i) QCOMPARE(series.steps[i].step, int64_t(i + 1));
+    }
+    QCOMPARE(window.store()->listRuns().size(), size_t{3});
+    // A run that is not interrupted is not resumed.
+    emit window.runsPanel()->resumeRequested(id);
+    QVERIFY(window.lastError().contains("only an interrupted run"));
   }
 
   void badConfigShowsAnErrorAndTheAppKeepsRunning() {

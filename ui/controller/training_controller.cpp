@@ -30,6 +30,18 @@ TrainingController::~TrainingController() {
 
 void TrainingController::setSinkFactory(SinkFactory factory) { sink_factory_ = std::move(factory); }
 
+void TrainingController::setCheckpointing(int64_t samples, std::function<std::string()> path) {
+  checkpoint_every_ = samples;
+  checkpoint_path_ = std::move(path);
+}
+
+bool TrainingController::resume(const ExperimentConfig& config, const std::string& checkpoint) {
+  resume_from_ = checkpoint;
+  const bool ok = start(config);
+  resume_from_.clear();
+  return ok;
+}
+
 bool TrainingController::start(const ExperimentConfig& config,
                                const std::optional<SweepTarget>& target) {
   if (running_) {
@@ -45,6 +57,8 @@ bool TrainingController::start(const ExperimentConfig& config,
   try {
     if (sink_factory_) extra_sink_ = sink_factory_(config);
     trainer_ = std::make_unique<Trainer>(config);
+    if (!resume_from_.empty()) trainer_->resumeFrom(resume_from_);
+    if (checkpoint_every_ > 0 && checkpoint_path_) trainer_->checkpointEvery(checkpoint_every_, checkpoint_path_);
   } catch (const std::exception& e) {
     extra_sink_.reset();
     emit startFailed(QString::fromStdString(e.what()));

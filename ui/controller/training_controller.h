@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/metrics_sink.h"
@@ -46,6 +47,12 @@ class TrainingController : public QObject {
   /// Starts training `config` in the background; false (and startFailed()) if it cannot.
   /// With a target, every arm stops once it reaches it (a sweep point, a lesson).
   bool start(const ExperimentConfig& config, const std::optional<SweepTarget>& target = std::nullopt);
+  /// Continues a run from a checkpoint (Trainer::resumeFrom) like start() starts one; the
+  /// sink factory's store sink must take the stored runs over (StoreSink::resumeExperiment).
+  bool resume(const ExperimentConfig& config, const std::string& checkpoint);
+  /// Checkpoints every following run every `samples` samples to the file `path` names (asked
+  /// on the training thread at the first save); 0 turns it off.
+  void setCheckpointing(int64_t samples, std::function<std::string()> path);
   /// The config of the run started last.
   const ExperimentConfig& config() const { return config_; }
   /// Pauses at the next window boundary.
@@ -86,6 +93,9 @@ class TrainingController : public QObject {
   std::unique_ptr<MetricsSink> extra_sink_;
   std::unique_ptr<MetricsSink> target_sink_;
   ExperimentConfig config_;
+  std::string resume_from_;  ///< set by resume() for the start it makes
+  int64_t checkpoint_every_ = 0;
+  std::function<std::string()> checkpoint_path_;
   std::unique_ptr<FanOutSink> fan_out_;
   SinkFactory sink_factory_;
   QTimer drain_timer_;

@@ -80,6 +80,10 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
   addAction(tr("Tags…"), &RunsPanel::promptTags);
   addAction(tr("Note…"), &RunsPanel::promptNote);
   addAction(tr("Export CSV / JSON…"), [this] { emit exportRequested(selectedRunIds()); });
+  addAction(tr("Resume"), [this] {
+    const auto ids = selectedRunIds();
+    if (ids.size() == 1) emit resumeRequested(ids.front());
+  });
   addAction(tr("Delete…"), &RunsPanel::promptDelete);
 
   connect(filter_, &QLineEdit::textChanged, this, &RunsPanel::setFilterText);

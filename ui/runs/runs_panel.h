@@ -53,6 +53,8 @@ class RunsPanel : public QWidget {
   void compareRequested(const std::vector<int64_t>& run_ids);
   /// Export these runs (the main window asks for the file).
   void exportRequested(const std::vector<int64_t>& run_ids);
+  /// Resume… on an interrupted run: continue its experiment from its checkpoint.
+  void resumeRequested(int64_t run_id);
   void errorOccurred(const QString& message);
 
  private:

@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "accumlab/checkpoint_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
@@ -39,6 +41,8 @@ namespace {
 constexpr double kGuiShare = 10.0;
 /// The plots update at least this often (ms) however slow the machine.
 constexpr int kSlowestDrainMs = 250;
+// Samples between the checkpoints of a stored run.
+constexpr int64_t kCheckpointEvery = 10000;
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -109,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this](const std::vector<int64_t>& ids) { openRuns(ids, true); });
   connect(runs_, &RunsPanel::compareRequested, this,
           [this](const std::vector<int64_t>& ids) { openRuns(ids, ids.size() == 1); });
+  connect(runs_, &RunsPanel::resumeRequested, this, &MainWindow::resumeRun);
   connect(runs_, &RunsPanel::exportRequested, this,
           [this](const std::vector<int64_t>& ids) { export_->exportRuns(ids, ExportFormat::kCsv); });
   connect(export_, &ExportActions::errorOccurred, this, &MainWindow::showError);
@@ -333,10 +338,20 @@ bool MainWindow::openDatabase(const QString& path) {
   status_->setDatabase(db_path_);
   if (db_path_.isEmpty()) {
     controller_->setSinkFactory(nullptr);
+    controller_->setCheckpointing(0, nullptr);
   } else {
     const std::string file = db_path_.toStdString();
-    controller_->setSinkFactory([file](const ExperimentConfig&) -> std::unique_ptr<MetricsSink> {
-      return std::make_unique<StoreSink>(file);
+    controller_->setSinkFactory([this, file](const ExperimentConfig&) -> std::unique_ptr<MetricsSink> {
+      auto sink = std::make_unique<StoreSink>(file);
+      if (resume_experiment_ > 0) sink->resumeExperiment(resume_experiment_);
+      resume_experiment_ = 0;
+      store_sink_ = sink.get();
+      return sink;
+    });
+    // Every run can be resumed after a crash (Runs tab → Resume). The path is asked on the
+    // training thread at the first save, when the store sink has its ids.
+    controller_->setCheckpointing(kCheckpointEvery, [this, file] {
+      return store_sink_ ? checkpointPath(file, store_sink_->experimentId()) : std::string();
     });
   }
   return path.isEmpty() || store_ != nullptr;
@@ -404,6 +419,7 @@ void MainWindow::onBatch(const RecordBatch& batch) {
 }
 
 void MainWindow::onFinished(const QString& error, bool input_error) {
+  store_sink_ = nullptr;  // the next start makes another
   experiment_->setRunning(false);
   updateRunActions();
   bool stopped = false;
@@ -436,6 +452,37 @@ void MainWindow::openRuns(const std::vector<int64_t>& ids, bool whole_experiment
   try {
     plots_->showRuns(whole_experiments ? loadExperiments(*store_, ids) : loadRuns(*store_, ids));
     status_->setState(whole_experiments ? tr("Stored run") : tr("Comparing"));
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::resumeRun(int64_t run_id) {
+  if (!store_) return;
+  if (controller_->isRunning()) {
+    showError(tr("Stop the running experiment before resuming another."));
+    return;
+  }
+  try {
+    store_->markInterruptedRuns();
+    const RunDetail run = store_->run(run_id);
+    if (run.row.status != ArmStatus::kInterrupted) {
+      showError(tr("Run %1 is %2: only an interrupted run (its process died) can be resumed.")
+                    .arg(run_id)
+                    .arg(QString::fromStdString(toString(run.row.status))));
+      return;
+    }
+    const std::string checkpoint = checkpointPath(db_path_.toStdString(), run.row.experiment_id);
+    if (!QFileInfo::exists(QString::fromStdString(checkpoint))) {
+      showError(tr("Run %1 cannot be resumed: it has no checkpoint (%2); it stopped before its "
+                   "first one.")
+                    .arg(run_id)
+                    .arg(QString::fromStdString(checkpoint)));
+      return;
+    }
+    experiment_->setConfig(run.config);
+    resume_experiment_ = run.row.experiment_id;
+    if (!controller_->resume(run.config, checkpoint)) resume_experiment_ = 0;
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
   }

@@ -13,6 +13,7 @@ class QTabWidget;
 
 namespace accumlab {
 class RunStore;
+class StoreSink;
 }
 
 namespace accumlab::ui {
@@ -86,6 +87,8 @@ class MainWindow : public QMainWindow {
   void onFinished(const QString& error, bool input_error);
   void updateRunActions();
   void openRuns(const std::vector<int64_t>& ids, bool whole_experiments);
+  /// Continues an interrupted run's experiment from its checkpoint.
+  void resumeRun(int64_t run_id);
 
   AppSettings settings_;
   TrainingController* controller_;
@@ -100,6 +103,8 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<RunStore> store_;  ///< the GUI thread's own connection
   QString db_path_;
   QString last_error_;
+  StoreSink* store_sink_ = nullptr;  ///< the running experiment's (owned by the controller)
+  int64_t resume_experiment_ = 0;    ///< the next store sink takes this experiment over
   QAction* run_action_;
   QAction* pause_action_;
   QAction* stop_action_;
