@@ -7,6 +7,8 @@
 #include <QFile>
 #include <QMessageBox>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QApplication>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -105,6 +107,39 @@ class MainWindowTest : public QObject {
     QVERIFY(window.store()->listLessonResults().empty());
     QVERIFY(!window.openLesson("99"));
     QVERIFY2(window.lastError().contains("there is no lesson 99"), qPrintable(window.lastError()));
+  }
+
+  void spaceAndEscWorkWhereverTheFocusIsAndStopShowsWhereItStopped() {
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.no_store = true;
+    QVERIFY(window.applyOptions(options));
+    window.experimentPanel()->setConfig(test::smallExperiment(4000000));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.startRun();
+    QVERIFY(test::waitUntil([&] { return window.plots()->pointCount() > 0; }));
+    // The K box has the focus, as after typing a value: it must not eat Space or Esc.
+    auto* spin = window.experimentPanel()->findChildren<QSpinBox*>().value(1);
+    QVERIFY(spin);
+    spin->setFocus();
+    QVERIFY(test::waitUntil([&] { return QApplication::focusWidget() != nullptr; }));
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+    QVERIFY(window.controller()->isPaused());
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Space);
+    QVERIFY(!window.controller()->isPaused());
+    // A status message leaves the progress on screen.
+    window.runStatusBar()->showMessage("a message", 5000);
+    QVERIFY(window.runStatusBar()->progressShown());
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Escape);
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    // Stopped early: the bar shows where, not 100%.
+    QVERIFY2(window.runStatusBar()->progressPercent() < 100,
+             qPrintable(QString::number(window.runStatusBar()->progressPercent())));
+    QVERIFY2(window.runStatusBar()->etaText().startsWith("stopped at"),
+             qPrintable(window.runStatusBar()->etaText()));
   }
 
   void anInterruptedRunResumesFromItsCheckpoint() {

@@ -29,6 +29,7 @@
 #include "plots/metric_canvas.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
+#include "window/run_keys.h"
 #include "lessons/lesson_panel.h"
 #include "sweep/sweep_panel.h"
 #include "window/export_actions.h"
@@ -156,6 +157,7 @@ void MainWindow::buildActions() {
     }
   });
   experiment_->setRunActions(run_action_, pause_action_, stop_action_);
+  new RunKeys(this, pause_action_, stop_action_);  // Space and Esc wherever the focus is
 
   QToolBar* bar = addToolBar(tr("Training"));
   bar->setObjectName("trainingToolBar");

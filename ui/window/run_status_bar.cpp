@@ -42,10 +42,11 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
   device_ = new QLabel(this);
   database_ = new QLabel(this);
   database_->setToolTip(tr("The run database"));
-  addWidget(state_);
-  addWidget(progress_);
-  addWidget(eta_);
-  addWidget(throughput_, 1);
+  // Permanent widgets: a status message shows to their left and never hides the progress.
+  addPermanentWidget(state_);
+  addPermanentWidget(progress_);
+  addPermanentWidget(eta_);
+  addPermanentWidget(throughput_);
   addPermanentWidget(device_);
   addPermanentWidget(database_);
 }
@@ -64,11 +65,15 @@ void RunStatusBar::showProgress(const RunData& run) {
   if (budget <= 0 || run.arms.empty()) return;
   // Progress over all arms: each counts its samples up to the budget (ended arms count full).
   double done = 0, wall_ms = 0;
+  bool all_ended = true;
   QStringList rates;
   for (const ArmSeries& arm : run.arms) {
-    const bool ended = arm.has_summary && arm.summary.status != ArmStatus::kRunning;
-    const int64_t seen = arm.steps.empty() ? 0 : arm.steps.back().samples_seen;
-    done += ended ? 1.0 : std::min(1.0, static_cast<double>(seen) / static_cast<double>(budget));
+    // Only a finished arm counts in full: a stopped or failed one shows where it ended.
+    const bool finished = arm.has_summary && arm.summary.status == ArmStatus::kFinished;
+    const int64_t seen = arm.has_summary ? arm.summary.samples_seen
+                                         : arm.steps.empty() ? 0 : arm.steps.back().samples_seen;
+    done += finished ? 1.0 : std::min(1.0, static_cast<double>(seen) / static_cast<double>(budget));
+    all_ended = all_ended && arm.has_summary && arm.summary.status != ArmStatus::kRunning;
     if (!arm.steps.empty()) {
       wall_ms = std::max(wall_ms, arm.steps.back().wall_ms);
       rates << QString("<span style='color:%1'>■</span> %2 %3/s")
@@ -80,7 +85,12 @@ void RunStatusBar::showProgress(const RunData& run) {
   progress_->setToolTip(tr("%1 of %2 samples per arm")
                             .arg(QLocale().toString(static_cast<qlonglong>(run.samplesSeen())),
                                  QLocale().toString(static_cast<qlonglong>(budget))));
-  if (fraction > 0.01 && fraction < 1.0) {
+  if (all_ended && fraction < 1.0) {
+    eta_->setText(tr("stopped at %1 of %2 after %3")
+                      .arg(QLocale().toString(static_cast<qlonglong>(run.samplesSeen())),
+                           QLocale().toString(static_cast<qlonglong>(budget)),
+                           formatDuration(wall_ms / 1000.0)));
+  } else if (fraction > 0.01 && fraction < 1.0) {
     eta_->setText(tr("ETA %1").arg(formatDuration(wall_ms / 1000.0 * (1 - fraction) / fraction)));
   } else if (fraction >= 1.0) {
     eta_->setText(tr("took %1").arg(formatDuration(wall_ms / 1000.0)));
@@ -97,5 +107,9 @@ void RunStatusBar::setDatabase(const QString& path) {
 QString RunStatusBar::throughputText() const { return throughput_->text(); }
 
 int RunStatusBar::progressPercent() const { return progress_->value() / 10; }
+
+QString RunStatusBar::etaText() const { return eta_->text(); }
+
+bool RunStatusBar::progressShown() const { return progress_->isVisible(); }
 
 }  // namespace accumlab::ui

@@ -28,6 +28,10 @@ class RunStatusBar : public QStatusBar {
   void setDatabase(const QString& path);
   /// The text of the throughput read-out (for tests).
   QString throughputText() const;
+  /// "ETA 0:12", "took 0:40" or "stopped at 12,000 of 60,000 after 0:08" (for tests).
+  QString etaText() const;
+  /// Whether the progress bar is on screen (a status message must not hide it).
+  bool progressShown() const;
   /// The progress in percent, 0–100.
   int progressPercent() const;
 
