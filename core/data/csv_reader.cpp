@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "accumlab/input_error.h"
+#include "accumlab/text_file.h"
 #include "data/byte_reader.h"
 
 namespace accumlab {
@@ -156,6 +157,10 @@ bool isIndex(const std::string& s, size_t* out) {
 Dataset loadCsv(const std::string& path, const std::string& label, Task task, double val_fraction,
                 uint64_t seed) {
   const std::string text = ByteReader(path).readAll();
+  // Random bytes would fail later as an "empty cell"; say what the file is instead.
+  if (const std::string problem = nonTextProblem(path, "CSV", text); !problem.empty()) {
+    throw InputError(problem);
+  }
   const std::vector<Line> lines = splitLines(text);
   if (lines.empty()) throw InputError(path + " holds only blank lines; a CSV needs data rows");
   const char delim = sniffDelimiter(path, lines);

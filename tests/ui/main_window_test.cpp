@@ -225,6 +225,18 @@ class MainWindowTest : public QObject {
              "torchscript:" + model.fileName());
     QVERIFY(!window.experimentPanel()->openPath(dir_.path(), &error));  // an empty folder
     QVERIFY(error.contains(dir_.path()));
+    // Random bytes are refused when chosen, not at Run as an "empty cell".
+    QFile binary(dir_.filePath("random.csv"));
+    QVERIFY(binary.open(QIODevice::WriteOnly));
+    binary.write(QByteArray("a,b,y\n1,2,0\n30,4,\0\x9f\x01zz", 22));
+    binary.close();
+    QVERIFY(!window.experimentPanel()->openPath(binary.fileName(), &error));
+    QVERIFY2(error.contains("is not a text CSV file: byte 0x00 at offset 17"), qPrintable(error));
+    QCOMPARE(QString::fromStdString(window.experimentPanel()->config().data), "csv:" + csv.fileName());
+    // The run database is never read as a dataset.
+    window.experimentPanel()->setStorePath(csv.fileName());
+    QVERIFY(!window.experimentPanel()->openPath(csv.fileName(), &error));
+    QVERIFY2(error.contains("is the run database"), qPrintable(error));
   }
 
   void commandLineOverridesTheExperiment() {

@@ -21,6 +21,7 @@
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
+#include "accumlab/run_store.h"
 #include "experiment/batch_slider.h"
 #include "experiment/memory_estimator.h"
 #include "experiment/source_catalog.h"
@@ -492,6 +493,10 @@ void ExperimentPanel::onPickerActivated(QComboBox* combo) {
 }
 
 bool ExperimentPanel::openPath(const QString& path, QString* error) {
+  if (!store_path_.isEmpty() && RunStore::wouldOverwrite(store_path_.toStdString(), path.toStdString())) {
+    *error = tr("%1 is the run database; choose a dataset or model file.").arg(path);
+    return false;
+  }
   OpenedSource source;
   if (!openSource(path, &source, error)) return false;
   selectSpec(source.is_model ? model_combo_ : data_combo_, source.spec, source.label);

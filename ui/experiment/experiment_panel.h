@@ -41,6 +41,9 @@ class ExperimentPanel : public QWidget {
   void setRunActions(QAction* run, QAction* pause, QAction* stop);
   /// Selects the dataset or TorchScript model at `path`; false with a message otherwise.
   bool openPath(const QString& path, QString* error);
+  /// The run database in use: opening it as a dataset or model is refused before it is read
+  /// (reading it would drop the app's locks on it).
+  void setStorePath(const QString& path) { store_path_ = path; }
   /// The line under the sliders that predicts the tensor memory of m and of m·K as one
   /// batch (empty until the probes of the model have run).
   QString memoryEstimateText() const;
@@ -100,6 +103,7 @@ class ExperimentPanel : public QWidget {
   QComboBox* device_combo_;
   QWidget* run_buttons_ = nullptr;
   QList<QWidget*> locked_while_running_;
+  QString store_path_;
 };
 
 }  // namespace accumlab::ui

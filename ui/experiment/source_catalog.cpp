@@ -3,6 +3,9 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <exception>
+
+#include "accumlab/text_file.h"
 
 namespace accumlab::ui {
 
@@ -93,6 +96,13 @@ bool openSource(const QString& path, OpenedSource* out, QString* error) {
     return true;
   }
   if (suffix == "csv" || suffix == "tsv" || suffix == "txt") {
+    // Random bytes would be accepted here and fail at Run as an "empty cell".
+    try {
+      checkTextFile(abs.toStdString(), "CSV");
+    } catch (const std::exception& e) {
+      *error = QString::fromStdString(e.what());
+      return false;
+    }
     *out = {false, "csv:" + abs, "CSV: " + info.fileName()};
     return true;
   }

@@ -337,6 +337,7 @@ bool MainWindow::openDatabase(const QString& path) {
   runs_->setStore(store_.get());
   sweeps_->setStore(store_.get(), db_path_);
   lessons_->setStore(store_.get());
+  experiment_->setStorePath(db_path_);
   status_->setDatabase(db_path_);
   if (db_path_.isEmpty()) {
     controller_->setSinkFactory(nullptr);

@@ -2,6 +2,8 @@
 // the training split only; a bad cell names file, line and column.
 #include "data/csv_reader.h"
 
+#include "accumlab/text_file.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -115,6 +117,25 @@ TEST(CsvReader, StandardisesWithTrainingStatisticsOnly) {
   torch::Tensor gaps = all.slice(0, 1) - all.slice(0, 0, kRows - 1);
   EXPECT_LT((gaps - gaps[0]).abs().max().item<double>(), 1e-5);
   EXPECT_GT(val.mean().abs().item<double>(), 1e-3) << "validation was standardised on its own";
+}
+
+TEST(CsvReader, BinaryOrNonUtf8FilesAreNotTextCsv) {
+  TempDir dir;
+  const std::string file = dir / "random.csv";
+  // Random bytes with a NUL at offset 17 (they once failed later as "the cell is empty").
+  std::string bytes = "a,b,y\n1,2,0\n30,4,";
+  bytes += std::string("\0\x9f\x01zz", 5);
+  testing::writeText(file, bytes);
+  EXPECT_EQ(messageOf([&] { loadCsv(file, "", Task::kAuto, 0.1, 1); }),
+            file + " is not a text CSV file: byte 0x00 at offset 17 (save it as UTF-8 text)");
+  EXPECT_THROW(checkTextFile(file, "CSV"), InputError);
+  // Latin-1 'é' is not UTF-8; the UTF-8 'é' and a byte-order mark are.
+  EXPECT_EQ(firstNonTextByte("caf\xe9,1\n"), 3u);
+  EXPECT_EQ(firstNonTextByte("\xef\xbb\xbf" "caf\xc3\xa9,1\r\n\t"), std::string::npos);
+  EXPECT_EQ(firstNonTextByte("x\xe2\x82"), 1u);  // a sequence cut short
+  testing::writeText(file, "a,y\ncaf\xc3\xa9,1\n");
+  EXPECT_NO_THROW(checkTextFile(file, "CSV"));
+  EXPECT_THROW(checkTextFile(dir / "missing.csv", "CSV"), InputError);
 }
 
 TEST(CsvReader, BadFilesNameFileLineAndColumn) {

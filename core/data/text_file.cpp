@@ -1,0 +1,66 @@
+#include "accumlab/text_file.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include "accumlab/input_error.h"
+
+namespace accumlab {
+
+namespace {
+
+/// firstNonTextByte; with `prefix`, a UTF-8 sequence cut off by the end of `text` (a prefix
+/// of the file) is not held against it.
+size_t scan(const std::string& text, bool prefix) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t i = (n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) ? 3 : 0;
+  while (i < n) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') return i;
+      if (c == 0x7F) return i;
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length from the lead byte, then continuation bytes 10xxxxxx.
+    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+    if (len == 0 || (c >= 0xE0 && c <= 0xEF && len != 3)) return i;
+    if (i + len > n) return prefix ? std::string::npos : i;
+    for (size_t k = 1; k < len; ++k) {
+      if ((s[i + k] & 0xC0) != 0x80) return i;
+    }
+    i += len;
+  }
+  return std::string::npos;
+}
+
+std::string problemAt(const std::string& path, const std::string& kind, const std::string& text,
+                      size_t at) {
+  if (at == std::string::npos) return "";
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
+  const bool control = static_cast<unsigned char>(text[at]) < 0x80;
+  return path + " is not a text " + kind + " file: " + (control ? "byte " : "invalid UTF-8 byte ") +
+         byte + " at offset " + std::to_string(at) + " (save it as UTF-8 text)";
+}
+
+}  // namespace
+
+size_t firstNonTextByte(const std::string& text) { return scan(text, false); }
+
+std::string nonTextProblem(const std::string& path, const std::string& kind, const std::string& text) {
+  return problemAt(path, kind, text, scan(text, false));
+}
+
+void checkTextFile(const std::string& path, const std::string& kind) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + " cannot be read (missing or permission denied?)");
+  std::string head(65536, '\0');
+  in.read(&head[0], static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const std::string problem = problemAt(path, kind, head, scan(head, in.gcount() == 65536));
+  if (!problem.empty()) throw InputError(problem);
+}
+
+}  // namespace accumlab
