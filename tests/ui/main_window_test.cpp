@@ -9,6 +9,10 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QApplication>
+#include <QDialog>
+#include <QScreen>
+#include <QScrollBar>
+#include <QTextBrowser>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -140,6 +144,29 @@ class MainWindowTest : public QObject {
              qPrintable(QString::number(window.runStatusBar()->progressPercent())));
     QVERIFY2(window.runStatusBar()->etaText().startsWith("stopped at"),
              qPrintable(window.runStatusBar()->etaText()));
+  }
+
+  void plotHelpScrollsInsideTheScreen() {
+    MainWindow window;
+    window.resize(1024, 700);
+    window.show();
+    QAction* help = nullptr;
+    for (QAction* a : window.findChildren<QAction*>()) {
+      if (a->text() == "What the &plots show") help = a;
+    }
+    QVERIFY(help);
+    help->trigger();
+    auto* dialog = window.findChild<QDialog*>("plotHelp");
+    QVERIFY(dialog);
+    QVERIFY(test::waitUntil([&] { return dialog->isVisible(); }));
+    const QRect screen = dialog->screen()->availableGeometry();
+    QVERIFY2(dialog->height() <= screen.height() * 8 / 10 + 1,
+             qPrintable(QString("%1 > %2").arg(dialog->height()).arg(screen.height())));
+    auto* text = dialog->findChild<QTextBrowser*>("plotHelpText");
+    QVERIFY(text);
+    QVERIFY(text->toPlainText().contains("Loss variance"));
+    QVERIFY(text->verticalScrollBar()->maximum() > 0);  // it scrolls: the text is longer
+    dialog->close();
   }
 
   void anInterruptedRunResumesFromItsCheckpoint() {

@@ -29,6 +29,7 @@
 #include "plots/metric_canvas.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
+#include "window/plot_help.h"
 #include "window/run_keys.h"
 #include "lessons/lesson_panel.h"
 #include "sweep/sweep_panel.h"
@@ -237,16 +238,7 @@ void MainWindow::buildMenus() {
                         &LivePlots::resetView);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("What the &plots show"), this, [this] {
-    QString text;
-    for (MetricCanvas* c : plots_->canvases()) {
-      text += "<h3>" + c->definition().title + "</h3><p>" + c->definition().explanation + "</p>";
-    }
-    auto* box = new QMessageBox(QMessageBox::Information, tr("What the plots show"), text,
-                                QMessageBox::Close, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
-  });
+  help->addAction(tr("What the &plots show"), this, [this] { showPlotHelp(this, plots_->canvases()); });
   help->addAction(tr("&About AccumLab"), this, [this] {
     QMessageBox::about(this, tr("About AccumLab"),
                        tr("<b>AccumLab %1</b><p>A lab for gradient accumulation: train with "
