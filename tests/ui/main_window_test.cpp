@@ -212,6 +212,28 @@ class MainWindowTest : public QObject {
     QVERIFY(window.lastError().contains("only an interrupted run"));
   }
 
+  void aRunThatFailsToStartKeepsThePreviousPlots() {
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.no_store = true;
+    QVERIFY(window.applyOptions(options));
+    window.experimentPanel()->setConfig(test::smallExperiment(2000));
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.startRun();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    const int points = window.plots()->pointCount();
+    QVERIFY(points > 0);
+    // A dataset that cannot be loaded: the run fails before its first record.
+    ExperimentConfig bad = test::smallExperiment(2000);
+    bad.data = "csv:" + dir_.filePath("missing.csv").toStdString();
+    window.experimentPanel()->setConfig(bad);
+    window.startRun();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
+    QVERIFY(window.lastError().contains("missing.csv"));
+    QCOMPARE(window.plots()->pointCount(), points);
+  }
+
   void badConfigShowsAnErrorAndTheAppKeepsRunning() {
     MainWindow window;
     AppOptions options;

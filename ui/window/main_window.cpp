@@ -379,10 +379,8 @@ void MainWindow::onStarted() {
   const ExperimentConfig& config = controller_->config();
   // A lesson's run is a preset experiment: the panel shows what actually trains.
   if (lessons_->isRunning()) experiment_->setConfig(config);
-  plots_->beginLive(tr("live: %1 m=%2 K=%3")
-                        .arg(QString::fromStdString(config.name.empty() ? config.data : config.name))
-                        .arg(config.micro_batch)
-                        .arg(config.accum));
+  // The plots are cleared when the run has loaded its data and model (its first batch): a
+  // run that fails to start leaves the previous plots on screen.
   status_->resetProgress();
   status_->setState(tr("Loading data…"));
   experiment_->setRunning(true);
@@ -392,6 +390,13 @@ void MainWindow::onStarted() {
 void MainWindow::onBatch(const RecordBatch& batch) {
   QElapsedTimer handling;
   handling.start();
+  if (batch.started) {
+    const ExperimentConfig& config = controller_->config();
+    plots_->beginLive(tr("live: %1 m=%2 K=%3")
+                          .arg(QString::fromStdString(config.name.empty() ? config.data : config.name))
+                          .arg(config.micro_batch)
+                          .arg(config.accum));
+  }
   plots_->appendLive(batch);
   if (batch.started) {
     status_->setDevice(QString::fromStdString(batch.started->device));
