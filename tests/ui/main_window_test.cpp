@@ -13,6 +13,8 @@
 #include <QScreen>
 #include <QScrollBar>
 #include <QTextBrowser>
+#include <QDockWidget>
+#include <QHeaderView>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -25,6 +27,7 @@
 #include "lessons/lesson_panel.h"
 #include "plots/live_plots.h"
 #include "plots/plot_catalog.h"
+#include "runs/runs_model.h"
 #include "runs/runs_panel.h"
 #include "ui_test_support.h"
 #include "window/app_options.h"
@@ -210,6 +213,27 @@ class MainWindowTest : public QObject {
     // A run that is not interrupted is not resumed.
     emit window.runsPanel()->resumeRequested(id);
     QVERIFY(window.lastError().contains("only an interrupted run"));
+  }
+
+  void theRunsDockShowsArmSizesAndStatusAtItsFirstWidth() {
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.db = dir_.filePath("dock.sqlite");
+    QVERIFY(window.applyOptions(options));
+    window.resize(1024, 768);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* dock = window.findChild<QDockWidget*>("runsDock");
+    QVERIFY(dock);
+    dock->raise();
+    auto* view = window.runsPanel()->findChild<QTableView*>();
+    QVERIFY(view);
+    QTest::qWait(50);
+    const int right = view->horizontalHeader()->sectionViewportPosition(RunsModel::kStatus) +
+                      view->horizontalHeader()->sectionSize(RunsModel::kStatus);
+    QVERIFY2(right <= view->viewport()->width(),
+             qPrintable(QString("Status ends at %1 of %2").arg(right).arg(view->viewport()->width())));
   }
 
   void aRunThatFailsToStartKeepsThePreviousPlots() {

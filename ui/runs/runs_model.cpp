@@ -41,9 +41,9 @@ int RunsModel::columnCount(const QModelIndex& parent) const { return parent.isVa
 
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* kTitles[kColumnCount] = {"ID",     "Name",    "Started", "Dataset", "Model",
-                                              "Arm",    "m × K",   "Status",  "Steps",   "Samples",
-                                              "Loss",   "Val loss", "Val acc", "Tags"};
+  static const char* kTitles[kColumnCount] = {"ID",      "Arm",     "m × K",   "Status",  "Loss",
+                                              "Val acc", "Name",    "Started", "Dataset", "Model",
+                                              "Steps",   "Samples", "Val loss", "Tags"};
   return tr(kTitles[section]);
 }
 
@@ -68,7 +68,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     if (index.column() == kStatus) return QBrush(statusColor(r.status));
     return {};
   }
-  if (role == Qt::TextAlignmentRole && index.column() >= kSteps && index.column() <= kValAccuracy) {
+  const bool numeric = index.column() == kSteps || index.column() == kSamples ||
+                       index.column() == kLoss || index.column() == kValLoss ||
+                       index.column() == kValAccuracy;
+  if (role == Qt::TextAlignmentRole && numeric) {
     return QVariant(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role == Qt::ToolTipRole && index.column() == kName) {

@@ -13,8 +13,9 @@ class RunsModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { kId, kName, kStarted, kDataset, kModel, kArm, kBatch, kStatus, kSteps, kSamples,
-                kLoss, kValLoss, kValAccuracy, kTags, kColumnCount };
+  /// What tells runs apart comes first, so a narrow dock still shows it.
+  enum Column { kId, kArm, kBatch, kStatus, kLoss, kValAccuracy, kName, kStarted, kDataset,
+                kModel, kSteps, kSamples, kValLoss, kTags, kColumnCount };
   static constexpr int kRunIdRole = Qt::UserRole + 1;
 
   using QAbstractTableModel::QAbstractTableModel;
