@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include "controller/training_controller.h"
+#include "plots/compact_ticker.h"
 #include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
 #include "ui_test_support.h"
@@ -214,6 +215,29 @@ class LivePlotsTest : public QObject {
       }
     }
     QVERIFY(found);
+  }
+
+  void longTickNumbersAreCompact() {
+    QCOMPARE(compactNumber(100000), QString("100k"));
+    QCOMPARE(compactNumber(250000), QString("250k"));
+    QCOMPARE(compactNumber(1200000), QString("1.2M"));
+    QCOMPARE(compactNumber(-30000), QString("-30k"));
+    QCOMPARE(compactNumber(3e9), QString("3G"));
+    QCOMPARE(compactNumber(5000), QString());  // short numbers stay as they are
+    // Every plot's sample axis uses it: no label is a run of six digits any more.
+    LivePlots plots;
+    plots.resize(1024, 700);
+    plots.show();
+    plots.beginLive("live");
+    plots.appendLive(syntheticBatch(0, 100));
+    for (MetricCanvas* c : plots.canvases()) {
+      c->plot()->xAxis->setRange(0, 300000);
+      c->plot()->replot();
+      QVERIFY(c->plot()->xAxis->ticker().dynamicCast<CompactTicker>());
+      for (const QString& label : c->plot()->xAxis->tickVectorLabels()) {
+        QVERIFY2(label.size() <= 5, qPrintable(label));
+      }
+    }
   }
 
   void zoomingOnePlotMovesAllAndResetFollowsAgain() {

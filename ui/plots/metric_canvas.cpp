@@ -9,6 +9,7 @@
 #include <qcustomplot.h>
 
 #include "plots/arm_style.h"
+#include "plots/compact_ticker.h"
 
 namespace accumlab::ui {
 
@@ -98,6 +99,7 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
     y->setLabelFont(small);
     y->setTickLabelFont(small);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    x->setTicker(QSharedPointer<CompactTicker>(new CompactTicker));
     x->setTickLabelFont(small);
     x->setLabelFont(small);
     connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
@@ -139,7 +141,7 @@ void MetricCanvas::applyAxisScales() {
       y->setNumberPrecision(0);
     } else {
       y->setScaleType(QCPAxis::stLinear);
-      y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+      y->setTicker(QSharedPointer<CompactTicker>(new CompactTicker));
       y->setNumberFormat("g");
       y->setNumberPrecision(4);
     }

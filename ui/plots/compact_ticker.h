@@ -1,0 +1,18 @@
+#pragma once
+
+#include <QString>
+#include <qcustomplot.h>
+
+namespace accumlab::ui {
+
+/// A tick label that stays short: 100k, 250k, 1.2M, 3G; below 10,000 as QCustomPlot writes
+/// it. Long labels ("100000200000300000" on a narrow axis) ran into each other.
+QString compactNumber(double v);
+
+/// QCustomPlot's linear ticker with compactNumber() labels (linear axes only).
+class CompactTicker : public QCPAxisTicker {
+ protected:
+  QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override;
+};
+
+}  // namespace accumlab::ui
