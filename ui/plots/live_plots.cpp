@@ -374,9 +374,10 @@ QString LivePlots::varianceReadout(const RunData& run) const {
   int64_t k = 0;
   if (!run.probes.empty()) {
     const ProbeRecord& p = run.probes.back();
-    k = p.accum;
     if (std::isfinite(p.ratio)) {
-      parts << tr("same weights <b>%1×</b> %2").arg(ratioText(p.ratio), intervalText(p.ci_low, p.ci_high));
+      parts << tr("same weights <b>%1×</b> %2 · theory %3")
+                   .arg(ratioText(p.ratio), intervalText(p.ci_low, p.ci_high))
+                   .arg(p.accum);
     }
   }
   if (no_accum && accum && !accum->steps.empty() && !no_accum->steps.empty()) {
@@ -391,11 +392,14 @@ QString LivePlots::varianceReadout(const RunData& run) const {
     } else {
       const RatioInterval r = detrendedRatio(n.loss_var_detrended, n.loss_var_count,
                                              a.loss_var_detrended, a.loss_var_count);
-      if (std::isfinite(r.ratio)) parts << tr("arms' ratio <b>%1</b> %2").arg(ratioText(r.ratio), intervalText(r.low, r.high));
+      // The arms train to different weights: their ratio is no test of K (see "?").
+      if (std::isfinite(r.ratio)) {
+        parts << tr("arms' own ratio <b>%1</b> %2 (other weights)").arg(ratioText(r.ratio), intervalText(r.low, r.high));
+      }
     }
   }
   if (parts.isEmpty()) return QString();
-  if (k > 0) parts.prepend(tr("theory %1").arg(k));
+  if (run.probes.empty() && k > 0) parts.prepend(tr("theory %1 at one set of weights").arg(k));
   return parts.join(" · ");
 }
 

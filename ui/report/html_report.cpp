@@ -162,7 +162,8 @@ QString varianceParagraph(const RunData& run) {
   const auto r = armVarianceRatio(summaries);
   if (r && std::isfinite(r->ci.ratio)) {
     lines << QObject::tr("Loss variance no-accum ÷ accum (detrended, last %1 updates): %2 "
-                         "(90%) · theory %3")
+                         "(90%) · not a test of K = %3: the arms sit at different weights and "
+                         "no-accum's own updates shake its weights; the probe holds the weights fixed")
                  .arg(r->updates)
                  .arg(interval(r->ci.ratio, r->ci.low, r->ci.high))
                  .arg(r->theory);
