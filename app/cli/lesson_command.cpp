@@ -159,11 +159,15 @@ int LessonCommand::run() {
                                 if (Trainer* t = current.load()) t->requestStop();
                               });
   // A sweep lesson's points are also stored as a sweep (accumlab-cli show-sweep, the Sweeps tab).
+  // One connection for the command's own writes (the sweep, its points, the verdict); each
+  // run's rows go through that run's StoreSink.
+  std::unique_ptr<RunStore> results_store;
+  if (!no_store_) results_store = std::make_unique<RunStore>(db);
   int64_t sweep_id = 0;
-  if (lesson.sweep && !no_store_) {
+  if (lesson.sweep && results_store) {
     std::vector<SweepPoint> points;
     for (const LessonJob& job : jobs) points.push_back(*job.point);
-    sweep_id = RunStore(db).createSweep(lesson.runs.front().config.name, lessonSweepSpec(lesson), points);
+    sweep_id = results_store->createSweep(lesson.runs.front().config.name, lessonSweepSpec(lesson), points);
   }
   const auto started = std::chrono::steady_clock::now();
   std::vector<LessonRunResult> results;
@@ -203,7 +207,9 @@ int LessonCommand::run() {
         run_ids.push_back(r.run_id);
       }
     }
-    if (sweep_id > 0) RunStore(db).updateSweepPoint(sweep_id, lessonPointOutcome(job, recorder.result(), stopping));
+    if (sweep_id > 0) {
+      results_store->updateSweepPoint(sweep_id, lessonPointOutcome(job, recorder.result(), stopping));
+    }
     results.push_back(std::move(recorder.result()));
   }
   const double wall_s =
@@ -215,8 +221,7 @@ int LessonCommand::run() {
 
   const LessonVerdict verdict = evaluateLesson(lesson, results, predict_);
   int64_t result_id = 0;
-  if (!no_store_) {
-    RunStore store(db);
+  if (results_store) {
     LessonResultRow row;
     row.lesson_id = lesson.id;
     row.title = lesson.title;
@@ -226,7 +231,7 @@ int LessonCommand::run() {
     row.all_hold = verdict.allHold();
     row.verdict_json = verdictToJson(verdict, -1);
     row.run_ids = run_ids;
-    result_id = store.addLessonResult(row);
+    result_id = results_store->addLessonResult(row);
   }
   if (json_) {
     nlohmann::json out = nlohmann::json::parse(verdictToJson(verdict));

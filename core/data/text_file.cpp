@@ -24,8 +24,9 @@ size_t scan(const std::string& text, bool prefix) {
       continue;
     }
     // A UTF-8 sequence: its length from the lead byte, then continuation bytes 10xxxxxx.
-    size_t len = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
-    if (len == 0 || (c >= 0xE0 && c <= 0xEF && len != 3)) return i;
+    // Leads: C2–DF two bytes, E0–EF three, F0–F4 four; 80–C1 and F5–FF never lead.
+    const size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (len == 0) return i;
     if (i + len > n) return prefix ? std::string::npos : i;
     for (size_t k = 1; k < len; ++k) {
       if ((s[i + k] & 0xC0) != 0x80) return i;
