@@ -15,6 +15,7 @@
 #include "accumlab/run_store.h"
 #include "accumlab/target_stop.h"
 #include "accumlab/trainer.h"
+#include "engine_handoff.h"
 #include "progress_sink.h"
 #include "stop_on_signal.h"
 #include "text_table.h"
@@ -39,7 +40,7 @@ std::map<std::string, LessonResultRow> latestResults(const std::string& db) {
 }  // namespace
 
 LessonCommand::LessonCommand(CLI::App& parent) {
-  app_ = parent.add_subcommand("lesson", "Guided experiments: predict, run, and check against theory");
+  app_ = parent.add_subcommand("lesson", kLessonAbout);
   app_->require_subcommand(1);
   const std::string db_help = "Run database (default: " + RunStore::defaultPath() + ")";
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "accumlab/input_error.h"
+#include "engine_handoff.h"
 #include "report/html_report.h"
 #include "runs/run_loader.h"
 #include "sweep/sweep_plots.h"
@@ -12,7 +13,7 @@
 namespace accumlab::cli {
 
 ReportCommand::ReportCommand(CLI::App& parent)
-    : StoreCommand(parent, "report", "Write the one-file HTML report of stored runs") {
+    : StoreCommand(parent, "report", kReportAbout) {
   auto* ids = app_->add_option("ids", ids_,
                                "Run ids (each stands for its experiment; several are overlaid)");
   auto* sweep = app_->add_option("--sweep", sweep_, "A sweep's report instead (see `list --sweeps`)")

@@ -14,6 +14,7 @@
 #include "accumlab/target_stop.h"
 #include "accumlab/trainer.h"
 #include "config_options.h"
+#include "engine_handoff.h"
 #include "progress_sink.h"
 #include "stop_on_signal.h"
 #include "stored_run_notice.h"
@@ -28,7 +29,7 @@ bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0;
 }  // namespace
 
 RunCommand::RunCommand(CLI::App& parent) {
-  app_ = parent.add_subcommand("run", "Train the arms of one experiment side by side");
+  app_ = parent.add_subcommand("run", kRunAbout);
   app_->option_defaults()->always_capture_default();
   options_ = std::make_unique<ConfigOptions>(*app_);
   auto* effective = app_->add_option("--effective-batch", effective_batch_,

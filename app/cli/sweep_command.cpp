@@ -28,6 +28,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
+#include "engine_handoff.h"
 #include "stop_on_signal.h"
 #include "sweep_table.h"
 
@@ -147,8 +148,7 @@ void checkExperiment(const ExperimentConfig& base, const SweepPoint& first) {
 }  // namespace
 
 SweepCommand::SweepCommand(CLI::App& parent) {
-  app_ = parent.add_subcommand(
-      "sweep", "Train a grid of batch sizes towards one target and fit the trade-off");
+  app_ = parent.add_subcommand("sweep", kSweepAbout);
   app_->option_defaults()->always_capture_default();
   options_ = std::make_unique<ConfigOptions>(
       *app_, std::set<std::string>{"--micro-batch", "--accum", "--lr", "--arms"});

@@ -1,7 +1,9 @@
 // accumlab: the desktop app (DESIGN.md §5, §8).
 #include <QApplication>
+#include <QIcon>
 #include <cstdio>
 
+#include "accumlab_version.h"
 #include "stop_on_signal.h"
 #include "window/app_options.h"
 #include "window/main_window.h"
@@ -10,8 +12,11 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName("AccumLab");
   QApplication::setOrganizationName("AccumLab");
-  QApplication::setApplicationVersion("0.1.0");
+  QApplication::setApplicationVersion(ACCUMLAB_VERSION_FULL);
   QApplication::setApplicationDisplayName("AccumLab");
+  QApplication::setWindowIcon(QIcon(":/icons/org.accumlab.AccumLab.svg"));
+  // The desktop entry's id: Wayland shells match the window to its menu entry and icon.
+  QGuiApplication::setDesktopFileName("org.accumlab.AccumLab");
 
   accumlab::ui::AppOptions options;
   QString message;

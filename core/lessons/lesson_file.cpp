@@ -1,6 +1,7 @@
 // Reading lesson files (DESIGN.md §9): every problem is one sentence naming the file and
 // the field.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,6 +17,12 @@
 
 #ifndef ACCUMLAB_LESSON_DIR
 #define ACCUMLAB_LESSON_DIR "resources/lessons"
+#endif
+#ifndef ACCUMLAB_SHARE_FROM_BIN
+#define ACCUMLAB_SHARE_FROM_BIN "../share/accumlab"
+#endif
+#ifndef ACCUMLAB_SHARE_FROM_LIBEXEC
+#define ACCUMLAB_SHARE_FROM_LIBEXEC "../../share/accumlab"
 #endif
 
 namespace accumlab {
@@ -384,6 +391,19 @@ Lesson loadLessonFile(const std::string& path) {
 
 std::string lessonDirectory() {
   if (const char* dir = std::getenv("ACCUMLAB_LESSONS"); dir != nullptr && *dir != '\0') return dir;
+  // An installed AccumLab: the lessons in share/accumlab/, reached from bin/ (accumlab,
+  // accumlab-cli) or libexec/accumlab/ (the CLI's engine).
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    const std::string path(exe, static_cast<size_t>(n));
+    const std::string bin_dir = path.substr(0, path.find_last_of('/'));
+    for (const char* share : {ACCUMLAB_SHARE_FROM_BIN, ACCUMLAB_SHARE_FROM_LIBEXEC}) {
+      const std::string dir = bin_dir + "/" + share + "/lessons";
+      struct stat st {};
+      if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return dir;
+    }
+  }
   return ACCUMLAB_LESSON_DIR;
 }
 

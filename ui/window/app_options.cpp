@@ -37,7 +37,8 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
     return -1;
   }
   if (parser.isSet(version)) {
-    *message = QCoreApplication::applicationName() + " " + QCoreApplication::applicationVersion();
+    // The program's name as typed, as command-line tools print it (and help2man reads it).
+    *message = "accumlab " + QCoreApplication::applicationVersion();
     return -1;
   }
   auto positive = [&](const QCommandLineOption& o, qint64* field) {

@@ -113,8 +113,9 @@ struct Lesson {
 Lesson lessonFromJson(const std::string& text, const std::string& source);
 /// Reads and parses a lesson file.
 Lesson loadLessonFile(const std::string& path);
-/// The folder of the lessons that come with AccumLab: $ACCUMLAB_LESSONS when set, else the
-/// one this build was configured with.
+/// The folder of the lessons that come with AccumLab: $ACCUMLAB_LESSONS when set, else
+/// share/accumlab/lessons of an installed AccumLab (found from the executable), else the
+/// source tree's resources/lessons.
 std::string lessonDirectory();
 /// The *.json files of a folder, sorted by name (the lessons' order).
 std::vector<std::string> lessonFiles(const std::string& directory);

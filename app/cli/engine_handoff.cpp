@@ -1,0 +1,61 @@
+#include "engine_handoff.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#ifndef ACCUMLAB_ENGINE_FROM_BIN
+#define ACCUMLAB_ENGINE_FROM_BIN "../libexec/accumlab/accumlab-engine"
+#endif
+
+namespace accumlab::cli {
+
+EngineHandoff::EngineHandoff(CLI::App& parent) {
+  std::vector<std::pair<const char*, const char*>> commands = {
+      {"run", kRunAbout}, {"sweep", kSweepAbout}, {"lesson", kLessonAbout}};
+#ifdef ACCUMLAB_WITH_UI
+  commands.emplace_back("report", kReportAbout);
+#endif
+  for (const auto& [name, about] : commands) {
+    CLI::App* sub = parent.add_subcommand(name, about);
+    sub->set_help_flag();  // `run --help` is the engine's to answer
+    sub->allow_extras();
+    sub->prefix_command();
+    commands_.push_back(sub);
+  }
+}
+
+bool EngineHandoff::chosen() const {
+  for (const CLI::App* sub : commands_) {
+    if (sub->parsed()) return true;
+  }
+  return false;
+}
+
+int EngineHandoff::exec(int argc, char** argv) {
+  // The engine sits next to this program in a build tree, in libexec/accumlab/ when installed.
+  char self[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  const std::string path = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
+  const std::string dir = path.substr(0, path.find_last_of('/') + 1);
+  const std::string candidates[] = {dir + "accumlab-engine", dir + ACCUMLAB_ENGINE_FROM_BIN};
+  for (const std::string& engine : candidates) {
+    if (::access(engine.c_str(), X_OK) != 0) continue;
+    std::vector<char*> args(argv, argv + argc);
+    args.push_back(nullptr);
+    ::execv(engine.c_str(), args.data());
+    std::fprintf(stderr, "accumlab-cli: cannot start %s: %s\n", engine.c_str(),
+                 std::strerror(errno));
+    return 1;
+  }
+  std::fprintf(stderr,
+               "accumlab-cli: the training engine accumlab-engine is missing (looked for %s "
+               "and %s); reinstall AccumLab or rebuild it\n",
+               candidates[0].c_str(), candidates[1].c_str());
+  return 1;
+}
+
+}  // namespace accumlab::cli
