@@ -1,7 +1,7 @@
 # cmake -DVERSION=X.Y.Z -DGIT=… -DSOURCE_DIR=… -DOUT=…/accumlab_version.h -P write_version.cmake
 set(full "${VERSION}")
 if(GIT AND EXISTS "${SOURCE_DIR}/.git")
-  execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" describe --always --dirty=.dirty --abbrev=7 --exclude=*
+  execute_process(COMMAND "${GIT}" -C "${SOURCE_DIR}" describe --always --abbrev=7 --exclude=*
                   OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE
                   ERROR_QUIET RESULT_VARIABLE failed)
   if(NOT failed AND commit)
