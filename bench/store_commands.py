@@ -9,7 +9,7 @@ Fills a run store with at least N step-metric rows (default 1,000,000) by real r
   accumlab-engine COMMAND   (the same command in the program that links LibTorch and Qt:
                              what accumlab-cli was before the split)
 for `list`, `--help` and `show ID`, and prints the medians of wall time and peak RSS (from
-wait4, so the child's own maximum). Check `uptime` first: a loaded machine inflates times.
+/usr/bin/time). Check `uptime` first: a loaded machine inflates times.
 """
 import argparse
 import os
@@ -42,14 +42,15 @@ def fill(cli, db, rows):
 
 
 def measure(argv):
-    """(wall seconds, peak RSS MiB) of one run of argv."""
+    """(wall seconds, peak RSS MiB) of one run of argv. The RSS comes from /usr/bin/time: a
+    child forked from this Python would carry Python's own high-water mark across exec."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(argv)} failed")
-    return wall, usage.ru_maxrss / 1024
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr}")
+    return wall, int(proc.stderr.strip().splitlines()[-1]) / 1024
 
 
 def main():
