@@ -12,7 +12,9 @@ case "$case_name" in
     if grep -qiE 'libtorch|libc10|libQt' <<<"$libs"; then
       fail "accumlab-cli links LibTorch or Qt: $(grep -iE 'libtorch|libc10|libQt' <<<"$libs" | tr '\n' ' ')"
     fi
-    ldd "$engine" | grep -q libtorch || fail "accumlab-engine does not link LibTorch"
+    # (Into a variable first: with pipefail, grep -q closing the pipe early would fail ldd.)
+    engine_libs="$(ldd "$engine")" || fail "ldd $engine failed"
+    grep -q libtorch <<<"$engine_libs" || fail "accumlab-engine does not link LibTorch"
     # Its help names every subcommand, its own and the engine's.
     expect_exit 0 "" --help
     for sub in run sweep lesson report list show compare export tag note delete; do
