@@ -68,7 +68,7 @@ int ListCommand::execute() {
                                    : " match") << " in " << store->path() << ".\n";
     return 0;
   }
-  TextTable table({"id", "started", "dataset", "model", "arm", "m", "K", "status", "final loss",
+  TextTable table({"id", "started", "dataset", "model", "arm", "m×K", "status", "final loss",
                    "val acc", "tags"});
   for (const RunRow& r : rows) {
     std::string started = r.started_at;
@@ -76,7 +76,7 @@ int ListCommand::execute() {
     std::string tags;
     for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;
     table.add({std::to_string(r.id), started, r.dataset, r.model, toString(r.arm),
-               std::to_string(r.micro_batch), std::to_string(r.accum), toString(r.status),
+               batchSizesText(r), toString(r.status),
                cell(r.final_loss), cell(r.val_accuracy * 100, "%.2f%%"), tags});
   }
   std::cout << table.str();

@@ -46,12 +46,12 @@ void ProgressSink::onStep(const StepRecord& r) {
 }
 
 void ProgressSink::onEvent(const EventRecord& e) {
-  if (e.kind == "diverged" || e.kind == "failed" || e.kind == "dropped") return;  // shown per arm
+  if (endsArm(e.kind) || e.kind == EventKind::kDropped) return;  // shown per arm
   if (interactive_ && drawn_lines_ > 0) {
     std::fprintf(out_, "\033[%dA\033[J", drawn_lines_);  // the event goes above the arm lines
     drawn_lines_ = 0;
   }
-  std::fprintf(out_, "event  %s%s\n", e.arm.empty() ? "" : (e.arm + ": ").c_str(), e.message.c_str());
+  std::fprintf(out_, "event  %s%s\n", e.arm ? (toString(*e.arm) + ": ").c_str() : "", e.message.c_str());
   if (interactive_) draw(true);
 }
 

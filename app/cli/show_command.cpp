@@ -31,7 +31,7 @@ int ShowCommand::execute() {
     j["events"] = nlohmann::json::array();
     for (const EventRecord& e : d.events) {
       j["events"].push_back({{"samples_seen", e.samples_seen}, {"wall_ms", e.wall_ms},
-                             {"kind", e.kind}, {"arm", e.arm}, {"message", e.message}});
+                             {"kind", toString(e.kind)}, {"arm", armName(e)}, {"message", e.message}});
     }
     std::cout << j.dump(2) << std::endl;
     return 0;
@@ -80,8 +80,8 @@ int ShowCommand::execute() {
   } else {
     TextTable events({"samples", "time", "event", "arm", "message"});
     for (const EventRecord& e : d.events) {
-      events.add({std::to_string(e.samples_seen), cell(e.wall_ms / 1000, "%.2f s"), e.kind,
-                  e.arm.empty() ? "all" : e.arm, e.message});
+      events.add({std::to_string(e.samples_seen), cell(e.wall_ms / 1000, "%.2f s"),
+                  toString(e.kind), e.arm ? toString(*e.arm) : "all", e.message});
     }
     std::cout << events.str();
   }

@@ -58,6 +58,8 @@ nlohmann::json rowJson(const RunRow& r) {
           {"arm", toString(r.arm)},
           {"micro_batch", r.micro_batch},
           {"accum", r.accum},
+          {"last_micro_batch", r.last_micro_batch},
+          {"last_accum", r.last_accum},
           {"status", toString(r.status)},
           {"steps", r.steps},
           {"samples_seen", r.samples_seen},

@@ -298,4 +298,16 @@ void validateConfig(const ExperimentConfig& c) {
   if (c.grad_check_every < 0) fail("the gradient check interval must be zero (off) or positive");
 }
 
+double scaledLearningRate(const OptimizerConfig& c, double batch_ratio) {
+  switch (c.scaling) {
+    case LrScaling::kNone:
+      return c.lr;
+    case LrScaling::kLinear:
+      return c.lr * batch_ratio;
+    case LrScaling::kSqrt:
+      return c.lr * std::sqrt(batch_ratio);
+  }
+  return c.lr;
+}
+
 }  // namespace accumlab

@@ -23,6 +23,12 @@ void flatten(const nlohmann::json& j, const std::string& prefix,
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> flattenConfig(const std::string& config_json) {
+  std::map<std::string, std::string> flat;
+  flatten(nlohmann::json::parse(config_json, nullptr, false), "", flat);
+  return {flat.begin(), flat.end()};
+}
+
 std::vector<ConfigDifference> diffConfigs(const std::vector<std::string>& config_jsons) {
   std::vector<std::map<std::string, std::string>> flat(config_jsons.size());
   std::set<std::string> keys;

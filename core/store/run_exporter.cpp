@@ -127,7 +127,7 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
     json events = json::array();
     for (const EventRecord& e : d.events) {
       events.push_back({{"samples_seen", e.samples_seen}, {"wall_ms", jsonNumber(e.wall_ms)},
-                        {"kind", e.kind}, {"arm", e.arm}, {"message", e.message}});
+                        {"kind", toString(e.kind)}, {"arm", armName(e)}, {"message", e.message}});
     }
     list.push_back({
         {"id", r.id},

@@ -37,7 +37,10 @@ constexpr char kRowColumns[] =
     "r.arm, r.micro_batch, r.accum, r.status, r.steps, r.samples_seen, r.final_loss, "
     "r.val_loss, r.val_accuracy, "
     "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM tags t WHERE t.run_id = r.id "
-    "ORDER BY tag))";
+    "ORDER BY tag)), "
+    // m and K of the last stored step: one lookup each in the (run_id, step) key.
+    "(SELECT micro_batch FROM step_metrics s WHERE s.run_id = r.id ORDER BY step DESC LIMIT 1), "
+    "(SELECT accum FROM step_metrics s WHERE s.run_id = r.id ORDER BY step DESC LIMIT 1)";
 
 RunRow readRow(SQLite::Statement& q) {
   RunRow r;
@@ -65,8 +68,20 @@ RunRow readRow(SQLite::Statement& q) {
     r.tags.push_back(tags.substr(start, end - start));
     start = end + 1;
   }
+  r.last_micro_batch = q.getColumn(18).isNull() ? r.micro_batch : q.getColumn(18).getInt64();
+  r.last_accum = q.getColumn(19).isNull() ? r.accum : q.getColumn(19).getInt64();
   return r;
 }
+
+}  // namespace
+
+std::string batchSizesText(int64_t m, int64_t k, int64_t last_m, int64_t last_k) {
+  const std::string start = std::to_string(m) + "×" + std::to_string(k);
+  if (last_m == m && last_k == k) return start;
+  return start + "→" + std::to_string(last_m) + "×" + std::to_string(last_k);
+}
+
+namespace {
 
 std::string selectStepsSql() {
   std::string cols;
@@ -280,8 +295,10 @@ RunDetail RunStore::run(int64_t run_id) {
       EventRecord e;
       e.samples_seen = ev.getColumn(0).getInt64();
       e.wall_ms = ev.getColumn(1).getDouble();
-      e.kind = ev.getColumn(2).getString();
-      e.arm = ev.getColumn(3).getString();
+      e.kind = parseEventKind(ev.getColumn(2).getString());
+      if (const std::string arm = ev.getColumn(3).getString(); !arm.empty()) {
+        e.arm = parseArmKind(arm);
+      }
       e.message = ev.getColumn(4).getString();
       d.events.push_back(std::move(e));
     }

@@ -280,10 +280,10 @@ void StoreWriter::insertEvents(const std::vector<EventRecord>& events) {
                         "message) VALUES (?, ?, ?, ?, ?, ?)");
   for (const EventRecord& e : events) {
     ins.bind(1, experiment_id_);
-    ins.bind(2, e.arm);
+    ins.bind(2, armName(e));
     ins.bind(3, e.samples_seen);
     ins.bind(4, e.wall_ms);
-    ins.bind(5, e.kind);
+    ins.bind(5, toString(e.kind));
     ins.bind(6, e.message);
     ins.exec();
     ins.reset();

@@ -1,5 +1,7 @@
 #include "store/summary_json.h"
 
+#include "accumlab/variance_ratio.h"
+
 namespace accumlab::store {
 
 nlohmann::json armSummaryToJson(const ArmSummary& a) {
@@ -98,3 +100,44 @@ nlohmann::json probeToJson(const ProbeRecord& p, int64_t probes) {
 }
 
 }  // namespace accumlab::store
+
+namespace accumlab {
+
+// Declared in records.h: the summary of a whole run, the object `run --json` prints.
+std::string summaryToJson(const RunSummary& summary, int indent) {
+  using nlohmann::json;
+  const RunInfo& info = summary.info;
+  json arms = json::object();
+  for (const ArmSummary& a : summary.arms) {
+    json arm = store::armSummaryToJson(a);
+    arm.erase("arm");  // the key of the object already names it
+    arms[toString(a.arm)] = std::move(arm);
+  }
+  json j = {
+      {"config", json::parse(configToJson(info.config))},
+      {"device", info.device},
+      {"dataset", info.dataset},
+      {"model", info.model},
+      {"train_samples", info.train_samples},
+      {"val_samples", info.val_samples},
+      {"budget_samples", info.budget_samples},
+      {"parameters", info.parameters},
+      {"class_names", info.class_names},
+      {"arms", arms},
+      {"variance_probe", summary.variance_probe
+                             ? store::probeToJson(*summary.variance_probe, summary.variance_probes)
+                             : json()},
+      {"variance_ratio", json()},
+  };
+  if (const auto r = armVarianceRatio(summary.arms)) {
+    j["variance_ratio"] = {{"ratio", store::jsonNumber(r->ci.ratio)},
+                           {"ci_low", store::jsonNumber(r->ci.low)},
+                           {"ci_high", store::jsonNumber(r->ci.high)},
+                           {"theory", r->theory},
+                           {"updates", r->updates},
+                           {"detrended", true}};
+  }
+  return j.dump(indent);
+}
+
+}  // namespace accumlab

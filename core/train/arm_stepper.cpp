@@ -50,7 +50,7 @@ void ArmStepper::setSizes(int64_t m, int64_t k) {
   micro_batch_ = armMicroBatch(kind_, m, k);
   accum_ = armAccum(kind_, m, k);
   const double ratio = kind_ == ArmKind::kNoAccum ? 1.0 : static_cast<double>(k);
-  base_lr_ = scaledBaseLr(config_.optimizer, ratio);
+  base_lr_ = scaledLearningRate(config_.optimizer, ratio);
   lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
   setLearningRate(*optimizer_, lr_);
 }

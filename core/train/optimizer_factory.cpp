@@ -35,18 +35,6 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
 }
 
-double scaledBaseLr(const OptimizerConfig& c, double batch_ratio) {
-  switch (c.scaling) {
-    case LrScaling::kNone:
-      return c.lr;
-    case LrScaling::kLinear:
-      return c.lr * batch_ratio;
-    case LrScaling::kSqrt:
-      return c.lr * std::sqrt(batch_ratio);
-  }
-  return c.lr;
-}
-
 double scheduledLr(const OptimizerConfig& c, double base_lr, int64_t samples_seen,
                    int64_t budget, int64_t epoch_size) {
   const double s = static_cast<double>(samples_seen);

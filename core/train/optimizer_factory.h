@@ -16,10 +16,6 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig& co
 /// Sets the LR of every parameter group.
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 
-/// The LR of an arm before scheduling: the base LR times the scaling rule applied to
-/// `batch_ratio` = B_eff / m (K for accum and big-batch, 1 for no-accum).
-double scaledBaseLr(const OptimizerConfig& config, double batch_ratio);
-
 /// The scheduled LR after `samples_seen` samples out of `budget`, for an arm whose unscheduled
 /// LR is `base_lr`. Schedules run on samples seen, so arms with different step counts follow
 /// the same curve. `epoch_size` is the default period of the step schedule.

@@ -142,7 +142,7 @@ struct Trainer::Impl {
   void evaluateArm(ArmRun& arm);
   ArmRun* probedArm();
   void probeArm(ArmRun& arm);
-  void emitEvent(const std::string& kind, const std::string& arm, const std::string& message,
+  void emitEvent(EventKind kind, std::optional<ArmKind> arm, const std::string& message,
                  int64_t samples);
   ArmRun* find(ArmKind kind);
   ArmSummary summarize(ArmRun& arm);
@@ -412,7 +412,7 @@ void Trainer::Impl::announceModel() {
   Model& model = arms.front()->stepper->model();
   const bool paired = find(ArmKind::kAccum) && find(ArmKind::kBigBatch);
   if (model.batchDependent()) {
-    emitEvent("model", "",
+    emitEvent(EventKind::kModel, std::nullopt,
               "model '" + model.spec() + "' normalises over its batch (BatchNorm)" +
                   (paired ? ": accum normalises each micro-batch of m, big-batch the whole "
                             "m·K, so they train different models and are not expected to match"
@@ -420,7 +420,7 @@ void Trainer::Impl::announceModel() {
               0);
   }
   if (model.stochastic()) {
-    emitEvent("model", "",
+    emitEvent(EventKind::kModel, std::nullopt,
               "model '" + model.spec() + "' has random layers (dropout)" +
                   (paired ? ": every arm draws its own random masks from the seed, so accum and "
                             "big-batch may differ by their masks, not by accumulation"
@@ -446,7 +446,7 @@ ArmRun* Trainer::Impl::nextArm() {
   return best;
 }
 
-void Trainer::Impl::emitEvent(const std::string& kind, const std::string& arm,
+void Trainer::Impl::emitEvent(EventKind kind, std::optional<ArmKind> arm,
                               const std::string& message, int64_t samples) {
   EventRecord e;
   e.samples_seen = samples;
@@ -459,10 +459,10 @@ void Trainer::Impl::emitEvent(const std::string& kind, const std::string& arm,
 
 void Trainer::Impl::pauseIfRequested(int64_t at) {
   if (!control.paused() || control.stopRequested()) return;
-  emitEvent("pause", "", "paused at " + std::to_string(at) + " samples", at);
+  emitEvent(EventKind::kPause, std::nullopt, "paused at " + std::to_string(at) + " samples", at);
   const auto paused_at = Clock::now();
   control.waitWhilePaused();
-  emitEvent("resume", "",
+  emitEvent(EventKind::kResume, std::nullopt,
             "resumed after " + std::to_string(static_cast<int64_t>(msSince(paused_at))) + " ms",
             at);
 }
@@ -471,7 +471,7 @@ std::optional<int64_t> Trainer::Impl::acceptedSize(std::optional<int64_t> reques
                                                    int64_t current, const char* what) {
   if (!requested || *requested == current) return std::nullopt;
   if (*requested < 1) {
-    emitEvent("rejected", "",
+    emitEvent(EventKind::kRejected, std::nullopt,
               std::string(what) + " " + std::to_string(*requested) + " ignored: must be ≥ 1",
               nextArm()->stepper->samplesSeen());
     return std::nullopt;
@@ -505,7 +505,7 @@ void Trainer::Impl::scheduleSizeChange() {
   if (!new_m && !new_k) return;
   SizeChange change{new_m.value_or(m), new_k.value_or(k), 0};
   if (config.window_policy == WindowPolicy::kDrop && change.m * change.k > data.trainSize()) {
-    emitEvent("rejected", "",
+    emitEvent(EventKind::kRejected, std::nullopt,
               "change to " + sizesText(change.m, change.k) + " ignored: policy drop would "
               "discard every window of the " + std::to_string(data.trainSize()) +
               " training samples; choose a smaller m or K",
@@ -516,12 +516,12 @@ void Trainer::Impl::scheduleSizeChange() {
   const std::string where =
       " for all arms at sample " + std::to_string(change.at) + " (optimizer state kept)";
   if (new_m) {
-    emitEvent("micro_batch", "",
+    emitEvent(EventKind::kMicroBatch, std::nullopt,
               "micro-batch " + std::to_string(m) + " → " + std::to_string(change.m) + where,
               change.at);
   }
   if (new_k) {
-    emitEvent("accum", "", "K " + std::to_string(k) + " → " + std::to_string(change.k) + where,
+    emitEvent(EventKind::kAccum, std::nullopt, "K " + std::to_string(k) + " → " + std::to_string(change.k) + where,
               change.at);
   }
   for (auto& arm : arms) arm->awaiting_change = arm->status == ArmStatus::kRunning;
@@ -624,26 +624,26 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
     return;
   }
   WindowOutcome out = stepper.step();
-  const std::string name = toString(stepper.kind());
+  const ArmKind name = stepper.kind();
   switch (out.end) {
     case WindowEnd::kDropped:
-      emitEvent("dropped", name,
+      emitEvent(EventKind::kDropped, name,
                 "dropped a partial window of " + std::to_string(out.dropped_samples) +
                     " samples at the epoch end (policy drop)",
                 stepper.samplesSeen());
       break;
     case WindowEnd::kDiverged:
       arm.diverged_at_step = stepper.steps() + 1;
-      emitEvent("diverged", name, out.message, stepper.samplesSeen());
+      emitEvent(EventKind::kDiverged, name, out.message, stepper.samplesSeen());
       finishArm(arm, ArmStatus::kDiverged, out.message);
       return;
     case WindowEnd::kOutOfMemory:
       finishArm(arm, ArmStatus::kFailed, out.message);
-      emitEvent("failed", name, out.message, stepper.samplesSeen());
+      emitEvent(EventKind::kFailed, name, out.message, stepper.samplesSeen());
       return;
     case WindowEnd::kStepped:
       if (!out.split_message.empty()) {
-        emitEvent("out_of_memory", name, out.split_message, stepper.samplesSeen());
+        emitEvent(EventKind::kOutOfMemory, name, out.split_message, stepper.samplesSeen());
       }
       record(arm, out.record);
       break;
@@ -738,7 +738,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
     d.announceModel();
   } else {
     const ArmRun* behind = d.nextArm();
-    d.emitEvent("resumed", "",
+    d.emitEvent(EventKind::kResumed, std::nullopt,
                 "resumed from the checkpoint at " +
                     std::to_string(behind ? behind->stepper->samplesSeen() : 0) + " samples",
                 behind ? behind->stepper->samplesSeen() : 0);
@@ -753,7 +753,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
     d.pauseIfRequested(at);
     if (d.control.stopRequested()) {
       const std::string reason = d.control.stopReason();
-      d.emitEvent("stop", "", reason, at);
+      d.emitEvent(EventKind::kStop, std::nullopt, reason, at);
       for (auto& a : d.arms) {
         if (a->status == ArmStatus::kRunning) d.finishArm(*a, ArmStatus::kStopped, reason);
       }
@@ -777,7 +777,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
       } else {
         d.finishArm(*arm, ArmStatus::kFailed, "training failed: " + what);
       }
-      d.emitEvent("failed", toString(stepper.kind()), arm->message, stepper.samplesSeen());
+      d.emitEvent(EventKind::kFailed, stepper.kind(), arm->message, stepper.samplesSeen());
     }
   }
   for (auto& arm : d.arms) summary.arms.push_back(d.summarize(*arm));

@@ -176,7 +176,7 @@ class LivePlotsTest : public QObject {
     plots.beginLive("live");
     RecordBatch b = syntheticBatch(0, 10);
     EventRecord e;
-    e.kind = "accum";
+    e.kind = EventKind::kAccum;
     e.samples_seen = 40;
     e.message = "K 4 → 8";
     b.events.push_back(e);
@@ -199,8 +199,8 @@ class LivePlotsTest : public QObject {
     plots.beginLive("live");
     RecordBatch b = syntheticBatch(0, 10);
     EventRecord e;
-    e.kind = "diverged";
-    e.arm = "no-accum";
+    e.kind = EventKind::kDiverged;
+    e.arm = ArmKind::kNoAccum;
     e.samples_seen = 64;
     e.message = "loss is NaN";
     b.events.push_back(e);

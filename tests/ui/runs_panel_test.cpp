@@ -36,7 +36,7 @@ class RunsPanelTest : public QObject {
     QCOMPARE(panel.visibleRunCount(), 6);
     panel.setFilterText("big-batch");
     QCOMPARE(panel.visibleRunCount(), 2);
-    panel.setFilterText("8 × 4");  // the m × K column: only accum of the K = 4 experiment
+    panel.setFilterText("8×4");  // the m×K column: only accum of the K = 4 experiment
     QCOMPARE(panel.visibleRunCount(), 1);
     panel.setFilterText("");
     QCOMPARE(panel.visibleRunCount(), 6);

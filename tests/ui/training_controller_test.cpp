@@ -50,7 +50,7 @@ class TrainingControllerTest : public QObject {
     QVERIFY(controller.isPaused());
     QVERIFY(test::waitUntil([&] {
       return std::any_of(run.events.begin(), run.events.end(),
-                         [](const EventRecord& e) { return e.kind == "pause"; });
+                         [](const EventRecord& e) { return e.kind == EventKind::kPause; });
     }));
     QTest::qWait(150);  // a drain or two after the pause took effect
     const int64_t held = run.samplesSeen();
@@ -101,13 +101,13 @@ class TrainingControllerTest : public QObject {
     controller.stop();
     QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
 
-    auto has = [&](const char* kind, const char* text) {
+    auto has = [&](EventKind kind, const char* text) {
       return std::any_of(run.events.begin(), run.events.end(), [&](const EventRecord& e) {
         return e.kind == kind && e.message.find(text) != std::string::npos;
       });
     };
-    QVERIFY(has("accum", "4 → 16"));
-    QVERIFY(has("micro_batch", "8 → 4"));
+    QVERIFY(has(EventKind::kAccum, "4 → 16"));
+    QVERIFY(has(EventKind::kMicroBatch, "8 → 4"));
     // After the change, every window of accum is 4 × 16 and of big-batch 64 × 1.
     const ArmSeries* accum = run.find(ArmKind::kAccum);
     const ArmSeries* big = run.find(ArmKind::kBigBatch);

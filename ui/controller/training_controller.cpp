@@ -1,5 +1,6 @@
 #include "controller/training_controller.h"
 
+#include <QElapsedTimer>
 #include <algorithm>
 #include <exception>
 
@@ -121,9 +122,19 @@ void TrainingController::setDrainInterval(int ms) {
   drain_timer_.setInterval(std::max(ms, kDrainIntervalMs));
 }
 
+void TrainingController::setPacing(std::function<double()> later_cost_ms) {
+  later_cost_ms_ = std::move(later_cost_ms);
+}
+
 void TrainingController::drain() {
   RecordBatch batch = buffer_.take();
-  if (!batch.empty()) emit batchReady(batch);
+  if (batch.empty()) return;
+  QElapsedTimer handling;
+  handling.start();
+  emit batchReady(batch);
+  if (!later_cost_ms_) return;
+  const double cost_ms = static_cast<double>(handling.nsecsElapsed()) / 1e6 + later_cost_ms_();
+  setDrainInterval(std::min(kSlowestDrainMs, static_cast<int>(cost_ms * kGuiShare)));
 }
 
 void TrainingController::onWorkerFinished(const QString& error, bool input_error) {

@@ -69,6 +69,13 @@ class TrainingController : public QObject {
   bool isPaused() const { return paused_; }
   /// The period of the drain timer (≥ kDrainIntervalMs).
   void setDrainInterval(int ms);
+  /// Paces the drains: after each, the period becomes kGuiShare × what handling the batch
+  /// cost (the batchReady slots, plus `later_cost_ms()`: work they queued, e.g. a replot),
+  /// between kDrainIntervalMs and kSlowestDrainMs. So the plots update at 30 Hz while that is
+  /// cheap and keep ~1/kGuiShare of one core on a slow machine, never slowing training.
+  void setPacing(std::function<double()> later_cost_ms);
+  static constexpr double kGuiShare = 10.0;
+  static constexpr int kSlowestDrainMs = 250;
 
  signals:
   /// Training began on the background thread.
@@ -99,6 +106,7 @@ class TrainingController : public QObject {
   std::unique_ptr<FanOutSink> fan_out_;
   SinkFactory sink_factory_;
   QTimer drain_timer_;
+  std::function<double()> later_cost_ms_;
   bool running_ = false;
   bool paused_ = false;
 };

@@ -4,25 +4,50 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 
 namespace accumlab::ui {
 
+namespace {
+
+/// 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, …: four steps per doubling, within [lo, hi].
+std::vector<int64_t> logSteps(int64_t lo, int64_t hi) {
+  std::vector<int64_t> steps{lo};
+  for (int64_t octave = 1; octave <= hi; octave *= 2) {
+    for (const double f : {1.0, 1.25, 1.5, 1.75}) {
+      const auto v = static_cast<int64_t>(std::lround(static_cast<double>(octave) * f));
+      if (v > lo && v < hi) steps.push_back(v);
+    }
+  }
+  steps.push_back(hi);
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  return steps;
+}
+
+std::vector<int64_t> linearSteps(int64_t lo, int64_t hi) {
+  std::vector<int64_t> steps;
+  for (int64_t v = lo; v <= hi; ++v) steps.push_back(v);
+  return steps;
+}
+
+}  // namespace
+
 BatchSlider::BatchSlider(Scale scale, int64_t minimum, int64_t maximum, QWidget* parent)
-    : QWidget(parent), scale_(scale), slider_(new QSlider(Qt::Horizontal, this)),
-      spin_(new QSpinBox(this)) {
+    : QWidget(parent), scale_(scale),
+      steps_(scale == Scale::kLogarithmic ? logSteps(minimum, maximum)
+                                          : linearSteps(minimum, maximum)),
+      slider_(new QSlider(Qt::Horizontal, this)), spin_(new QSpinBox(this)) {
   spin_->setRange(static_cast<int>(minimum), static_cast<int>(maximum));
   spin_->setMinimumWidth(70);
-  slider_->setRange(positionOf(minimum), positionOf(maximum));
+  slider_->setRange(0, static_cast<int>(steps_.size()) - 1);
   // Only a released slider changes the run: one event per decision, not one per pixel.
   slider_->setTracking(false);
-  if (scale == Scale::kPowersOfTwo) {
-    slider_->setTickPosition(QSlider::TicksBelow);
-    slider_->setTickInterval(1);
-    slider_->setPageStep(1);
-  } else {
-    slider_->setPageStep(8);
-  }
+  slider_->setSingleStep(1);
+  slider_->setPageStep(scale == Scale::kLogarithmic ? 4 : 8);  // a doubling, or K ± 8
+  slider_->installEventFilter(this);
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(slider_, 1);
@@ -63,14 +88,33 @@ void BatchSlider::setValue(int64_t v) {
   updating_ = false;
 }
 
+bool BatchSlider::eventFilter(QObject* watched, QEvent* event) {
+  if (watched != slider_ || event->type() != QEvent::Wheel) return QWidget::eventFilter(watched, event);
+  auto* wheel = static_cast<QWheelEvent*>(event);
+  wheel_delta_ += wheel->angleDelta().y() != 0 ? wheel->angleDelta().y() : wheel->angleDelta().x();
+  const int notches = wheel_delta_ / QWheelEvent::DefaultDeltasPerStep;
+  wheel_delta_ -= notches * QWheelEvent::DefaultDeltasPerStep;
+  if (notches != 0) slider_->setValue(slider_->value() + notches);
+  event->accept();
+  return true;
+}
+
 int BatchSlider::positionOf(int64_t v) const {
-  if (scale_ == Scale::kLinear) return static_cast<int>(v);
-  return static_cast<int>(std::lround(std::log2(static_cast<double>(std::max<int64_t>(v, 1)))));
+  // The nearest step on the slider's own scale (log distance for the log scale).
+  auto distance = [&](int64_t s) {
+    return scale_ == Scale::kLogarithmic ? std::abs(std::log(static_cast<double>(s)) -
+                                std::log(static_cast<double>(std::max<int64_t>(v, 1))))
+                     : std::abs(static_cast<double>(s - v));
+  };
+  size_t best = 0;
+  for (size_t i = 1; i < steps_.size(); ++i) {
+    if (distance(steps_[i]) < distance(steps_[best])) best = i;
+  }
+  return static_cast<int>(best);
 }
 
 int64_t BatchSlider::valueAt(int position) const {
-  if (scale_ == Scale::kLinear) return position;
-  return int64_t{1} << position;
+  return steps_[static_cast<size_t>(std::clamp<int>(position, 0, static_cast<int>(steps_.size()) - 1))];
 }
 
 }  // namespace accumlab::ui

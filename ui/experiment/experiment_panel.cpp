@@ -16,7 +16,6 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <cmath>
 
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
@@ -111,7 +110,7 @@ QWidget* ExperimentPanel::buildDataGroup() {
 QWidget* ExperimentPanel::buildBatchGroup() {
   auto* box = new QGroupBox(tr("Batching"), this);
   auto* form = new QFormLayout(box);
-  micro_slider_ = new BatchSlider(BatchSlider::Scale::kPowersOfTwo, 1, kMaxMicroBatch, box);
+  micro_slider_ = new BatchSlider(BatchSlider::Scale::kLogarithmic, 1, kMaxMicroBatch, box);
   micro_slider_->setObjectName("microBatch");
   micro_slider_->setToolTip(tr("m: samples per forward/backward pass (memory scales with m). "
                                "During a run a change applies at the next window."));
@@ -529,16 +528,16 @@ void ExperimentPanel::updateDerivedLabels() {
                                : tr("tensor memory: not measured (%1)")
                                      .arg(memory_estimator_->failure().section('\n', 0, 0)));
   }
-  const double lr = lr_spin_->value();
-  double factor = 1.0;
-  QString rule = tr("same LR");
-  switch (enumOf<LrScaling>(scaling_combo_)) {
-    case LrScaling::kNone: break;
-    case LrScaling::kLinear: factor = static_cast<double>(k); rule = tr("×K"); break;
-    case LrScaling::kSqrt: factor = std::sqrt(static_cast<double>(k)); rule = tr("×√K"); break;
-  }
-  lr_rule_label_->setText(tr("no-accum: %1 · accum, big-batch: %2 (%3)")
-                              .arg(QString::number(lr, 'g', 4), QString::number(lr * factor, 'g', 4), rule));
+  OptimizerConfig optimizer;
+  optimizer.lr = lr_spin_->value();
+  optimizer.scaling = enumOf<LrScaling>(scaling_combo_);
+  const QString rule = optimizer.scaling == LrScaling::kLinear ? tr("×K")
+                       : optimizer.scaling == LrScaling::kSqrt ? tr("×√K")
+                                                               : tr("same LR");
+  lr_rule_label_->setText(
+      tr("no-accum: %1 · accum, big-batch: %2 (%3)")
+          .arg(QString::number(optimizer.lr, 'g', 4),
+               QString::number(scaledLearningRate(optimizer, static_cast<double>(k)), 'g', 4), rule));
 }
 
 }  // namespace accumlab::ui

@@ -251,6 +251,17 @@ bool LessonPanel::openLessonFile(const QString& path) {
   return true;
 }
 
+bool LessonPanel::openLesson(const QString& which) {
+  QString file;
+  try {
+    file = QString::fromStdString(findLessonFile(which.toStdString()));
+  } catch (const std::exception& ex) {
+    emit errorOccurred(QString::fromStdString(ex.what()));
+    return false;
+  }
+  return openLessonFile(file);
+}
+
 void LessonPanel::selectLesson(int row) { list_->setCurrentRow(row); }
 int LessonPanel::lessonCount() const { return static_cast<int>(entries_.size()); }
 int LessonPanel::currentRow() const { return list_->currentRow(); }

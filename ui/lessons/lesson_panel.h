@@ -47,6 +47,9 @@ class LessonPanel : public QWidget {
   /// Adds a lesson file and selects it; false with errorOccurred() naming the file and the
   /// field when it is not a valid lesson.
   bool openLessonFile(const QString& path);
+  /// Opens a lesson by its number in the folder, its id or its file; false (after
+  /// errorOccurred) when there is no such lesson.
+  bool openLesson(const QString& which);
   /// Selects the lesson at `row` of the list.
   void selectLesson(int row);
   int lessonCount() const;

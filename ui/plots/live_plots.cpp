@@ -107,15 +107,14 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
   bar->addStretch(1);
   bar->addWidget(reset);
 
-  auto* grid = new QGridLayout;
-  grid->setContentsMargins(2, 2, 2, 2);
-  grid->setSpacing(4);
+  grid_ = new QGridLayout;
+  grid_->setContentsMargins(2, 2, 2, 2);
+  grid_->setSpacing(4);
   const auto& catalog = plotCatalog();
   for (size_t i = 0; i < catalog.size(); ++i) {
     auto* canvas = new MetricCanvas(catalog[i], this);
     canvas->setMinimumSize(280, 200);
     canvas->setXLabel(xAxisLabel(x_mode_));
-    grid->addWidget(canvas, static_cast<int>(i) / kGridColumns, static_cast<int>(i) % kGridColumns);
     canvases_.push_back(canvas);
     connect(canvas, &MetricCanvas::xRangeChanged, this, [this, canvas](const QCPRange& r) {
       for (MetricCanvas* other : canvases_) {
@@ -127,14 +126,11 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
       for (MetricCanvas* c : canvases_) c->setFollow(false);
     });
   }
-  for (int col = 0; col < kGridColumns; ++col) grid->setColumnStretch(col, 1);
-  for (int row = 0; row * kGridColumns < static_cast<int>(catalog.size()); ++row) {
-    grid->setRowStretch(row, 1);
-  }
+  setShownPlots({});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
-  layout->addLayout(grid, 1);
+  layout->addLayout(grid_, 1);
 
   connect(x_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int) {
     setXAxisMode(static_cast<XAxisMode>(x_combo_->currentData().toInt()));
@@ -199,6 +195,23 @@ void LivePlots::setLogY(bool log) {
   for (MetricCanvas* c : canvases_) c->setLogY(log);
   rebuild();  // values ≤ 0 are dropped on log axes, so the lines are redrawn
   emit viewOptionsChanged();
+}
+
+void LivePlots::setShownPlots(const QStringList& ids) {
+  const int columns = ids.isEmpty() ? kGridColumns : 2;
+  for (int i = 0; i < grid_->rowCount(); ++i) grid_->setRowStretch(i, 0);
+  for (int i = 0; i < grid_->columnCount(); ++i) grid_->setColumnStretch(i, 0);
+  int shown = 0;
+  for (MetricCanvas* canvas : canvases_) {
+    grid_->removeWidget(canvas);
+    const bool show = ids.isEmpty() || ids.contains(canvas->definition().id);
+    canvas->setVisible(show);
+    if (!show) continue;
+    grid_->addWidget(canvas, shown / columns, shown % columns);
+    ++shown;
+  }
+  for (int col = 0; col < columns; ++col) grid_->setColumnStretch(col, 1);
+  for (int row = 0; row * columns < shown; ++row) grid_->setRowStretch(row, 1);
 }
 
 void LivePlots::resetView() {
@@ -327,15 +340,16 @@ void LivePlots::addEventMarkers(int source, size_t from) {
     const EventRecord& e = run.events[i];
     QColor color;
     QString text = QString::fromStdString(e.message);
-    if (e.kind == "micro_batch" || e.kind == "accum") {
+    const QString arm = QString::fromStdString(armName(e));
+    if (isBatchChange(e.kind)) {
       color = QColor(kSliderMarkerColor);
-    } else if (e.kind == "diverged" || e.kind == "failed") {
-      color = armColor(parseArmKind(e.arm));
-      text = QString::fromStdString(e.arm) + " " + QString::fromStdString(e.kind);
-    } else if (e.kind == "out_of_memory") {
+    } else if (endsArm(e.kind) && e.arm) {
+      color = armColor(*e.arm);
+      text = arm + " " + QString::fromStdString(toString(e.kind));
+    } else if (e.kind == EventKind::kOutOfMemory && e.arm) {
       // Its memory line drops here: the same update, in smaller pieces.
-      color = armColor(parseArmKind(e.arm));
-      text = QString::fromStdString(e.arm) + ": " + text;
+      color = armColor(*e.arm);
+      text = arm + ": " + text;
     } else {
       continue;  // pauses and stops do not change what the curves mean
     }

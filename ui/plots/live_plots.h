@@ -8,6 +8,7 @@
 #include "series/run_data.h"
 
 class QCheckBox;
+class QGridLayout;
 class QComboBox;
 class QLabel;
 class QSlider;
@@ -52,6 +53,9 @@ class LivePlots : public QWidget {
   void setSmoothing(double s);
   bool logY() const { return log_y_; }
   void setLogY(bool log);
+  /// Shows only the plots with these catalog ids, in catalog order and two columns (the
+  /// Presentation mode's 2×2); an empty list shows all of them in the usual grid.
+  void setShownPlots(const QStringList& ids);
   /// Fits every plot to its data and follows new data again.
   void resetView();
   /// Redraws every plot now (before grabbing the window).
@@ -87,6 +91,7 @@ class LivePlots : public QWidget {
   QSlider* smoothing_slider_;
   QLabel* smoothing_label_;
   QCheckBox* log_check_;
+  QGridLayout* grid_;
 };
 
 }  // namespace accumlab::ui

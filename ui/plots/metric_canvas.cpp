@@ -85,8 +85,6 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   plot_->setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
   plot_->addLayer("faint", plot_->layer("main"), QCustomPlot::limBelow);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  QFont small = font();
-  small.setPointSizeF(small.pointSizeF() * 0.85);
   auto* margins = new QCPMarginGroup(plot_);
   for (size_t i = 0; i < def.panes.size(); ++i) {
     QCPAxisRect* rect = i == 0 ? plot_->axisRect() : new QCPAxisRect(plot_);
@@ -96,29 +94,55 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
     rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
     y->setLabel(def.panes[i].y_label);
-    y->setLabelFont(small);
-    y->setTickLabelFont(small);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     x->setTicker(QSharedPointer<CompactTicker>(new CompactTicker));
-    x->setTickLabelFont(small);
-    x->setLabelFont(small);
     connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             &MetricCanvas::onAxisRangeChanged);
     panes_.push_back(rect);
   }
   y_bounds_.resize(panes_.size());
   plot_->legend->setVisible(true);
-  plot_->legend->setFont(small);
   plot_->legend->setBrush(QColor(255, 255, 255, 220));
   plot_->legend->setRowSpacing(0);
   panes_.front()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   applyAxisScales();
+  applyFonts();
 
   connect(plot_, &QCustomPlot::mousePress, this, [this] { emit userInteracted(); });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { emit userInteracted(); });
   connect(plot_, &QCustomPlot::mouseMove, this,
           [this](QMouseEvent* e) { showHover(e->pos()); });
   plot_->installEventFilter(this);
+}
+
+void MetricCanvas::applyFonts() {
+  // Axis numbers and the legend a little smaller than the title, markers smaller still.
+  QFont small = font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  for (QCPAxisRect* rect : panes_) {
+    for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atBottom)}) {
+      axis->setLabelFont(small);
+      axis->setTickLabelFont(small);
+    }
+  }
+  plot_->legend->setFont(small);
+  for (int i = 0; i < plot_->legend->itemCount(); ++i) plot_->legend->item(i)->setFont(small);
+  for (QCPAbstractItem* item : markers_) {
+    if (auto* text = qobject_cast<QCPItemText*>(item)) text->setFont(markerFont());
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QFont MetricCanvas::markerFont() const {
+  QFont f = font();
+  f.setPointSizeF(f.pointSizeF() * 0.8);
+  return f;
+}
+
+void MetricCanvas::changeEvent(QEvent* event) {
+  // A larger window font (Presentation mode) reaches the plot's own fonts too.
+  if (event->type() == QEvent::FontChange) applyFonts();
+  QWidget::changeEvent(event);
 }
 
 bool MetricCanvas::eventFilter(QObject* watched, QEvent* event) {
@@ -283,9 +307,7 @@ void MetricCanvas::addMarker(double x, const QString& label, const QColor& color
   text->setText(label);
   text->setColor(color.darker(130));
   text->setBrush(QColor(255, 255, 255, 200));
-  QFont f = font();
-  f.setPointSizeF(f.pointSizeF() * 0.8);
-  text->setFont(f);
+  text->setFont(markerFont());
   markers_.push_back(text);
 }
 

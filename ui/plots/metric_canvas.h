@@ -75,6 +75,7 @@ class MetricCanvas : public QWidget {
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void changeEvent(QEvent* event) override;
 
  private:
   struct Bounds {
@@ -85,6 +86,9 @@ class MetricCanvas : public QWidget {
   QCPGraph* graphFor(int source, ArmKind arm, int series, const QString& run_label);
   bool paneIsLog(int pane) const;
   void applyAxisScales();
+  /// The axes', legend's and markers' fonts, from the widget's font.
+  void applyFonts();
+  QFont markerFont() const;
   void showHover(const QPoint& pos);
   void onAxisRangeChanged(const QCPRange& range);
 

@@ -2,8 +2,6 @@
 
 #include <QDateTime>
 #include <QFile>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLocale>
 #include <QSaveFile>
 #include <algorithm>
@@ -83,27 +81,11 @@ ArmSummary summaryOf(const ArmSeries& arm) {
   return s;
 }
 
-void flatten(const QJsonObject& o, const QString& prefix, QList<QPair<QString, QString>>* out) {
-  for (auto it = o.begin(); it != o.end(); ++it) {
-    const QString key = prefix.isEmpty() ? it.key() : prefix + "." + it.key();
-    if (it->isObject()) {
-      flatten(it->toObject(), key, out);
-    } else {
-      QString value = QString::fromUtf8(QJsonDocument(QJsonObject{{"v", *it}}).toJson(QJsonDocument::Compact));
-      value = value.mid(5, value.size() - 6);  // strip {"v": … }
-      out->append({key, value});
-    }
-  }
-}
-
 QString configTable(const RunData& run) {
-  QList<QPair<QString, QString>> rows;
-  flatten(QJsonDocument::fromJson(QByteArray::fromStdString(configToJson(run.info.config, 0))).object(),
-          QString(), &rows);
   QString html = "<table><tr><th class=k>setting</th><th class=k>value</th></tr>";
-  for (const auto& [k, v] : rows) {
+  for (const auto& [k, v] : flattenConfig(configToJson(run.info.config, 0))) {
     html += QString("<tr><td class=k>%1</td><td class=k><code>%2</code></td></tr>")
-                .arg(k.toHtmlEscaped(), v.toHtmlEscaped());
+                .arg(QString::fromStdString(k).toHtmlEscaped(), QString::fromStdString(v).toHtmlEscaped());
   }
   return html + "</table>";
 }
@@ -187,7 +169,7 @@ QString varianceParagraph(const RunData& run) {
 QString eventsList(const RunData& run) {
   QString html;
   for (const EventRecord& e : run.events) {
-    if (e.kind == "pause" || e.kind == "resume") continue;
+    if (e.kind == EventKind::kPause || e.kind == EventKind::kResume) continue;
     html += QString("<li>%1 samples, %2 s: %3</li>")
                 .arg(QLocale().toString(static_cast<qlonglong>(e.samples_seen)))
                 .arg(QString::number(e.wall_ms / 1000.0, 'f', 1), esc(e.message));

@@ -10,12 +10,22 @@ namespace accumlab::ui {
 
 namespace {
 
-std::string runLabel(const RunDetail& d) {
-  std::string name = !d.row.name.empty() ? d.row.name
-                     : !d.row.experiment_name.empty() ? d.row.experiment_name
-                                                      : d.row.dataset;
-  return "#" + std::to_string(d.row.experiment_id) + " " + name + " m=" +
-         std::to_string(d.config.micro_batch) + " K=" + std::to_string(d.config.accum);
+/// How a loaded experiment is named in legends: "#12 fashion-mnist · mlp · 8×8", with
+/// "→16×8" when m or K changed during the run (read from the accum arm's last step, or the
+/// no-accum arm's m), and the run's own name first when it has one.
+std::string runLabel(const RunDetail& d, const RunData& run) {
+  int64_t m = d.config.micro_batch;
+  int64_t k = d.config.accum;
+  if (const ArmSeries* accum = run.find(ArmKind::kAccum); accum && !accum->steps.empty()) {
+    m = accum->steps.back().micro_batch;
+    k = accum->steps.back().accum;
+  } else if (const ArmSeries* small = run.find(ArmKind::kNoAccum); small && !small->steps.empty()) {
+    m = small->steps.back().micro_batch;
+  }
+  std::string label = "#" + std::to_string(d.row.experiment_id) + " ";
+  if (!d.row.name.empty()) label += d.row.name + " · ";
+  return label + d.config.data + " · " + d.config.model + " · " +
+         batchSizesText(d.config.micro_batch, d.config.accum, m, k);
 }
 
 bool sameEvent(const EventRecord& a, const EventRecord& b) {
@@ -27,6 +37,7 @@ bool sameEvent(const EventRecord& a, const EventRecord& b) {
 
 std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_ids) {
   std::map<int64_t, RunData> by_experiment;
+  std::map<int64_t, RunDetail> first_detail;
   std::vector<int64_t> order;  // experiments in the order the runs were given
   for (int64_t id : run_ids) {
     const RunDetail d = store.run(id);
@@ -34,7 +45,7 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
     RunData& run = by_experiment[d.row.experiment_id];
     if (first) {
       order.push_back(d.row.experiment_id);
-      run.label = runLabel(d);
+      first_detail.emplace(d.row.experiment_id, d);
       run.info.config = d.config;
       run.info.device = d.device;
       run.info.dataset = d.dataset_description;
@@ -60,6 +71,7 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
   std::vector<RunData> out;
   for (int64_t exp : order) {
     RunData& run = by_experiment[exp];
+    run.label = runLabel(first_detail.at(exp), run);
     std::stable_sort(run.events.begin(), run.events.end(),
                      [](const EventRecord& a, const EventRecord& b) { return a.wall_ms < b.wall_ms; });
     out.push_back(std::move(run));

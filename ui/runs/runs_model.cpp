@@ -88,7 +88,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case kDataset: return QString::fromStdString(r.dataset);
     case kModel: return QString::fromStdString(r.model);
     case kArm: return armName(r.arm);
-    case kBatch: return QString("%1 × %2").arg(r.micro_batch).arg(r.accum);
+    case kBatch: return QString::fromStdString(batchSizesText(r));
     case kStatus: return QString::fromStdString(toString(r.status));
     case kSteps: return static_cast<qlonglong>(r.steps);
     case kSamples: return static_cast<qlonglong>(r.samples_seen);

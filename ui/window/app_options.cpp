@@ -83,4 +83,15 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   return 0;
 }
 
+void applyOverrides(const AppOptions& options, ExperimentConfig* config) {
+  if (!options.data.isEmpty()) config->data = options.data.toStdString();
+  if (!options.model.isEmpty()) config->model = options.model.toStdString();
+  if (options.micro_batch > 0) config->micro_batch = options.micro_batch;
+  if (options.accum > 0) config->accum = options.accum;
+  if (options.samples > 0) {
+    config->samples = options.samples;
+    config->epochs = 0;
+  }
+}
+
 }  // namespace accumlab::ui

@@ -3,6 +3,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "accumlab/experiment_config.h"
+
 namespace accumlab::ui {
 
 /// The desktop app's command line (DESIGN.md §8):
@@ -23,6 +25,9 @@ struct AppOptions {
   QString lesson;          ///< open the Lessons tab on this lesson (number, id or file)
   QString predict;         ///< the answer to the lesson's question
 };
+
+/// Applies the command line's data, model, m, K and budget to `config`.
+void applyOverrides(const AppOptions& options, ExperimentConfig* config);
 
 /// Parses `arguments` (argv, program name first). Returns 0 to go on, otherwise the exit
 /// code to quit with (0 after --help/--version is reported as -1 with the text in `message`).

@@ -1,8 +1,10 @@
 #include "window/app_settings.h"
 
+#include <QMainWindow>
 #include <exception>
 
 #include "plots/live_plots.h"
+#include "window/presentation_mode.h"
 
 namespace accumlab::ui {
 
@@ -45,6 +47,14 @@ double AppSettings::smoothing() const { return settings_.value("view/smoothing",
 
 bool AppSettings::logY() const { return settings_.value("view/logY", false).toBool(); }
 
+QStringList AppSettings::presentationPlots() const {
+  return settings_.value("view/presentationPlots").toStringList();
+}
+
+void AppSettings::savePresentationPlots(const QStringList& ids) {
+  settings_.setValue("view/presentationPlots", ids);
+}
+
 void AppSettings::saveView(int x_axis_mode, double smoothing, bool log_y) {
   settings_.setValue("view/xAxis", x_axis_mode);
   settings_.setValue("view/smoothing", smoothing);
@@ -54,5 +64,25 @@ void AppSettings::saveView(int x_axis_mode, double smoothing, bool log_y) {
 QString AppSettings::databasePath() const { return settings_.value("store/path").toString(); }
 
 void AppSettings::saveDatabasePath(const QString& path) { settings_.setValue("store/path", path); }
+
+void AppSettings::restoreWindow(QMainWindow* window, LivePlots* plots,
+                                PresentationMode* presentation, bool fresh) const {
+  constexpr int kWidth = 1500, kHeight = 940;
+  if (fresh) {
+    window->resize(kWidth, kHeight);
+    return;
+  }
+  if (!window->restoreGeometry(geometry())) window->resize(kWidth, kHeight);
+  window->restoreState(windowState());
+  plots->setXAxisMode(static_cast<XAxisMode>(xAxisMode()));
+  plots->setSmoothing(smoothing());
+  plots->setLogY(logY());
+  presentation->setChosenPlots(presentationPlots());
+}
+
+void AppSettings::saveWindow(QMainWindow* window, const ExperimentConfig& experiment) {
+  saveLayout(window->saveGeometry(), window->saveState());
+  saveExperiment(experiment);
+}
 
 }  // namespace accumlab::ui

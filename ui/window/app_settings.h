@@ -7,7 +7,12 @@
 
 #include "accumlab/experiment_config.h"
 
+class QMainWindow;
+
 namespace accumlab::ui {
+
+class LivePlots;
+class PresentationMode;
 
 /// The app's persistent settings (QSettings): last experiment, window layout, recent files,
 /// plot view options and the database path. GUI thread.
@@ -29,7 +34,17 @@ class AppSettings {
   double smoothing() const;
   bool logY() const;
   void saveView(int x_axis_mode, double smoothing, bool log_y);
+  /// The plots Presentation mode shows (empty: its default four).
+  QStringList presentationPlots() const;
+  void savePresentationPlots(const QStringList& ids);
   QString databasePath() const;
+
+  /// Restores `window`'s layout, the plots' view options and the presentation's plots; a
+  /// fresh start only sizes the window.
+  void restoreWindow(QMainWindow* window, LivePlots* plots, PresentationMode* presentation,
+                     bool fresh) const;
+  /// Saves `window`'s layout and the experiment shown.
+  void saveWindow(QMainWindow* window, const ExperimentConfig& experiment);
   void saveDatabasePath(const QString& path);
 
  private:

@@ -7,13 +7,10 @@
 #include "window/app_options.h"
 #include "window/app_settings.h"
 
-class QAction;
-class QMenu;
 class QTabWidget;
 
 namespace accumlab {
 class RunStore;
-class StoreSink;
 }
 
 namespace accumlab::ui {
@@ -22,11 +19,14 @@ class ExperimentPanel;
 class ExportActions;
 class LessonPanel;
 class LivePlots;
+class MainMenus;
+class PresentationMode;
+class RunActions;
+class RunDatabase;
 class RunStatusBar;
 class RunsPanel;
 class SweepPanel;
 class TrainingController;
-struct RecordBatch;
 
 /// The desktop app's window. It only assembles the panels (experiment dock, live plots,
 /// runs dock, status bar, menus) and wires them to the TrainingController and the run
@@ -60,7 +60,8 @@ class MainWindow : public QMainWindow {
   bool openLesson(const QString& which);
   ExportActions* exportActions() const { return export_; }
   RunStatusBar* runStatusBar() const { return status_; }
-  RunStore* store() const { return store_.get(); }
+  RunStore* store() const;
+  PresentationMode* presentationMode() const { return presentation_; }
   /// The last error shown to the user (for tests).
   QString lastError() const { return last_error_; }
 
@@ -74,24 +75,17 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
-  void buildActions();
-  void buildMenus();
   void buildDocks();
-  void restoreSettings(bool fresh);
-  void saveSettings();
-  void updateRecentMenu();
   void openPath(const QString& path);
   void chooseDatabase();
-  void onBatch(const RecordBatch& batch);
-  void onStarted();
-  void onFinished(const QString& error, bool input_error);
-  void updateRunActions();
+  void stopRunning();
   void openRuns(const std::vector<int64_t>& ids, bool whole_experiments);
   /// Continues an interrupted run's experiment from its checkpoint.
   void resumeRun(int64_t run_id);
 
   AppSettings settings_;
   TrainingController* controller_;
+  std::unique_ptr<RunDatabase> database_;
   ExperimentPanel* experiment_;
   LivePlots* plots_;
   RunsPanel* runs_;
@@ -100,17 +94,10 @@ class MainWindow : public QMainWindow {
   QTabWidget* tabs_;
   RunStatusBar* status_;
   ExportActions* export_;
-  std::unique_ptr<RunStore> store_;  ///< the GUI thread's own connection
-  QString db_path_;
+  RunActions* actions_;
+  PresentationMode* presentation_;
+  MainMenus* menus_;
   QString last_error_;
-  StoreSink* store_sink_ = nullptr;  ///< the running experiment's (owned by the controller)
-  int64_t resume_experiment_ = 0;    ///< the next store sink takes this experiment over
-  QAction* run_action_;
-  QAction* pause_action_;
-  QAction* stop_action_;
-  QMenu* recent_menu_ = nullptr;
-  QMenu* view_menu_ = nullptr;
-  QMenu* export_menu_ = nullptr;
 };
 
 }  // namespace accumlab::ui

@@ -60,6 +60,23 @@ void RunStatusBar::resetProgress() {
   throughput_->clear();
 }
 
+void RunStatusBar::showEvent(const EventRecord& e) {
+  if (!endsArm(e.kind) && !isBatchChange(e.kind) && e.kind != EventKind::kModel &&
+      e.kind != EventKind::kRejected && e.kind != EventKind::kOutOfMemory) {
+    return;
+  }
+  const QString arm = e.arm ? QString::fromStdString(toString(*e.arm)) + ": " : QString();
+  showMessage(arm + QString::fromStdString(e.message), 8000);
+}
+
+void RunStatusBar::showFinished(const RunData* run, bool failed) {
+  bool stopped = false;
+  for (const ArmSeries& arm : run ? run->arms : std::vector<ArmSeries>()) {
+    stopped = stopped || arm.summary.status == ArmStatus::kStopped;
+  }
+  setState(failed ? tr("Failed") : stopped ? tr("Stopped") : tr("Finished"));
+}
+
 void RunStatusBar::showProgress(const RunData& run) {
   const int64_t budget = run.info.budget_samples;
   if (budget <= 0 || run.arms.empty()) return;

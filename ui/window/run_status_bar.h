@@ -22,6 +22,12 @@ class RunStatusBar : public QStatusBar {
   void setState(const QString& state);
   /// Updates progress, ETA and throughput from the live run.
   void showProgress(const RunData& run);
+  /// Shows an event that changes what the curves mean (a change of m or K, an arm that
+  /// diverged or failed, a note on the model, a rejected change, an arm out of memory) as a
+  /// message; pauses, stops and dropped samples show elsewhere.
+  void showEvent(const EventRecord& e);
+  /// The state at the end of a run: Failed, Stopped (an arm was stopped) or Finished.
+  void showFinished(const RunData* run, bool failed);
   /// Clears progress and throughput for a new run.
   void resetProgress();
   void setDevice(const QString& device);

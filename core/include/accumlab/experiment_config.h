@@ -99,6 +99,9 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
 ExperimentConfig loadConfigFile(const std::string& path);
 /// Throws InputError with a one-sentence message for the first invalid value.
 void validateConfig(const ExperimentConfig& config);
+/// The LR of an arm before scheduling: the base LR times the scaling rule applied to
+/// `batch_ratio` = B_eff / m (K for accum and big-batch, 1 for no-accum).
+double scaledLearningRate(const OptimizerConfig& config, double batch_ratio);
 
 /// The micro-batch size and accumulation count of one arm under the given m and K.
 int64_t armMicroBatch(ArmKind arm, int64_t m, int64_t k);

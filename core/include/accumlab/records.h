@@ -94,14 +94,40 @@ struct ProbeRecord {
   bool batch_dependent = false;
 };
 
+/// What an event says happened. Stored by name (toString), e.g. "micro_batch".
+enum class EventKind {
+  kMicroBatch,   ///< m changed for all arms ("micro_batch")
+  kAccum,        ///< K changed for all arms ("accum")
+  kPause,        ///< "pause"
+  kResume,       ///< "resume": after a pause
+  kResumed,      ///< "resumed": the run continued from a checkpoint
+  kStop,         ///< "stop": stopped early, with the reason
+  kRejected,     ///< "rejected": a requested change that could not apply
+  kModel,        ///< "model": a note about the model (batch-dependent, stochastic)
+  kDropped,      ///< "dropped": samples left out by the window policy
+  kDiverged,     ///< "diverged": an arm's loss became NaN or infinite
+  kFailed,       ///< "failed": an arm stopped on an error
+  kOutOfMemory,  ///< "out_of_memory": an arm's micro-batches now run in pieces
+  kOther,        ///< a name this version does not know (a store written by a newer one)
+};
+std::string toString(EventKind v);
+/// The kind named `s`; kOther for a name this version does not know.
+EventKind parseEventKind(const std::string& s);
+/// Whether the event changed m or K (the runs' sizes).
+inline bool isBatchChange(EventKind k) { return k == EventKind::kMicroBatch || k == EventKind::kAccum; }
+/// Whether the event ended an arm (diverged or failed).
+inline bool endsArm(EventKind k) { return k == EventKind::kDiverged || k == EventKind::kFailed; }
+
 /// Something that happened: a slider change, pause, a policy note, a divergence.
 struct EventRecord {
   int64_t samples_seen = 0;
   double wall_ms = 0;
-  std::string kind;     ///< e.g. "micro_batch", "accum", "pause", "resume", "stop", "diverged"
-  std::string arm;      ///< the arm it concerns, empty for all
-  std::string message;  ///< a sentence for people
+  EventKind kind = EventKind::kOther;
+  std::optional<ArmKind> arm;  ///< the arm it concerns; none for all arms
+  std::string message;         ///< a sentence for people
 };
+/// The name of the event's arm, or "" for an event of all arms (as the store keeps it).
+inline std::string armName(const EventRecord& e) { return e.arm ? toString(*e.arm) : std::string(); }
 
 struct ArmSummary {
   ArmKind arm = ArmKind::kNoAccum;

@@ -36,6 +36,8 @@ struct RunRow {
   ArmKind arm = ArmKind::kNoAccum;
   int64_t micro_batch = 0;      ///< m of this arm at the start
   int64_t accum = 0;            ///< K of this arm at the start
+  int64_t last_micro_batch = 0; ///< m at the last stored step (m at the start before any step)
+  int64_t last_accum = 0;       ///< K at the last stored step (K at the start before any step)
   ArmStatus status = ArmStatus::kRunning;
   int64_t steps = 0;            ///< steps stored so far
   int64_t samples_seen = 0;     ///< samples seen at the last stored step
@@ -44,6 +46,13 @@ struct RunRow {
   double val_accuracy = kNaN;   ///< the summary's, or the last stored eval's
   std::vector<std::string> tags;  ///< sorted
 };
+
+/// "m×K" of a run as it started and, when m or K changed during it, as it ended: "8×8→16×8".
+std::string batchSizesText(int64_t m, int64_t k, int64_t last_m, int64_t last_k);
+/// The same for a runs-list row.
+inline std::string batchSizesText(const RunRow& r) {
+  return batchSizesText(r.micro_batch, r.accum, r.last_micro_batch, r.last_accum);
+}
 
 /// Which runs listRuns() returns; empty fields do not filter.
 struct RunFilter {
@@ -116,6 +125,9 @@ struct ConfigDifference {
 };
 /// The keys whose values differ among the given config JSON objects, in key order.
 std::vector<ConfigDifference> diffConfigs(const std::vector<std::string>& config_jsons);
+/// A config JSON flattened to dotted keys ("optimizer.lr"), each value as JSON text, sorted
+/// by key (what diffConfigs() compares and the HTML report lists).
+std::vector<std::pair<std::string, std::string>> flattenConfig(const std::string& config_json);
 
 /// The run database (DESIGN.md §6): one SQLite file in WAL mode.
 ///

@@ -116,3 +116,20 @@ TEST(ExperimentConfig, IntegerKeysTakeOnlyWholeNumbersInRange) {
 
 }  // namespace
 }  // namespace accumlab
+
+namespace accumlab {
+namespace {
+
+TEST(LrScaling, ScalesTheBaseLrByTheBatchRatio) {
+  OptimizerConfig c;
+  c.lr = 0.01;
+  EXPECT_DOUBLE_EQ(scaledLearningRate(c, 16), 0.01);
+  c.scaling = LrScaling::kLinear;
+  EXPECT_DOUBLE_EQ(scaledLearningRate(c, 16), 0.16);
+  c.scaling = LrScaling::kSqrt;
+  EXPECT_DOUBLE_EQ(scaledLearningRate(c, 16), 0.04);
+  EXPECT_DOUBLE_EQ(scaledLearningRate(c, 1), 0.01);  // no-accum keeps the base LR
+}
+
+}  // namespace
+}  // namespace accumlab

@@ -25,7 +25,7 @@ std::vector<int64_t> storeRich(const std::string& db) {
     StoreSink sink(db);
     const RunInfo info = makeInfo();
     sink.onRunStarted(info);
-    sink.onEvent({0, 0.0, "note", "", "window policy stream"});
+    sink.onEvent({0, 0.0, EventKind::kModel, std::nullopt, "window policy stream"});
     RunSummary summary;
     summary.info = info;
     for (ArmKind arm : info.config.arms) {
@@ -33,7 +33,7 @@ std::vector<int64_t> storeRich(const std::string& db) {
         sink.onEval({arm, s, s * 8, s * 0.25, 1.0 / (s + 1), s == 0 ? kNaN : 0.5 + s * 1e-3});
       }
       for (int64_t s = 1; s <= kSteps; ++s) sink.onStep(makeStep(arm, s));
-      sink.onEvent({kSteps * 8, 30.0, "accum", toString(arm), "K 2 → 4"});
+      sink.onEvent({kSteps * 8, 30.0, EventKind::kAccum, arm, "K 2 → 4"});
       ArmSummary a;
       a.arm = arm;
       a.status = ArmStatus::kFinished;
@@ -187,6 +187,12 @@ TEST(ConfigDiff, ListsOnlyTheKeysThatDiffer) {
   EXPECT_EQ(diffs[1].key, "opt.lr");
   EXPECT_EQ(diffs[1].values, (std::vector<std::string>{"0.1", "0.2", "0.1"}));
   EXPECT_EQ(diffs[2].key, "x");
+}
+
+TEST(ConfigDiff, FlattensAConfigToSortedDottedKeys) {
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(flattenConfig(R"({"opt": {"lr": 0.1, "kind": "sgd"}, "arms": ["accum"], "a": 1})"),
+            (Pairs{{"a", "1"}, {"arms", "[\"accum\"]"}, {"opt.kind", "\"sgd\""}, {"opt.lr", "0.1"}}));
 }
 
 }  // namespace

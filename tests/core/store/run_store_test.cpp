@@ -387,3 +387,86 @@ TEST_F(StoreTest, MissingFileIsAnErrorWhenCreationIsOff) {
 
 }  // namespace
 }  // namespace accumlab
+
+namespace accumlab {
+namespace {
+
+TEST(EventKindNames, EveryKindRoundTripsThroughItsStoredName) {
+  for (int i = 0; i <= static_cast<int>(EventKind::kOther); ++i) {
+    const auto kind = static_cast<EventKind>(i);
+    EXPECT_EQ(parseEventKind(toString(kind)), kind) << toString(kind);
+  }
+  EXPECT_EQ(toString(EventKind::kMicroBatch), "micro_batch");
+  EXPECT_EQ(toString(EventKind::kOutOfMemory), "out_of_memory");
+  // A store written by a newer version may hold kinds this one does not know.
+  EXPECT_EQ(parseEventKind("warp_drive"), EventKind::kOther);
+}
+
+TEST_F(StoreTest, EventsComeBackTypedWithTheirArm) {
+  StoreSink sink(db_);
+  const RunInfo info = makeInfo();
+  sink.onRunStarted(info);
+  EventRecord all;
+  all.kind = EventKind::kAccum;
+  all.samples_seen = 16;
+  all.message = "K 2 → 4 for all arms at sample 16";
+  EventRecord one;
+  one.kind = EventKind::kDiverged;
+  one.arm = ArmKind::kNoAccum;
+  one.samples_seen = 24;
+  one.message = "loss is NaN";
+  sink.onEvent(all);
+  sink.onEvent(one);
+  for (ArmKind arm : info.config.arms) {
+    for (int64_t s = 1; s <= 4; ++s) sink.onStep(makeStep(arm, s));
+  }
+  sink.finish();
+  RunStore store(db_);
+  std::vector<RunRow> rows = store.listRuns({});
+  ASSERT_EQ(rows.size(), 2u);
+  for (const RunRow& row : rows) {
+    const RunDetail d = store.run(row.id);
+    // Events of all arms reach every run; an arm's own only its run.
+    const size_t want = row.arm == ArmKind::kNoAccum ? 2 : 1;
+    ASSERT_EQ(d.events.size(), want) << toString(row.arm);
+    EXPECT_EQ(d.events[0].kind, EventKind::kAccum);
+    EXPECT_FALSE(d.events[0].arm.has_value());
+    if (want == 2) {
+      EXPECT_EQ(d.events[1].kind, EventKind::kDiverged);
+      EXPECT_EQ(d.events[1].arm, std::optional<ArmKind>(ArmKind::kNoAccum));
+    }
+  }
+}
+
+TEST_F(StoreTest, RunsListTheirSizesAtTheStartAndAtTheLastStep) {
+  StoreSink sink(db_);
+  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+  for (int64_t s = 1; s <= 6; ++s) {
+    StepRecord r = makeStep(ArmKind::kAccum, s);
+    if (s > 3) r.micro_batch = 16;  // m 4 → 16 after the third step, K stays 2
+    sink.onStep(r);
+  }
+  sink.finish();
+  RunStore store(db_);
+  const RunRow row = store.listRuns({}).at(0);
+  EXPECT_EQ(row.micro_batch, 4);
+  EXPECT_EQ(row.accum, 2);
+  EXPECT_EQ(row.last_micro_batch, 16);
+  EXPECT_EQ(row.last_accum, 2);
+  EXPECT_EQ(batchSizesText(row), "4×2→16×2");
+  EXPECT_EQ(batchSizesText(8, 8, 8, 8), "8×8");
+}
+
+TEST_F(StoreTest, ARunWithoutStepsListsItsStartingSizes) {
+  StoreSink sink(db_);
+  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+  sink.finish();
+  RunStore store(db_);
+  const RunRow row = store.listRuns({}).at(0);
+  EXPECT_EQ(row.last_micro_batch, 4);
+  EXPECT_EQ(row.last_accum, 2);
+  EXPECT_EQ(batchSizesText(row), "4×2");
+}
+
+}  // namespace
+}  // namespace accumlab

@@ -118,7 +118,7 @@ TEST(OutOfMemory, TheTrainerReportsTheSplitAndKeepsAccumAndBigBatchEqual) {
 
   std::vector<std::string> seen;
   for (const EventRecord& e : sink.events) {
-    if (e.kind == "out_of_memory") seen.push_back(e.arm + ": " + e.message);
+    if (e.kind == EventKind::kOutOfMemory) seen.push_back(armName(e) + ": " + e.message);
   }
   // Big-batch halves 256 until its pieces fit: 128, 64 and 32 are tried in its first window.
   ASSERT_EQ(seen.size(), 2u) << ::testing::PrintToString(seen);

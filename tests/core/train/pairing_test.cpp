@@ -71,7 +71,7 @@ std::vector<Change> changesOf(const RecordingSink& sink) {
   static const std::regex k_re("K \\d+ → (\\d+)");
   std::vector<Change> out;
   for (const auto& e : sink.events) {
-    if (e.kind != "micro_batch" && e.kind != "accum") continue;
+    if (!isBatchChange(e.kind)) continue;
     Change c;
     c.at = e.samples_seen;
     std::smatch match;

@@ -130,7 +130,7 @@ TEST(Trainer, AccumChangeLandsOnAWindowBoundary) {
   EXPECT_EQ(sink.of(ArmKind::kBigBatch).back().micro_batch, 16);
   bool event = false;
   for (const auto& e : sink.events) {
-    event |= e.kind == "accum" && e.message.rfind("K 4 → 2 for all arms at sample ", 0) == 0;
+    event |= e.kind == EventKind::kAccum && e.message.rfind("K 4 → 2 for all arms at sample ", 0) == 0;
   }
   EXPECT_TRUE(event);
   // Big-batch switches at the same sample as accum, so the pair stays level.
@@ -247,7 +247,7 @@ TEST(Trainer, PauseResumeStopFromAnotherThread) {
     EXPECT_LT(a.samples_seen, c.samples);
   }
   std::vector<std::string> kinds;
-  for (const auto& e : sink.events) kinds.push_back(e.kind);
+  for (const auto& e : sink.events) kinds.push_back(toString(e.kind));
   EXPECT_EQ(kinds, (std::vector<std::string>{"pause", "resume", "micro_batch", "stop"}));
   // The change landed (the sliders' promise), for all arms at one position.
   EXPECT_EQ(sink.of(ArmKind::kNoAccum).back().micro_batch, 16);

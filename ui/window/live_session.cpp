@@ -1,0 +1,65 @@
+#include "window/live_session.h"
+
+#include "controller/training_controller.h"
+#include "experiment/experiment_panel.h"
+#include "lessons/lesson_panel.h"
+#include "plots/live_plots.h"
+#include "runs/runs_panel.h"
+#include "window/run_database.h"
+#include "window/run_status_bar.h"
+
+namespace accumlab::ui {
+
+LiveSession::LiveSession(LiveParts parts, QObject* parent) : QObject(parent), p_(std::move(parts)) {
+  TrainingController* c = p_.controller;
+  c->setPacing([plots = p_.plots] { return plots->replotCostMs(); });
+  connect(c, &TrainingController::started, this, &LiveSession::onStarted);
+  connect(c, &TrainingController::batchReady, this, &LiveSession::onBatch);
+  connect(c, &TrainingController::finished, this, &LiveSession::onFinished);
+  connect(c, &TrainingController::pausedChanged, this, [this](bool paused) {
+    p_.status->setState(paused ? tr("Paused") : tr("Training"));
+  });
+  connect(p_.experiment, &ExperimentPanel::microBatchChanged, c, [c](qint64 m) { c->setMicroBatch(m); });
+  connect(p_.experiment, &ExperimentPanel::accumChanged, c, [c](qint64 k) { c->setAccum(k); });
+}
+
+void LiveSession::onStarted() {
+  // A lesson's run is a preset experiment: the panel shows what actually trains.
+  if (p_.lessons->isRunning()) p_.experiment->setConfig(p_.controller->config());
+  // The plots are cleared when the run has loaded its data and model (its first batch): a
+  // run that fails to start leaves the previous plots on screen.
+  p_.status->resetProgress();
+  p_.status->setState(tr("Loading data…"));
+  p_.experiment->setRunning(true);
+}
+
+void LiveSession::onBatch(const RecordBatch& batch) {
+  if (batch.started) {
+    const ExperimentConfig& config = p_.controller->config();
+    p_.plots->beginLive(tr("live · %1 · %2 · %3×%4")
+                            .arg(QString::fromStdString(config.data), QString::fromStdString(config.model))
+                            .arg(config.micro_batch)
+                            .arg(config.accum));
+  }
+  p_.plots->appendLive(batch);
+  if (batch.started) {
+    p_.status->setDevice(QString::fromStdString(batch.started->device));
+    p_.status->setState(p_.controller->isPaused() ? tr("Paused") : tr("Training"));
+    p_.runs->refresh();  // the store sink created the rows before this batch was drained
+  }
+  for (const EventRecord& e : batch.events) p_.status->showEvent(e);
+  if (!p_.plots->runs().empty()) p_.status->showProgress(p_.plots->runs().front());
+}
+
+void LiveSession::onFinished(const QString& error, bool input_error) {
+  p_.database->runEnded();
+  p_.experiment->setRunning(false);
+  const auto& runs = p_.plots->runs();
+  p_.status->showFinished(runs.empty() ? nullptr : &runs.front(), !error.isEmpty());
+  p_.runs->refresh();
+  if (!error.isEmpty()) {
+    p_.show_error(input_error ? error : tr("Training stopped with an internal error: %1").arg(error));
+  }
+}
+
+}  // namespace accumlab::ui

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <QObject>
+#include <functional>
+
+namespace accumlab::ui {
+
+class ExperimentPanel;
+class LessonPanel;
+class LivePlots;
+class RunDatabase;
+class RunStatusBar;
+class RunsPanel;
+class TrainingController;
+struct RecordBatch;
+
+/// What a live run reaches on the GUI thread.
+struct LiveParts {
+  TrainingController* controller = nullptr;
+  LivePlots* plots = nullptr;
+  RunStatusBar* status = nullptr;
+  ExperimentPanel* experiment = nullptr;
+  RunsPanel* runs = nullptr;
+  LessonPanel* lessons = nullptr;
+  RunDatabase* database = nullptr;
+  std::function<void(const QString&)> show_error;
+};
+
+/// The live run's flow: the controller's start, batches and end reach the plots, the status
+/// bar, the experiment panel and the runs list, in that order, and the drains are paced by
+/// what the plots cost. GUI thread.
+class LiveSession : public QObject {
+  Q_OBJECT
+
+ public:
+  LiveSession(LiveParts parts, QObject* parent);
+
+ private:
+  void onStarted();
+  void onBatch(const RecordBatch& batch);
+  void onFinished(const QString& error, bool input_error);
+
+  LiveParts p_;
+};
+
+}  // namespace accumlab::ui

@@ -1,0 +1,129 @@
+#include "window/main_menus.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QMainWindow>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStyle>
+#include <QToolBar>
+#include <QToolButton>
+
+#include "accumlab/lesson.h"
+#include "plots/live_plots.h"
+#include "plots/metric_canvas.h"
+#include "window/app_settings.h"
+#include "window/export_actions.h"
+#include "window/plot_help.h"
+#include "window/presentation_mode.h"
+#include "window/run_actions.h"
+
+namespace accumlab::ui {
+
+MainMenus::MainMenus(MenuTargets targets)
+    : QObject(targets.window), t_(std::move(targets)),
+      export_menu_(new QMenu(tr("&Export"), t_.window)) {
+  t_.exports->populateMenu(export_menu_);
+  buildToolBar();
+  buildFileMenu();
+  QMenu* run = t_.window->menuBar()->addMenu(tr("&Run"));
+  run->addAction(t_.run->run());
+  run->addAction(t_.run->pause());
+  run->addAction(t_.run->stop());
+  buildViewMenu();
+  buildHelpMenu();
+  // Right-click on a plot exports it.
+  for (MetricCanvas* canvas : t_.plots->canvases()) {
+    auto* a = new QAction(tr("Export this plot…"), canvas);
+    connect(a, &QAction::triggered, this, [this, canvas] { t_.exports->exportPlot(canvas); });
+    canvas->addAction(a);
+    canvas->setContextMenuPolicy(Qt::ActionsContextMenu);
+  }
+}
+
+void MainMenus::buildToolBar() {
+  QToolBar* bar = t_.window->addToolBar(tr("Training"));
+  bar->setObjectName("trainingToolBar");
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  t_.run->addTo(bar);
+  bar->addSeparator();
+  auto* export_button = new QToolButton(bar);
+  export_button->setText(tr("Export"));
+  export_button->setIcon(t_.window->style()->standardIcon(QStyle::SP_DialogSaveButton));
+  export_button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  export_button->setToolTip(tr("Export runs (CSV, JSON), plots (PNG, SVG, PDF) or a report"));
+  export_button->setMenu(export_menu_);
+  export_button->setPopupMode(QToolButton::InstantPopup);
+  bar->addWidget(export_button);
+  bar->addAction(t_.exports->reportAction());
+}
+
+void MainMenus::buildFileMenu() {
+  QWidget* w = t_.window;
+  QMenu* file = t_.window->menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open dataset or model…"), QKeySequence::Open, this, [this, w] {
+    const QString path = QFileDialog::getOpenFileName(
+        w, tr("Open a dataset or model"), QString(),
+        tr("Datasets and models (*.csv *.tsv *.txt *-ubyte *-ubyte.gz *.pt *.pth);;All files (*)"));
+    if (!path.isEmpty()) t_.open_path(path);
+  });
+  file->addAction(tr("Open dataset &folder…"), this, [this, w] {
+    const QString path = QFileDialog::getExistingDirectory(w, tr("Open an IDX or CIFAR-10 folder"));
+    if (!path.isEmpty()) t_.open_path(path);
+  });
+  file->addAction(tr("Open &lesson…"), this, [this, w] {
+    const QString path = QFileDialog::getOpenFileName(w, tr("Open a lesson"),
+                                                      QString::fromStdString(lessonDirectory()),
+                                                      tr("Lessons (*.json);;All files (*)"));
+    if (!path.isEmpty()) t_.open_lesson(path);
+  });
+  recent_menu_ = file->addMenu(tr("Open &recent"));
+  updateRecent();
+  file->addSeparator();
+  file->addAction(tr("Run &database…"), this, [this] { t_.choose_database(); });
+  file->addSeparator();
+  file->addMenu(export_menu_);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, w, &QWidget::close);
+}
+
+void MainMenus::buildViewMenu() {
+  QMenu* view = t_.window->menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* dock : t_.window->findChildren<QDockWidget*>()) {
+    view->addAction(dock->toggleViewAction());
+  }
+  view->addSeparator();
+  view->addAction(tr("&Reset plot view"), QKeySequence(Qt::CTRL | Qt::Key_0), t_.plots,
+                  &LivePlots::resetView);
+  view->addSeparator();
+  view->addAction(t_.presentation->action());
+  view->addMenu(t_.presentation->plotsMenu());
+  // F11 also works when the menu bar is hidden by a full-screen window manager.
+  t_.window->addAction(t_.presentation->action());
+}
+
+void MainMenus::buildHelpMenu() {
+  QMenu* help = t_.window->menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("What the &plots show"), this,
+                  [this] { showPlotHelp(t_.window, t_.plots->canvases()); });
+  help->addAction(tr("&About AccumLab"), this, [this] {
+    QMessageBox::about(t_.window, tr("About AccumLab"),
+                       tr("<b>AccumLab %1</b><p>A lab for gradient accumulation: train with "
+                          "micro-batches of m, add up K of them per update, and watch the update "
+                          "noise fall by K while the accumulated arm tracks the big batch.</p>")
+                           .arg(QApplication::applicationVersion()));
+  });
+}
+
+void MainMenus::updateRecent() {
+  recent_menu_->clear();
+  const QStringList files = t_.settings->recentFiles();
+  for (const QString& path : files) {
+    recent_menu_->addAction(path, this, [this, path] { t_.open_path(path); });
+  }
+  recent_menu_->setEnabled(!files.isEmpty());
+}
+
+}  // namespace accumlab::ui

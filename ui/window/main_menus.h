@@ -1,0 +1,51 @@
+#pragma once
+
+#include <QObject>
+#include <functional>
+
+class QMainWindow;
+class QMenu;
+
+namespace accumlab::ui {
+
+class AppSettings;
+class ExportActions;
+class LivePlots;
+class PresentationMode;
+class RunActions;
+
+/// What the menu bar and the toolbar act on.
+struct MenuTargets {
+  QMainWindow* window = nullptr;
+  AppSettings* settings = nullptr;  ///< the recent files
+  RunActions* run = nullptr;
+  ExportActions* exports = nullptr;
+  LivePlots* plots = nullptr;
+  PresentationMode* presentation = nullptr;
+  std::function<void(const QString&)> open_path;    ///< a dataset or model file or folder
+  std::function<void(const QString&)> open_lesson;  ///< a lesson file
+  std::function<void()> choose_database;
+};
+
+/// The window's menu bar (File, Run, View, Help), its Training toolbar, and the plots'
+/// right-click "Export this plot…". GUI thread.
+class MainMenus : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit MainMenus(MenuTargets targets);
+  /// Lists the recent files again (after one was opened).
+  void updateRecent();
+
+ private:
+  void buildToolBar();
+  void buildFileMenu();
+  void buildViewMenu();
+  void buildHelpMenu();
+
+  MenuTargets t_;
+  QMenu* export_menu_;
+  QMenu* recent_menu_ = nullptr;
+};
+
+}  // namespace accumlab::ui
