@@ -85,6 +85,24 @@ class PresentationModeTest : public QObject {
     QCOMPARE(shownPlots(plots).size(), 6);
     QVERIFY(docks.front()->isVisible());
   }
+
+  void startsPresentingBeforeTheWindowIsShown() {
+    // accumlab --presentation: the mode is set before show(); the docks stay hidden after it.
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.presentation = true;
+    QVERIFY(window.applyOptions(options));
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.presentationMode()->isActive());
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>()) QVERIFY(!dock->isVisible());
+    QCOMPARE(shownPlots(window.plots()).size(), 4);
+    window.presentationMode()->setActive(false);
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+      QVERIFY(!dock->isHidden() || dock->isFloating());
+    }
+  }
 };
 
 QTEST_MAIN(PresentationModeTest)

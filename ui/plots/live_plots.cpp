@@ -24,6 +24,11 @@ namespace accumlab::ui {
 namespace {
 /// Columns of the plot grid.
 constexpr int kGridColumns = 3;
+/// Below this width the grid has two columns (three rows): a narrow screen, e.g. 1024×768
+/// with the experiment panel open, keeps plots wide enough to read.
+constexpr int kThreeColumnsFrom = 900;
+/// The smallest a plot may become.
+constexpr QSize kMinCanvas(200, 140);
 /// Colour of the markers of slider changes.
 constexpr QRgb kSliderMarkerColor = 0x7B5EA7;
 /// Slider steps per unit of smoothing.
@@ -113,7 +118,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
   const auto& catalog = plotCatalog();
   for (size_t i = 0; i < catalog.size(); ++i) {
     auto* canvas = new MetricCanvas(catalog[i], this);
-    canvas->setMinimumSize(280, 200);
+    canvas->setMinimumSize(kMinCanvas);
     canvas->setXLabel(xAxisLabel(x_mode_));
     canvases_.push_back(canvas);
     connect(canvas, &MetricCanvas::xRangeChanged, this, [this, canvas](const QCPRange& r) {
@@ -197,8 +202,16 @@ void LivePlots::setLogY(bool log) {
   emit viewOptionsChanged();
 }
 
+void LivePlots::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  const int columns = width() >= kThreeColumnsFrom ? kGridColumns : 2;
+  if (shown_ids_.isEmpty() && columns != columns_) setShownPlots(shown_ids_);
+}
+
 void LivePlots::setShownPlots(const QStringList& ids) {
-  const int columns = ids.isEmpty() ? kGridColumns : 2;
+  shown_ids_ = ids;
+  const int columns = !ids.isEmpty() ? 2 : width() >= kThreeColumnsFrom ? kGridColumns : 2;
+  columns_ = columns;
   for (int i = 0; i < grid_->rowCount(); ++i) grid_->setRowStretch(i, 0);
   for (int i = 0; i < grid_->columnCount(); ++i) grid_->setColumnStretch(i, 0);
   int shown = 0;

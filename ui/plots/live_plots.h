@@ -69,6 +69,10 @@ class LivePlots : public QWidget {
   /// The x-axis mode, smoothing or log toggle changed (for the settings).
   void viewOptionsChanged();
 
+ protected:
+  /// Two columns of plots on a narrow window, three on a wide one.
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   struct SourceState;
   void rebuild();
@@ -92,6 +96,8 @@ class LivePlots : public QWidget {
   QLabel* smoothing_label_;
   QCheckBox* log_check_;
   QGridLayout* grid_;
+  QStringList shown_ids_;  ///< setShownPlots()'s choice (empty: all)
+  int columns_ = 0;        ///< of the grid as laid out
 };
 
 }  // namespace accumlab::ui

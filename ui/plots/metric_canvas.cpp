@@ -4,6 +4,7 @@
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <qcustomplot.h>
@@ -55,10 +56,13 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
     : QWidget(parent), def_(def), plot_(new QCustomPlot(this)) {
   setObjectName("canvas_" + def.id);
   title_ = new QLabel("<b>" + def.title + "</b>", this);
+  title_->setObjectName("title");
   readout_ = new QLabel(this);
+  readout_->setObjectName("readout");
   readout_->setTextFormat(Qt::RichText);
-  // A long read-out must not widen its grid column: it is clipped instead.
+  // A long read-out must not widen its grid column: it wraps onto a second line instead.
   readout_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  readout_->setWordWrap(true);
   readout_->setMinimumWidth(0);
   info_ = new QToolButton(this);
   info_->setText("?");
@@ -108,11 +112,46 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   applyAxisScales();
   applyFonts();
 
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  connect(plot_, &QCustomPlot::beforeReplot, this, &MetricCanvas::fitLegend);
   connect(plot_, &QCustomPlot::mousePress, this, [this] { emit userInteracted(); });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { emit userInteracted(); });
   connect(plot_, &QCustomPlot::mouseMove, this,
           [this](QMouseEvent* e) { showHover(e->pos()); });
   plot_->installEventFilter(this);
+}
+
+void MetricCanvas::fitLegend() {
+  // Before every replot, from the last layout. One column while it fits the pane; on a small plot two or three side by side; when none
+  // fits (a tiny plot), no legend: the arms keep their colours everywhere. No empty box.
+  // Short panes get fewer y ticks, so that their labels never run into each other.
+  for (QCPAxisRect* rect : panes_) {
+    constexpr int kPixelsPerTick = 36;
+    const int ticks = std::clamp(rect->rect().height() / kPixelsPerTick, 2, 5);
+    rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(ticks);
+  }
+  QCPLegend* legend = plot_->legend;
+  const QRect pane = panes_.front()->rect();
+  if (legend->itemCount() == 0) {
+    legend->setVisible(false);
+    return;
+  }
+  if (pane.height() <= 0) return;  // not laid out yet
+  auto fits = [&](int columns) {
+    legend->setWrap(columns);  // columns per row, items in reading order
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    const QSize need = legend->minimumOuterSizeHint();
+    return need.height() <= pane.height() - 4 && need.width() <= pane.width() - 4;
+  };
+  constexpr int kMaxColumns = 3;
+  for (int columns = 1; columns <= kMaxColumns; ++columns) {
+    if (fits(columns)) {
+      legend->setVisible(true);
+      return;
+    }
+  }
+  fits(1);
+  legend->setVisible(false);
 }
 
 void MetricCanvas::applyFonts() {

@@ -86,6 +86,8 @@ class MetricCanvas : public QWidget {
   QCPGraph* graphFor(int source, ArmKind arm, int series, const QString& run_label);
   bool paneIsLog(int pane) const;
   void applyAxisScales();
+  /// Lays the legend out in as few columns as fit its pane (hidden when none does).
+  void fitLegend();
   /// The axes', legend's and markers' fonts, from the widget's font.
   void applyFonts();
   QFont markerFont() const;

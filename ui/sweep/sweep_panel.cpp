@@ -50,7 +50,7 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   top->addWidget(new QLabel(tr("Sweep"), this));
   picker_ = new QComboBox(this);
   picker_->setObjectName("sweepPicker");
-  picker_->setMinimumContentsLength(40);
+  picker_->setMinimumContentsLength(20);
   top->addWidget(picker_, 1);
   auto* refresh = new QPushButton(tr("Refresh"), this);
   top->addWidget(refresh);

@@ -138,7 +138,7 @@ SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
   for (size_t i = 0; i < defs_.size(); ++i) {
     auto* plot = new QCustomPlot(this);
     plot->setObjectName(defs_[i].id);
-    plot->setMinimumSize(320, 220);
+    plot->setMinimumSize(220, 140);  // three rows fit a 1024×768 screen
     plot->setToolTip(defs_[i].explanation);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, defs_[i].title,

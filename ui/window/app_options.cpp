@@ -25,7 +25,8 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   const QCommandLineOption fresh("fresh", QCoreApplication::translate("main", "Ignore the saved experiment and window layout."));
   const QCommandLineOption lesson("lesson", QCoreApplication::translate("main", "Open the Lessons tab on this lesson (its number, id or file); with --run, run it."), "N|FILE");
   const QCommandLineOption predict("predict", QCoreApplication::translate("main", "Your answer to the lesson's question."), "X");
-  for (const auto& o : {run, config, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh, lesson, predict}) {
+  const QCommandLineOption presentation("presentation", QCoreApplication::translate("main", "Start in Presentation mode (full screen, larger fonts, four plots; F11 leaves it)."));
+  for (const auto& o : {run, config, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh, lesson, predict, presentation}) {
     parser.addOption(o);
   }
   if (!parser.parse(arguments)) {
@@ -73,6 +74,7 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   out->db = parser.value(db);
   out->no_store = parser.isSet(no_store);
   out->fresh = parser.isSet(fresh);
+  out->presentation = parser.isSet(presentation);
   out->lesson = parser.value(lesson);
   out->predict = parser.value(predict);
   if (!parser.positionalArguments().isEmpty()) {

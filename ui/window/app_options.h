@@ -24,6 +24,7 @@ struct AppOptions {
   bool fresh = false;      ///< ignore the saved experiment and layout
   QString lesson;          ///< open the Lessons tab on this lesson (number, id or file)
   QString predict;         ///< the answer to the lesson's question
+  bool presentation = false;  ///< start in Presentation mode
 };
 
 /// Applies the command line's data, model, m, K and budget to `config`.

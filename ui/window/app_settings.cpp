@@ -1,6 +1,7 @@
 #include "window/app_settings.h"
 
 #include <QMainWindow>
+#include <QScreen>
 #include <exception>
 
 #include "plots/live_plots.h"
@@ -67,12 +68,14 @@ void AppSettings::saveDatabasePath(const QString& path) { settings_.setValue("st
 
 void AppSettings::restoreWindow(QMainWindow* window, LivePlots* plots,
                                 PresentationMode* presentation, bool fresh) const {
-  constexpr int kWidth = 1500, kHeight = 940;
+  // The default size, within the screen (a 1024×768 projector gets the whole screen).
+  QSize size(1500, 940);
+  if (const QScreen* screen = window->screen()) size = size.boundedTo(screen->availableGeometry().size());
   if (fresh) {
-    window->resize(kWidth, kHeight);
+    window->resize(size);
     return;
   }
-  if (!window->restoreGeometry(geometry())) window->resize(kWidth, kHeight);
+  if (!window->restoreGeometry(geometry())) window->resize(size);
   window->restoreState(windowState());
   plots->setXAxisMode(static_cast<XAxisMode>(xAxisMode()));
   plots->setSmoothing(smoothing());

@@ -158,6 +158,7 @@ bool MainWindow::applyOptions(const AppOptions& options) {
   if (db.isEmpty()) db = settings_.databasePath();
   if (db.isEmpty()) db = QString::fromStdString(RunStore::defaultPath());
   openDatabase(options.no_store ? QString() : db);
+  if (options.presentation) presentation_->setActive(true);
 
   if (!options.lesson.isEmpty()) {
     ok = openLesson(options.lesson) && ok;

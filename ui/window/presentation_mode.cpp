@@ -88,7 +88,7 @@ void PresentationMode::enter() {
   window_->setFont(large);
   hidden_docks_.clear();
   for (QDockWidget* dock : window_->findChildren<QDockWidget*>()) {
-    if (dock->isVisible()) {
+    if (!dock->isHidden()) {  // not isVisible(): the window may not be shown yet (--presentation)
       dock->hide();
       hidden_docks_.append(dock);
     }
