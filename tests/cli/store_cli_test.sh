@@ -38,9 +38,10 @@ assert by_id[3]["arm"] == "big-batch" and by_id[3]["micro_batch"] == 64
 assert by_id[2]["steps"] == 2048 // 64 and by_id[2]["samples_seen"] == 2048
 for r in runs:
     assert r["status"] == "finished" and r["final_loss"] > 0 and 0 <= r["val_accuracy"] <= 1, r
+    assert (r["last_micro_batch"], r["last_accum"]) == (r["micro_batch"], r["accum"]), r
 PY
     expect_exit 0 "" list
-    head -1 "$tmp/out" | grep -qE "^id +started +dataset +model +arm +m +K +status +final loss +val acc" || fail "list header: $(head -1 "$tmp/out")"
+    head -1 "$tmp/out" | grep -qE "^id +started +dataset +model +arm +m×K +status +final loss +val acc" || fail "list header: $(head -1 "$tmp/out")"
     [ "$(wc -l <"$tmp/out")" -eq 5 ] || fail "list should show 4 runs: $(cat "$tmp/out")"
     expect_exit 0 "" list --dataset blobs --status finished --limit 2 --json
     [ "$($py -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/out")" = 2 ] || fail "filters: $(cat "$tmp/out")"

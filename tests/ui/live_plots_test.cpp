@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include "controller/training_controller.h"
+#include "plots/arm_style.h"
 #include "plots/compact_ticker.h"
 #include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
@@ -67,11 +68,12 @@ class LivePlotsTest : public QObject {
     QSignalSpy finished(&controller, &TrainingController::finished);
     plots.beginLive("live");
     QVERIFY(controller.start(test::smallExperiment(20000)));
-    // Points arrive during the run, not only at its end.
-    QVERIFY(test::waitUntil([&] { return plots.pointCount() > 0 && controller.isRunning(); }) ||
-            finished.count() == 1);
     QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    // Points arrive during the run, not only at its end: the first batch already drew some,
+    // and later batches drew more.
     QVERIFY2(batches >= 2, "records came in one lump instead of a stream");
+    QVERIFY2(counts.front() > 0 && counts.front() < counts.back(),
+             qPrintable(QString("points after the first batch: %1 of %2").arg(counts.front()).arg(counts.back())));
     QVERIFY(std::is_sorted(counts.begin(), counts.end()));  // only appended
     MetricCanvas* loss = canvasById(plots, "loss");
     // raw + smoothed line for each of 3 arms: 2 × (2500 + 625 + 625) points.
@@ -141,9 +143,13 @@ class LivePlotsTest : public QObject {
     plots.appendLive(syntheticBatch(0, 10));
     MetricCanvas* loss = canvasById(plots, "loss");
     QCOMPARE(loss->pointCount(), 2 * 2 * 10);
+    // A mark on a drawn point: appending leaves it, clearing and redrawing would not.
+    QCPGraph* raw = loss->plot()->graph(0);
+    raw->data()->begin()->value = 42.0;
     plots.appendLive(syntheticBatch(10, 5));
     QCOMPARE(loss->pointCount(), 2 * 2 * 15);
-    QCPGraph* raw = loss->plot()->graph(0);
+    QCOMPARE(loss->plot()->graph(0), raw);
+    QCOMPARE(raw->data()->begin()->value, 42.0);
     QCOMPARE(raw->dataCount(), 15);
     QCOMPARE(raw->data()->at(14)->key, 15.0 * 8);  // x = samples seen
   }
@@ -309,6 +315,24 @@ class LivePlotsTest : public QObject {
       labelled = labelled || loss->plot()->graph(i)->name().startsWith("#2 spirals: ");
     }
     QVERIFY(labelled);
+    // One colour per run, one line style per arm (the legend says which).
+    auto pen = [&](const QString& name) {
+      for (int i = 0; i < loss->plot()->graphCount(); ++i) {
+        QCPGraph* g = loss->plot()->graph(i);
+        if (g->name() == name && loss->plot()->legend->hasItemWithPlottable(g)) return g->pen();
+      }
+      return QPen(Qt::NoPen);
+    };
+    const QPen a_accum = pen("#1 spirals: accum"), a_small = pen("#1 spirals: no-accum");
+    const QPen b_accum = pen("#2 spirals: accum");
+    QVERIFY(a_accum.style() != Qt::NoPen && a_small.style() != Qt::NoPen && b_accum.style() != Qt::NoPen);
+    QCOMPARE(a_accum.color(), a_small.color());
+    QVERIFY(a_accum.color() != b_accum.color());
+    QVERIFY(a_accum.style() != a_small.style());
+    QCOMPARE(a_accum.style(), b_accum.style());
+    for (ArmKind arm : {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch}) {
+      QVERIFY(a_accum.color() != armColor(arm) && b_accum.color() != armColor(arm));
+    }
   }
 };
 

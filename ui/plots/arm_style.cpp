@@ -23,17 +23,34 @@ QString armName(ArmKind arm) { return QString::fromStdString(toString(arm)); }
 
 QString armColorName(ArmKind arm) { return armColor(arm).name(); }
 
-QPen armPen(ArmKind arm, int source, double width, int alpha) {
+QPen armPen(ArmKind arm, double width, int alpha) {
   QColor c = armColor(arm);
   c.setAlpha(alpha);
   QPen pen(c, width);
-  static const Qt::PenStyle kRunStyles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine,
-                                            Qt::DashDotLine, Qt::DashDotDotLine};
-  if (source > 0) {
-    pen.setStyle(kRunStyles[source % 5]);
-  } else if (arm == ArmKind::kBigBatch) {
-    pen.setStyle(Qt::DashLine);
+  if (arm == ArmKind::kBigBatch) pen.setStyle(Qt::DashLine);
+  return pen;
+}
+
+QColor runColor(int run) {
+  // Tableau 10 without the arms' three, so that a compared run is never read as an arm.
+  static const QRgb kRunColors[] = {0xF28E2B, 0x76B7B2, 0xB07AA1, 0x9C755F,
+                                    0xEDC948, 0xFF9DA7, 0xBAB0AC};
+  constexpr int n = sizeof kRunColors / sizeof *kRunColors;
+  return QColor(kRunColors[((run % n) + n) % n]);
+}
+
+Qt::PenStyle armLineStyle(ArmKind arm) {
+  switch (arm) {
+    case ArmKind::kNoAccum: return Qt::SolidLine;
+    case ArmKind::kAccum: return Qt::DashLine;
+    case ArmKind::kBigBatch: return Qt::DotLine;
   }
+  return Qt::SolidLine;
+}
+
+QPen comparePen(ArmKind arm, int run, double width) {
+  QPen pen(runColor(run), width);
+  pen.setStyle(armLineStyle(arm));
   return pen;
 }
 

@@ -12,8 +12,15 @@ namespace accumlab::ui {
 QColor armColor(ArmKind arm);
 /// The arm's name as shown to people ("no-accum", "accum", "big-batch").
 QString armName(ArmKind arm);
-/// The pen of an arm's line; `source` > 0 (compare mode) selects a dash pattern per run.
-QPen armPen(ArmKind arm, int source, double width = 1.0, int alpha = 255);
+/// The pen of an arm's line in one run (big-batch dashed, so that it shows where it lies on
+/// accum).
+QPen armPen(ArmKind arm, double width = 1.0, int alpha = 255);
+/// Comparing runs: one colour per run (never an arm's colour) ...
+QColor runColor(int run);
+/// ... and one line style per arm: no-accum solid, accum dashed, big-batch dotted.
+Qt::PenStyle armLineStyle(ArmKind arm);
+/// The pen of `arm`'s line of run number `run` in a comparison.
+QPen comparePen(ArmKind arm, int run, double width = 1.0);
 /// The arm's colour as a #rrggbb string for rich text and HTML.
 QString armColorName(ArmKind arm);
 

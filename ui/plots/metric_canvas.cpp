@@ -217,7 +217,9 @@ QCPGraph* MetricCanvas::graphFor(int source, ArmKind arm, int series, const QStr
   const SeriesDef& def = def_.series[static_cast<size_t>(series)];
   QCPAxisRect* rect = panes_[static_cast<size_t>(def.pane)];
   QCPGraph* g = plot_->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-  QPen pen = armPen(arm, source);
+  // Alone, a run's arms have their colours; compared (labelled), each run has its colour and
+  // each arm its line style, as the legend says.
+  QPen pen = run_label.isEmpty() ? armPen(arm) : comparePen(arm, source);
   // Wide dashed pens cost Qt's stroker ~25× more than 1 px ones (800 vs 30 ms for 6 × 1M
   // points), so dashes stay 1 px and only solid lines are drawn bold.
   const bool dashed = pen.style() != Qt::SolidLine;
