@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
+#include <qcustomplot.h>
 
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
@@ -85,6 +86,13 @@ class ExportTest : public QObject {
     QCOMPARE(image.size(), QSize(kExportWidth, kExportHeight));
     QSvgRenderer renderer(svg);
     QVERIFY(renderer.isValid());
+    // The file carries the plot's title as drawn text (besides the SVG's <title>) and its
+    // axis labels; the plot on screen is left as it was.
+    const QByteArray svg_text = readAll(svg);
+    QVERIFY2(svg_text.count(loss->definition().title.toUtf8()) >= 2, "no title drawn in the SVG");
+    QVERIFY(svg_text.contains("samples seen"));
+    QVERIFY(svg_text.contains(">loss<"));
+    QCOMPARE(loss->plot()->plotLayout()->rowCount(), 1);
     const QByteArray pdf_bytes = readAll(pdf);
     QVERIFY(pdf_bytes.startsWith("%PDF-"));
     QVERIFY(pdf_bytes.trimmed().endsWith("%%EOF"));

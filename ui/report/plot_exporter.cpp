@@ -13,7 +13,19 @@ namespace accumlab::ui {
 
 bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error, int width,
                   int height) {
-  return exportPlot(canvas->plot(), canvas->definition().title, path, error, width, height);
+  // On screen the title is a label above the plot; a file gets it inside the image, so that
+  // the file says what it shows (the axes already carry their labels).
+  QCustomPlot* plot = canvas->plot();
+  plot->plotLayout()->insertRow(0);
+  QFont bold = canvas->font();
+  bold.setBold(true);
+  auto* title = new QCPTextElement(plot, canvas->definition().title, bold);
+  plot->plotLayout()->addElement(0, 0, title);
+  const bool ok = exportPlot(plot, canvas->definition().title, path, error, width, height);
+  plot->plotLayout()->remove(title);
+  plot->plotLayout()->simplify();
+  plot->replot(QCustomPlot::rpQueuedReplot);
+  return ok;
 }
 
 bool exportPlot(QCustomPlot* plot, const QString& title, const QString& path, QString* error,
