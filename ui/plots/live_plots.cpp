@@ -309,6 +309,18 @@ void LivePlots::feedNew(int source) {
   updateReadouts();
 }
 
+void LivePlots::addNote(ArmKind arm, const QString& text) {
+  if (runs_.empty()) return;
+  const ArmSeries* series = runs_.front().find(arm);
+  if (!series || series->steps.empty()) return;
+  EventRecord at;
+  at.samples_seen = series->steps.back().samples_seen;
+  at.wall_ms = series->steps.back().wall_ms;
+  for (MetricCanvas* c : canvases_) {
+    if (c->definition().id == "loss") c->addMarker(eventX(runs_.front(), at), text, armColor(arm));
+  }
+}
+
 double LivePlots::eventX(const RunData& run, const EventRecord& e) const {
   switch (x_mode_) {
     case XAxisMode::kSamples: return static_cast<double>(e.samples_seen);

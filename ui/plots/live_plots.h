@@ -53,6 +53,9 @@ class LivePlots : public QWidget {
   void setSmoothing(double s);
   bool logY() const { return log_y_; }
   void setLogY(bool log);
+  /// Writes `text` on the loss plot of the live run, in `arm`'s colour, where that arm is now
+  /// (a hint next to its curve).
+  void addNote(ArmKind arm, const QString& text);
   /// Shows only the plots with these catalog ids, in catalog order and two columns (the
   /// Presentation mode's 2×2); an empty list shows all of them in the usual grid.
   void setShownPlots(const QStringList& ids);

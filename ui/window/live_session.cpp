@@ -5,6 +5,7 @@
 #include "lessons/lesson_panel.h"
 #include "plots/live_plots.h"
 #include "runs/runs_panel.h"
+#include "series/lr_hint.h"
 #include "window/run_database.h"
 #include "window/run_status_bar.h"
 
@@ -29,6 +30,7 @@ void LiveSession::onStarted() {
   // The plots are cleared when the run has loaded its data and model (its first batch): a
   // run that fails to start leaves the previous plots on screen.
   p_.status->resetProgress();
+  hinted_ = false;
   p_.status->setState(tr("Loading data…"));
   p_.experiment->setRunning(true);
 }
@@ -48,7 +50,17 @@ void LiveSession::onBatch(const RecordBatch& batch) {
     p_.runs->refresh();  // the store sink created the rows before this batch was drained
   }
   for (const EventRecord& e : batch.events) p_.status->showEvent(e);
-  if (!p_.plots->runs().empty()) p_.status->showProgress(p_.plots->runs().front());
+  if (p_.plots->runs().empty()) return;
+  const RunData& run = p_.plots->runs().front();
+  p_.status->showProgress(run);
+  if (!hinted_) {
+    // Once per run: accum at no-accum's LR may crawl; say so, change nothing.
+    if (const QString hint = lrScalingHint(run); !hint.isEmpty()) {
+      hinted_ = true;
+      p_.plots->addNote(ArmKind::kAccum, tr("try LR scaling: linear or sqrt"));
+      p_.status->showMessage(hint, 20000);
+    }
+  }
 }
 
 void LiveSession::onFinished(const QString& error, bool input_error) {

@@ -41,6 +41,7 @@ class LiveSession : public QObject {
   void onFinished(const QString& error, bool input_error);
 
   LiveParts p_;
+  bool hinted_ = false;  ///< the LR-scaling hint was shown for this run
 };
 
 }  // namespace accumlab::ui
