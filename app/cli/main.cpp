@@ -3,12 +3,9 @@
 // accumlab-engine (engine_main.cpp), which loads LibTorch.
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 #include <cstring>
-#include <exception>
 
-#include "accumlab/input_error.h"
-#include "accumlab_version.h"
+#include "cli_main.h"
 #include "engine_handoff.h"
 #include "store_command.h"
 
@@ -19,30 +16,17 @@ int main(int argc, char** argv) {
     return accumlab::cli::EngineHandoff::exec(argc, argv);
   }
   CLI::App app{"AccumLab: gradient accumulation, measured", "accumlab-cli"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "accumlab-cli " ACCUMLAB_VERSION_FULL);
+  accumlab::cli::configureApp(app);
   app.footer("accumlab-cli SUBCOMMAND --help shows a subcommand's options; --help-all shows "
              "them all.");
   accumlab::cli::EngineHandoff engine(app);
   accumlab::cli::StoreCommands store(app);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {  // --help, --help-all, --version
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "accumlab-cli: %s (see accumlab-cli --help)\n", e.what());
-    return 2;
-  }
+  if (const int code = accumlab::cli::parseCommandLine(app, argc, argv); code >= 0) return code;
   if (engine.chosen()) return accumlab::cli::EngineHandoff::exec(argc, argv);
-  try {
-    if (int code = 0; store.dispatch(code)) return code;
-  } catch (const accumlab::InputError& e) {
-    std::fprintf(stderr, "accumlab-cli: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "accumlab-cli: internal error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return accumlab::cli::runCommand([&] {
+    int code = 0;
+    store.dispatch(code);
+    return code;
+  });
 }
