@@ -117,6 +117,7 @@ class ExportTest : public QObject {
     QVERIFY(html.startsWith("<!DOCTYPE html>"));
     QVERIFY(html.trimmed().endsWith("</html>"));
     QVERIFY(html.contains("no-accum ÷ arm"));  // the ratios against no-accum
+    QVERIFY(html.contains("batch ×4"));        // and beside them, the batch ratio K
     QVERIFY(html.contains("micro_batch"));     // the config table
     QVERIFY(html.contains("Window normalisation"));
     // Every embedded image decodes to a PNG of the export size.
@@ -138,6 +139,26 @@ class ExportTest : public QObject {
     QString error;
     QVERIFY2(writeHtmlReport(loadExperiments(*store_, {ids_.front()}), path, &error), qPrintable(error));
     QVERIFY(readAll(path).contains("data:image/png;base64,"));
+  }
+
+  void reportIsOfTheSelectedRuns() {
+    // Another experiment, selected in the Runs tab while the first is still plotted.
+    ExperimentConfig c = test::smallExperiment(1024);
+    c.accum = 2;
+    StoreSink sink(db_);
+    Trainer(c).run(sink);
+    std::vector<int64_t> second;
+    for (const StoredRun& r : sink.runs()) second.push_back(r.run_id);
+    runs_->refresh();
+    runs_->selectRuns(second);
+    QCOMPARE(runs_->selectedRunIds().size(), second.size());
+    const QString path = dir_.filePath("selected.html");
+    QVERIFY(actions_->exportReportTo(path));
+    const QString html = QString::fromUtf8(readAll(path));
+    const QString first_label = QString::fromStdString(plots_->runs().front().label);
+    QVERIFY2(html.contains(QString("#%1 ").arg(sink.experimentId())), "the selected experiment is not in the report");
+    QVERIFY2(!html.contains(first_label.toHtmlEscaped()), "the report shows the plotted runs, not the selected ones");
+    runs_->selectRuns({});
   }
 
   void exportWithoutRunsSelectedOrWritableFolderFails() {

@@ -10,6 +10,7 @@
 #include "plots/metric_canvas.h"
 #include "report/html_report.h"
 #include "report/plot_exporter.h"
+#include "runs/run_loader.h"
 #include "runs/runs_panel.h"
 
 namespace accumlab::ui {
@@ -18,7 +19,8 @@ ExportActions::ExportActions(QWidget* window, LivePlots* plots, RunsPanel* runs,
                              std::function<RunStore*()> store)
     : QObject(window), window_(window), plots_(plots), runs_(runs), store_(std::move(store)) {
   report_ = new QAction(QIcon::fromTheme("text-html"), tr("HTML &report…"), this);
-  report_->setToolTip(tr("Save a one-file HTML report of the runs shown: config, summary with "
+  report_->setToolTip(tr("Save a one-file HTML report of the runs selected in the Runs tab "
+                         "(or, with none selected, of those shown): config, summary with "
                          "ratios, plots and semantics"));
   report_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   connect(report_, &QAction::triggered, this, &ExportActions::exportReport);
@@ -120,13 +122,25 @@ void ExportActions::exportReport() {
 }
 
 bool ExportActions::exportReportTo(const QString& path) {
-  if (plots_->runs().empty()) {
+  // The runs selected in the Runs tab, when there are any (what the user chose, not what
+  // happens to be plotted: an earlier comparison may still be on screen); else those shown.
+  const std::vector<int64_t> selected = runs_->selectedRunIds();
+  RunStore* store = store_();
+  if ((selected.empty() || !store) && plots_->runs().empty()) {
     emit errorOccurred(tr("There is nothing to report yet: run an experiment or open stored runs."));
     return false;
   }
   if (overwritesStore(path)) return false;
   QString error;
-  if (!writeHtmlReport(plots_->runs(), capturePlots(*plots_), path, &error)) {
+  bool ok = false;
+  try {
+    ok = !selected.empty() && store
+             ? writeHtmlReport(loadRuns(*store, selected), path, &error)
+             : writeHtmlReport(plots_->runs(), capturePlots(*plots_), path, &error);
+  } catch (const std::exception& e) {
+    error = QString::fromStdString(e.what());
+  }
+  if (!ok) {
     emit errorOccurred(error);
     return false;
   }
