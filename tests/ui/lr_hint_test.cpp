@@ -47,14 +47,14 @@ class LrHintTest : public QObject {
 
  private slots:
   void aLaggingAccumArmGetsTheHint() {
-    const QString hint = lrScalingHint(run(8, 1.5, 40));
+    const QString hint = lrScalingHint(run(8, 1.5, 200));
     QVERIFY2(hint.contains("linear (×8)") && hint.contains("sqrt (×2.83)"), qPrintable(hint));
   }
 
   void nothingWhenAccumKeepsUpOrScalesOrIsSmall() {
-    QVERIFY(lrScalingHint(run(8, 1.05, 40)).isEmpty());  // within 15% of no-accum
-    QVERIFY(lrScalingHint(run(8, 1.5, 40, LrScaling::kSqrt)).isEmpty());  // already scaled
-    QVERIFY(lrScalingHint(run(2, 1.5, 40)).isEmpty());  // K too small to matter
+    QVERIFY(lrScalingHint(run(8, 1.05, 200)).isEmpty());  // within 15% of no-accum
+    QVERIFY(lrScalingHint(run(8, 1.5, 200, LrScaling::kSqrt)).isEmpty());  // already scaled
+    QVERIFY(lrScalingHint(run(2, 1.5, 200)).isEmpty());  // K too small to matter
     QVERIFY(lrScalingHint(run(8, 1.5, kHintMinUpdates - 1)).isEmpty());  // too early to say
   }
 };

@@ -112,7 +112,9 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   applyAxisScales();
   applyFonts();
 
+  // Items in reading order, `wrap` of them per row (setLegendColumns).
   plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot_->legend->setWrap(1);
   connect(plot_, &QCustomPlot::beforeReplot, this, &MetricCanvas::fitLegend);
   connect(plot_, &QCustomPlot::mousePress, this, [this] { emit userInteracted(); });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { emit userInteracted(); });
@@ -122,9 +124,10 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
 }
 
 void MetricCanvas::fitLegend() {
-  // Before every replot, from the last layout. One column while it fits the pane; on a small plot two or three side by side; when none
-  // fits (a tiny plot), no legend: the arms keep their colours everywhere. No empty box.
-  // Short panes get fewer y ticks, so that their labels never run into each other.
+  // Before every replot, from the last layout. Short panes get fewer y ticks, so that their
+  // labels never run into each other. The legend takes one column while that fits its pane,
+  // two or three on a small plot; when none fits (a tiny plot) it is hidden, the arms keep
+  // their colours everywhere. No empty legend box.
   for (QCPAxisRect* rect : panes_) {
     constexpr int kPixelsPerTick = 36;
     const int ticks = std::clamp(rect->rect().height() / kPixelsPerTick, 2, 5);
@@ -132,26 +135,46 @@ void MetricCanvas::fitLegend() {
   }
   QCPLegend* legend = plot_->legend;
   const QRect pane = panes_.front()->rect();
-  if (legend->itemCount() == 0) {
+  // itemCount() counts the grid's cells, some of them empty.
+  int n = 0;
+  QSize item;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    if (QCPAbstractLegendItem* entry = legend->item(i)) {
+      ++n;
+      item = item.expandedTo(entry->minimumOuterSizeHint());
+    }
+  }
+  if (n == 0) {
     legend->setVisible(false);
     return;
   }
   if (pane.height() <= 0) return;  // not laid out yet
+  // The size of the legend in 1, 2 or 3 columns, from its items' sizes.
+  const QMargins m = legend->margins();
   auto fits = [&](int columns) {
-    legend->setWrap(columns);  // columns per row, items in reading order
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-    const QSize need = legend->minimumOuterSizeHint();
-    return need.height() <= pane.height() - 4 && need.width() <= pane.width() - 4;
+    const int rows = (n + columns - 1) / columns;
+    const int h = rows * item.height() + (rows - 1) * legend->rowSpacing() + m.top() + m.bottom();
+    const int w = columns * item.width() + (columns - 1) * legend->columnSpacing() + m.left() + m.right();
+    return h <= pane.height() - 6 && w <= pane.width() - 6;
   };
   constexpr int kMaxColumns = 3;
-  for (int columns = 1; columns <= kMaxColumns; ++columns) {
-    if (fits(columns)) {
-      legend->setVisible(true);
-      return;
-    }
+  int columns = 1;
+  while (columns <= kMaxColumns && !fits(columns)) ++columns;
+  legend->setVisible(columns <= kMaxColumns);
+  setLegendColumns(std::min(columns, kMaxColumns));
+}
+
+void MetricCanvas::setLegendColumns(int columns) {
+  // Items are re-added in their order (QCP's own rearranging would shuffle them).
+  QCPLegend* legend = plot_->legend;
+  if (legend->wrap() == columns) return;
+  std::vector<QCPAbstractPlottable*> order;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) order.push_back(entry->plottable());
   }
-  fits(1);
-  legend->setVisible(false);
+  legend->clearItems();
+  legend->setWrap(columns);
+  for (QCPAbstractPlottable* p : order) p->addToLegend(legend);
 }
 
 void MetricCanvas::applyFonts() {
@@ -165,7 +188,9 @@ void MetricCanvas::applyFonts() {
     }
   }
   plot_->legend->setFont(small);
-  for (int i = 0; i < plot_->legend->itemCount(); ++i) plot_->legend->item(i)->setFont(small);
+  for (int i = 0; i < plot_->legend->itemCount(); ++i) {
+    if (QCPAbstractLegendItem* entry = plot_->legend->item(i)) entry->setFont(small);
+  }
   for (QCPAbstractItem* item : markers_) {
     if (auto* text = qobject_cast<QCPItemText*>(item)) text->setFont(markerFont());
   }

@@ -6,8 +6,9 @@
 
 namespace accumlab::ui {
 
-/// Updates of the accum arm, at least, before lrScalingHint() judges it.
-inline constexpr size_t kHintMinUpdates = 30;
+/// Updates of the accum arm, at least, before lrScalingHint() judges it: early on accum
+/// always trails (it has taken K times fewer steps), so only a lag that lasts counts.
+inline constexpr size_t kHintMinUpdates = 150;
 
 /// A hint for a live run whose accum arm (K ≥ 4, no LR scaling) lags no-accum at the same
 /// learning rate: one update per K micro-batches is K times fewer steps, so at an LR tuned

@@ -18,7 +18,7 @@ LiveSession::LiveSession(LiveParts parts, QObject* parent) : QObject(parent), p_
   connect(c, &TrainingController::batchReady, this, &LiveSession::onBatch);
   connect(c, &TrainingController::finished, this, &LiveSession::onFinished);
   connect(c, &TrainingController::pausedChanged, this, [this](bool paused) {
-    p_.status->setState(paused ? tr("Paused") : tr("Training"));
+    p_.status->setState(paused ? tr("Paused (Space goes on)") : tr("Training (Esc stops)"));
   });
   connect(p_.experiment, &ExperimentPanel::microBatchChanged, c, [c](qint64 m) { c->setMicroBatch(m); });
   connect(p_.experiment, &ExperimentPanel::accumChanged, c, [c](qint64 k) { c->setAccum(k); });
@@ -46,7 +46,8 @@ void LiveSession::onBatch(const RecordBatch& batch) {
   p_.plots->appendLive(batch);
   if (batch.started) {
     p_.status->setDevice(QString::fromStdString(batch.started->device));
-    p_.status->setState(p_.controller->isPaused() ? tr("Paused") : tr("Training"));
+    p_.status->setState(p_.controller->isPaused() ? tr("Paused (Space goes on)")
+                                                  : tr("Training (Esc stops)"));
     p_.runs->refresh();  // the store sink created the rows before this batch was drained
   }
   for (const EventRecord& e : batch.events) p_.status->showEvent(e);
