@@ -13,6 +13,25 @@ void configureApp(CLI::App& app) {
   app.set_version_flag("--version", "accumlab-cli " ACCUMLAB_VERSION_FULL);
 }
 
+namespace {
+
+CLI::Validator numberCheck(bool zero_allowed) {
+  return CLI::Validator(
+      [zero_allowed](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) return "'" + text + "' is not a number";
+        if (v > 0 || (zero_allowed && v == 0)) return {};
+        return std::string("must be ") + (zero_allowed ? "zero or more" : "a positive number") +
+               ", not " + text;
+      },
+      zero_allowed ? "NONNEGATIVE" : "POSITIVE");
+}
+
+}  // namespace
+
+const CLI::Validator kPositive = numberCheck(false);
+const CLI::Validator kNonNegative = numberCheck(true);
+
 int parseCommandLine(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);

@@ -4,6 +4,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
+#include "cli_main.h"
 
 namespace accumlab::cli {
 
@@ -64,10 +65,10 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
   add("--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; }, "Size of a synthetic dataset");
   add("--model", [](auto& c) -> auto& { return c.model; }, "logreg, mlp, mlp:256,128, cnn, cnn_bn, torchscript:FILE.pt");
   if (auto* o = add("--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; }, "Micro-batch size m")) {
-    o->check(CLI::PositiveNumber);
+    o->check(kPositive);
   }
   if (auto* o = add("--accum,-k", [](auto& c) -> auto& { return c.accum; }, "Micro-batches per update K")) {
-    o->check(CLI::PositiveNumber);
+    o->check(kPositive);
   }
   addText("--memory-budget", memory_budget_,
           "Tensor memory an arm may hold at once (e.g. 200MiB). On CPU it is enforced: a "
@@ -104,11 +105,11 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
   add("--variance-window", [](auto& c) -> auto& { return c.variance_window; }, "W, updates in the rolling loss variance");
   if (auto* o = add("--probe-repeats", [](auto& c) -> auto& { return c.probe_repeats; },
                     "R: micro-batches and windows per fixed-weight variance probe (0: off)")) {
-    o->check(CLI::NonNegativeNumber);
+    o->check(kNonNegative);
   }
   if (auto* o = add("--probe-every", [](auto& c) -> auto& { return c.probe_every; },
                     "Probe the loss variance at fixed weights every N samples (0: at each evaluation; default 10000)")) {
-    o->check(CLI::NonNegativeNumber);
+    o->check(kNonNegative);
   }
   add("--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
   if (!skipped("--no-noise-stats")) {
@@ -116,7 +117,7 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
   }
   if (auto* o = add("--grad-check-every", [](auto& c) -> auto& { return c.grad_check_every; },
                     "Every N-th accum step, compare the accumulated gradient with one big batch's (0: off)")) {
-    o->check(CLI::NonNegativeNumber);
+    o->check(kNonNegative);
   }
 }
 

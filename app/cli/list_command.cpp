@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cli_main.h"
 #include "sweep_table.h"
 #include "text_table.h"
 
@@ -14,7 +15,7 @@ ListCommand::ListCommand(CLI::App& parent)
   app_->add_option("--status", status_,
                    "Only runs with this status: running, finished, stopped, diverged, failed, "
                    "interrupted");
-  app_->add_option("--limit", limit_, "At most this many runs (0: all)")->check(CLI::NonNegativeNumber);
+  app_->add_option("--limit", limit_, "At most this many runs (0: all)")->check(kNonNegative);
   app_->add_flag("--json", json_, "Print a JSON array instead of a table");
   app_->add_flag("--sweeps", sweeps_, "List the sweeps instead of the runs");
 }

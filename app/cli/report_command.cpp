@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "accumlab/input_error.h"
+#include "cli_main.h"
 #include "engine_handoff.h"
 #include "report/html_report.h"
 #include "runs/run_loader.h"
@@ -17,11 +18,11 @@ ReportCommand::ReportCommand(CLI::App& parent)
   auto* ids = app_->add_option("ids", ids_,
                                "Run ids (each stands for its experiment; several are overlaid)");
   auto* sweep = app_->add_option("--sweep", sweep_, "A sweep's report instead (see `list --sweeps`)")
-                    ->check(CLI::PositiveNumber);
+                    ->check(kPositive);
   ids->excludes(sweep);
   auto* lesson = app_->add_option("--lesson", lesson_,
                                   "A lesson attempt's report: its verdict and runs (see `lesson results`)")
-                     ->check(CLI::PositiveNumber);
+                     ->check(kPositive);
   lesson->excludes(ids)->excludes(sweep);
   app_->add_option("--out,-o", out_, "The HTML file to write")->required();
 }

@@ -13,6 +13,7 @@
 #include "accumlab/run_store.h"
 #include "accumlab/target_stop.h"
 #include "accumlab/trainer.h"
+#include "cli_main.h"
 #include "config_options.h"
 #include "engine_handoff.h"
 #include "progress_sink.h"
@@ -34,7 +35,7 @@ RunCommand::RunCommand(CLI::App& parent) {
   options_ = std::make_unique<ConfigOptions>(*app_);
   auto* effective = app_->add_option("--effective-batch", effective_batch_,
                                      "Choose m and K for this m·K: the largest m whose predicted peak (two short probes) fits --memory-budget")
-                        ->check(CLI::PositiveNumber);
+                        ->check(kPositive);
   effective->needs(options_->option("--memory-budget"))
       ->excludes(options_->option("--micro-batch"))
       ->excludes(options_->option("--accum"));
@@ -54,12 +55,12 @@ RunCommand::RunCommand(CLI::App& parent) {
   app_->add_option("--checkpoint-every", checkpoint_every_,
                    "Save the whole training state every this many samples (beside the run "
                    "database), so that --resume can continue the run after a crash")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->excludes(no_store);
   app_->add_option("--resume", resume_,
                    "Continue the stored run RUN_ID (interrupted) from its last checkpoint, with "
                    "its stored config; its rows after the checkpoint are trained again")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->excludes(no_store)
       ->excludes(effective);
 }

@@ -82,7 +82,8 @@ assert a["message"].startswith("out of memory even with micro-batches of one sam
 PY
     ;;
   bad_options)
-    expect_exit 2 "micro-batch|--micro-batch" run --micro-batch 0
+    expect_exit 2 "^accumlab-cli: --micro-batch: must be a positive number, not 0 " run --micro-batch 0
+    expect_exit 2 "--limit: must be zero or more, not -1 " list --limit -1
     expect_exit 2 "optimizer 'rmsprop'" run --optimizer rmsprop --samples 64
     expect_exit 2 "window policy" run --window-policy sometimes --samples 64
     expect_exit 2 "unknown dataset 'nosuch'" run --data nosuch --samples 64
