@@ -133,7 +133,10 @@ std::string summaryToJson(const RunSummary& summary, int indent) {
     j["variance_ratio"] = {{"ratio", store::jsonNumber(r->ci.ratio)},
                            {"ci_low", store::jsonNumber(r->ci.low)},
                            {"ci_high", store::jsonNumber(r->ci.high)},
-                           {"theory", r->theory},
+                           // Not "theory": the arms sit at different weights, so K is only
+                           // their batch ratio here; variance_probe is the test of K.
+                           {"batch_ratio", r->theory},
+                           {"tests_k", false},
                            {"updates", r->updates},
                            {"detrended", true}};
   }

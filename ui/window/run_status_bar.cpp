@@ -71,8 +71,8 @@ void RunStatusBar::showEvent(const EventRecord& e) {
 
 void RunStatusBar::showFinished(const RunData* run, bool failed) {
   bool stopped = false;
-  for (const ArmSeries& arm : run ? run->arms : std::vector<ArmSeries>()) {
-    stopped = stopped || arm.summary.status == ArmStatus::kStopped;
+  if (run) {
+    for (const ArmSeries& arm : run->arms) stopped = stopped || arm.summary.status == ArmStatus::kStopped;
   }
   setState(failed ? tr("Failed") : stopped ? tr("Stopped") : tr("Finished"));
 }
