@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "accumlab/executable_path.h"
+
 #ifndef ACCUMLAB_ENGINE_FROM_BIN
 #define ACCUMLAB_ENGINE_FROM_BIN "../libexec/accumlab/accumlab-engine"
 #endif
@@ -37,10 +39,7 @@ bool EngineHandoff::chosen() const {
 
 int EngineHandoff::exec(int argc, char** argv) {
   // The engine sits next to this program in a build tree, in libexec/accumlab/ when installed.
-  char self[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  const std::string path = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
-  const std::string dir = path.substr(0, path.find_last_of('/') + 1);
+  const std::string dir = executableDir();
   const std::string candidates[] = {dir + "accumlab-engine", dir + ACCUMLAB_ENGINE_FROM_BIN};
   for (const std::string& engine : candidates) {
     if (::access(engine.c_str(), X_OK) != 0) continue;

@@ -25,6 +25,7 @@
 #include <sstream>
 #include <thread>
 
+#include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
@@ -69,10 +70,12 @@ std::string sizesText(const SweepPoint& p) {
 
 /// The path of this executable, to start workers with.
 std::string selfPath() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw InputError("cannot find this program's path to start sweep workers: " + ec.message());
-  return self.string();
+  std::string self = executablePath();
+  if (self.empty()) {
+    throw InputError("cannot read this program's path from /proc/self/exe, which starts the "
+                     "sweep's workers; is /proc mounted?");
+  }
+  return self;
 }
 
 /// One worker process: `accumlab-cli run` of one point.

@@ -1,7 +1,6 @@
 // Reading lesson files (DESIGN.md §9): every problem is one sentence naming the file and
 // the field.
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
 #include "config/json_text.h"
@@ -393,13 +393,9 @@ std::string lessonDirectory() {
   if (const char* dir = std::getenv("ACCUMLAB_LESSONS"); dir != nullptr && *dir != '\0') return dir;
   // An installed AccumLab: the lessons in share/accumlab/, reached from bin/ (accumlab,
   // accumlab-cli) or libexec/accumlab/ (the CLI's engine).
-  char exe[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    const std::string path(exe, static_cast<size_t>(n));
-    const std::string bin_dir = path.substr(0, path.find_last_of('/'));
+  if (const std::string bin_dir = executableDir(); !bin_dir.empty()) {
     for (const char* share : {ACCUMLAB_SHARE_FROM_BIN, ACCUMLAB_SHARE_FROM_LIBEXEC}) {
-      const std::string dir = bin_dir + "/" + share + "/lessons";
+      const std::string dir = bin_dir + share + "/lessons";
       struct stat st {};
       if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return dir;
     }
