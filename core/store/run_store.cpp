@@ -32,15 +32,24 @@ constexpr char kTagSeparator = '\x1f';  ///< joins a run's tags in one SQL value
 double realOrNaN(const SQLite::Column& c) { return c.isNull() ? kNaN : c.getDouble(); }
 
 /// The columns readRow() expects, in order.
-constexpr char kRowColumns[] =
-    "r.id, r.experiment_id, e.name, r.name, r.started_at, r.ended_at, r.dataset, r.model, "
-    "r.arm, r.micro_batch, r.accum, r.status, r.steps, r.samples_seen, r.final_loss, "
-    "r.val_loss, r.val_accuracy, "
-    "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM tags t WHERE t.run_id = r.id "
-    "ORDER BY tag)), "
-    // m and K of the last stored step: one lookup each in the (run_id, step) key.
-    "(SELECT micro_batch FROM step_metrics s WHERE s.run_id = r.id ORDER BY step DESC LIMIT 1), "
-    "(SELECT accum FROM step_metrics s WHERE s.run_id = r.id ORDER BY step DESC LIMIT 1)";
+const std::string& rowColumns() {
+  // m and K of the last stored step, looked up (one key seek each) only for runs whose
+  // experiment recorded a change of m or K: listing a large store stays one pass over runs.
+  static const std::string changed =
+      "EXISTS (SELECT 1 FROM events ev WHERE ev.experiment_id = r.experiment_id AND ev.kind IN ('" +
+      toString(EventKind::kMicroBatch) + "', '" + toString(EventKind::kAccum) + "'))";
+  static const std::string columns =
+      "r.id, r.experiment_id, e.name, r.name, r.started_at, r.ended_at, r.dataset, r.model, "
+      "r.arm, r.micro_batch, r.accum, r.status, r.steps, r.samples_seen, r.final_loss, "
+      "r.val_loss, r.val_accuracy, "
+      "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM tags t WHERE t.run_id = r.id "
+      "ORDER BY tag)), "
+      "CASE WHEN " + changed + " THEN (SELECT micro_batch FROM step_metrics s WHERE s.run_id = r.id "
+      "ORDER BY step DESC LIMIT 1) END, "
+      "CASE WHEN " + changed + " THEN (SELECT accum FROM step_metrics s WHERE s.run_id = r.id "
+      "ORDER BY step DESC LIMIT 1) END";
+  return columns;
+}
 
 RunRow readRow(SQLite::Statement& q) {
   RunRow r;
@@ -113,7 +122,7 @@ struct RunStore::Impl {
     if (!q.executeStep()) throw InputError(noSuchRun(id));
   }
   RunRow row(int64_t id) {
-    SQLite::Statement q(db(), std::string("SELECT ") + kRowColumns +
+    SQLite::Statement q(db(), std::string("SELECT ") + rowColumns() +
                                   " FROM runs r JOIN experiments e ON e.id = r.experiment_id "
                                   "WHERE r.id = ?");
     q.bind(1, id);
@@ -226,7 +235,7 @@ std::string RunStore::integrityCheck() {
 std::vector<RunRow> RunStore::listRuns(const RunFilter& f) {
   return impl_->conn.guarded("listing runs", [&] {
     SQLite::Statement q(impl_->db(),
-                        std::string("SELECT ") + kRowColumns +
+                        std::string("SELECT ") + rowColumns() +
                             " FROM runs r JOIN experiments e ON e.id = r.experiment_id "
                             "WHERE (?1 = '' OR EXISTS (SELECT 1 FROM tags t WHERE "
                             "t.run_id = r.id AND t.tag = ?1)) "

@@ -443,7 +443,15 @@ TEST_F(StoreTest, RunsListTheirSizesAtTheStartAndAtTheLastStep) {
   sink.onRunStarted(makeInfo({ArmKind::kAccum}));
   for (int64_t s = 1; s <= 6; ++s) {
     StepRecord r = makeStep(ArmKind::kAccum, s);
-    if (s > 3) r.micro_batch = 16;  // m 4 → 16 after the third step, K stays 2
+    if (s == 4) {
+      // m 4 → 16 after the third step, K stays 2; the trainer records the change as an event.
+      EventRecord change;
+      change.kind = EventKind::kMicroBatch;
+      change.samples_seen = 3 * 8;
+      change.message = "micro-batch 4 → 16 for all arms at sample 24";
+      sink.onEvent(change);
+    }
+    if (s > 3) r.micro_batch = 16;
     sink.onStep(r);
   }
   sink.finish();
