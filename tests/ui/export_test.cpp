@@ -156,7 +156,7 @@ class ExportTest : public QObject {
     const QString path = dir_.filePath("selected.html");
     QVERIFY(actions_->exportReportTo(path));
     const QString html = QString::fromUtf8(readAll(path));
-    const QString first_label = QString::fromStdString(plots_->runs().front().label);
+    const QString first_label = QString::fromStdString(plots_->shownRuns().front()->label);
     QVERIFY2(html.contains(QString("#%1 ").arg(sink.experimentId())), "the selected experiment is not in the report");
     QVERIFY2(!html.contains(first_label.toHtmlEscaped()), "the report shows the plotted runs, not the selected ones");
     runs_->selectRuns({});

@@ -11,6 +11,7 @@
 #include "plots/compact_ticker.h"
 #include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
+#include "series/live_run.h"
 #include "ui_test_support.h"
 
 using namespace accumlab;
@@ -54,19 +55,21 @@ class LivePlotsTest : public QObject {
   void initTestCase() { test::isolateSettings(); }
 
   void plotsReceivePointsWhileTraining() {
+    LiveRun live;
     LivePlots plots;
+    plots.setLiveRun(&live);
     plots.resize(1200, 800);
     plots.show();
     TrainingController controller;
     int batches = 0;
     std::vector<int> counts;
     connect(&controller, &TrainingController::batchReady, this, [&](const RecordBatch& b) {
-      plots.appendLive(b);
+      live.append(b);
       ++batches;
       counts.push_back(plots.pointCount());
     });
     QSignalSpy finished(&controller, &TrainingController::finished);
-    plots.beginLive("live");
+    live.begin("live");
     QVERIFY(controller.start(test::smallExperiment(20000)));
     QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
     // Points arrive during the run, not only at its end: the first batch already drew some,
@@ -83,13 +86,15 @@ class LivePlotsTest : public QObject {
   }
 
   void varianceReadoutShowsMeasuredRatioAndK() {
+    LiveRun live;
     LivePlots plots;
-    plots.beginLive("live");
-    plots.appendLive(syntheticBatch(0, 20));
+    plots.setLiveRun(&live);
+    live.begin("live");
+    live.append(syntheticBatch(0, 20));
     MetricCanvas* variance = canvasById(plots, "variance");
     // Fewer than W = 50 updates: no ratio yet.
     QVERIFY2(variance->readout().contains("settling… 20/50 updates"), qPrintable(variance->readout()));
-    plots.appendLive(syntheticBatch(20, 40));
+    live.append(syntheticBatch(20, 40));
     const QString text = variance->readout();
     // Ratio 8 of two detrended variances over 50 updates (ν = 32.9 each): 90% F-interval
     // [4.5, 14.3].
@@ -98,8 +103,10 @@ class LivePlotsTest : public QObject {
   }
 
   void probePointsCarryTheirIntervals() {
+    LiveRun live;
     LivePlots plots;
-    plots.beginLive("live");
+    plots.setLiveRun(&live);
+    live.begin("live");
     RecordBatch b = syntheticBatch(0, 60);
     ProbeRecord p;
     p.arm = ArmKind::kAccum;
@@ -113,7 +120,7 @@ class LivePlotsTest : public QObject {
     p.ci_high = 6.1;
     p.theory = 4;
     b.probes.push_back(p);
-    plots.appendLive(b);
+    live.append(b);
     MetricCanvas* variance = canvasById(plots, "variance");
     QVERIFY2(variance->readout().contains("same weights <b>3.9×</b> [2.5, 6.1]"),
              qPrintable(variance->readout()));
@@ -138,15 +145,17 @@ class LivePlotsTest : public QObject {
   }
 
   void appendingOnlyAddsTheNewPoints() {
+    LiveRun live;
     LivePlots plots;
-    plots.beginLive("live");
-    plots.appendLive(syntheticBatch(0, 10));
+    plots.setLiveRun(&live);
+    live.begin("live");
+    live.append(syntheticBatch(0, 10));
     MetricCanvas* loss = canvasById(plots, "loss");
     QCOMPARE(loss->pointCount(), 2 * 2 * 10);
     // A mark on a drawn point: appending leaves it, clearing and redrawing would not.
     QCPGraph* raw = loss->plot()->graph(0);
     raw->data()->begin()->value = 42.0;
-    plots.appendLive(syntheticBatch(10, 5));
+    live.append(syntheticBatch(10, 5));
     QCOMPARE(loss->pointCount(), 2 * 2 * 15);
     QCOMPARE(loss->plot()->graph(0), raw);
     QCOMPARE(raw->data()->begin()->value, 42.0);
@@ -155,9 +164,11 @@ class LivePlotsTest : public QObject {
   }
 
   void xAxisModeAndSmoothingRedrawFromHistory() {
+    LiveRun live;
     LivePlots plots;
-    plots.beginLive("live");
-    plots.appendLive(syntheticBatch(0, 50));
+    plots.setLiveRun(&live);
+    live.begin("live");
+    live.append(syntheticBatch(0, 50));
     MetricCanvas* loss = canvasById(plots, "loss");
     const int before = loss->pointCount();
     plots.setXAxisMode(XAxisMode::kSteps);
@@ -178,15 +189,17 @@ class LivePlotsTest : public QObject {
   }
 
   void sliderEventsBecomeMarkersOnEveryPlot() {
+    LiveRun live;
     LivePlots plots;
-    plots.beginLive("live");
+    plots.setLiveRun(&live);
+    live.begin("live");
     RecordBatch b = syntheticBatch(0, 10);
     EventRecord e;
     e.kind = EventKind::kAccum;
     e.samples_seen = 40;
     e.message = "K 4 → 8";
     b.events.push_back(e);
-    plots.appendLive(b);
+    live.append(b);
     for (MetricCanvas* c : plots.canvases()) {
       bool found = false;
       for (int i = 0; i < c->plot()->itemCount(); ++i) {
@@ -201,8 +214,10 @@ class LivePlotsTest : public QObject {
   }
 
   void divergedArmIsMarkedInItsColour() {
+    LiveRun live;
     LivePlots plots;
-    plots.beginLive("live");
+    plots.setLiveRun(&live);
+    live.begin("live");
     RecordBatch b = syntheticBatch(0, 10);
     EventRecord e;
     e.kind = EventKind::kDiverged;
@@ -210,7 +225,7 @@ class LivePlotsTest : public QObject {
     e.samples_seen = 64;
     e.message = "loss is NaN";
     b.events.push_back(e);
-    plots.appendLive(b);
+    live.append(b);
     MetricCanvas* loss = canvasById(plots, "loss");
     bool found = false;
     for (int i = 0; i < loss->plot()->itemCount(); ++i) {
@@ -231,11 +246,13 @@ class LivePlotsTest : public QObject {
     QCOMPARE(compactNumber(3e9), QString("3G"));
     QCOMPARE(compactNumber(5000), QString());  // short numbers stay as they are
     // Every plot's sample axis uses it: no label is a run of six digits any more.
+    LiveRun live;
     LivePlots plots;
+    plots.setLiveRun(&live);
     plots.resize(1024, 700);
     plots.show();
-    plots.beginLive("live");
-    plots.appendLive(syntheticBatch(0, 100));
+    live.begin("live");
+    live.append(syntheticBatch(0, 100));
     for (MetricCanvas* c : plots.canvases()) {
       c->plot()->xAxis->setRange(0, 300000);
       c->plot()->replot();
@@ -247,11 +264,13 @@ class LivePlotsTest : public QObject {
   }
 
   void zoomingOnePlotMovesAllAndResetFollowsAgain() {
+    LiveRun live;
     LivePlots plots;
+    plots.setLiveRun(&live);
     plots.resize(1200, 800);
     plots.show();
-    plots.beginLive("live");
-    plots.appendLive(syntheticBatch(0, 100));
+    live.begin("live");
+    live.append(syntheticBatch(0, 100));
     MetricCanvas* loss = canvasById(plots, "loss");
     MetricCanvas* variance = canvasById(plots, "variance");
     QCOMPARE(loss->plot()->xAxis->range().upper, 800.0);  // following: fitted to the data
@@ -260,7 +279,7 @@ class LivePlotsTest : public QObject {
     loss->plot()->xAxis->setRange(100, 200);
     QCOMPARE(variance->plot()->xAxis->range().lower, 100.0);
     QCOMPARE(variance->plot()->xAxis->range().upper, 200.0);
-    plots.appendLive(syntheticBatch(100, 50));
+    live.append(syntheticBatch(100, 50));
     QCOMPARE(variance->plot()->xAxis->range().upper, 200.0);  // new data does not move the view
     QVERIFY(!variance->following());
     plots.resetView();
@@ -269,12 +288,14 @@ class LivePlotsTest : public QObject {
   }
 
   void hoverShowsTheNearestValueOfEachArm() {
+    LiveRun live;
     LivePlots plots;
+    plots.setLiveRun(&live);
     plots.resize(1200, 800);
     plots.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plots));
-    plots.beginLive("live");
-    plots.appendLive(syntheticBatch(0, 100));
+    live.begin("live");
+    live.append(syntheticBatch(0, 100));
     plots.replotNow();
     MetricCanvas* variance = canvasById(plots, "variance");
     QCustomPlot* plot = variance->plot();
@@ -288,11 +309,13 @@ class LivePlotsTest : public QObject {
   }
 
   void logToggleDropsNonPositiveValues() {
+    LiveRun live;
     LivePlots plots;
-    plots.beginLive("live");
+    plots.setLiveRun(&live);
+    live.begin("live");
     RecordBatch b = syntheticBatch(0, 4);
     b.steps[0].loss = 0.0;
-    plots.appendLive(b);
+    live.append(b);
     MetricCanvas* loss = canvasById(plots, "loss");
     const int linear = loss->pointCount();
     plots.setLogY(true);

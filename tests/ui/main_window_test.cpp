@@ -69,8 +69,8 @@ class MainWindowTest : public QObject {
     const int live_points = window.plots()->pointCount();
     window.runsPanel()->selectRuns({window.store()->listRuns().front().id});
     emit window.runsPanel()->openRequested(window.runsPanel()->selectedRunIds());
-    QCOMPARE(window.plots()->runs().size(), size_t{1});
-    QCOMPARE(window.plots()->runs().front().arms.size(), size_t{3});
+    QCOMPARE(window.plots()->shownRuns().size(), size_t{1});
+    QCOMPARE(window.plots()->shownRuns().front()->arms.size(), size_t{3});
     QCOMPARE(window.plots()->pointCount(), live_points);
   }
 

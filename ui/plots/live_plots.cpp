@@ -18,6 +18,7 @@
 #include "accumlab/variance_ratio.h"
 #include "plots/arm_style.h"
 #include "plots/metric_canvas.h"
+#include "series/live_run.h"
 
 namespace accumlab::ui {
 
@@ -148,23 +149,32 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
 
 LivePlots::~LivePlots() = default;
 
-void LivePlots::beginLive(const QString& label) {
-  RunData live;
-  live.label = label.toStdString();
-  runs_.clear();
-  runs_.push_back(std::move(live));
+void LivePlots::setLiveRun(const LiveRun* live) {
+  if (live_) disconnect(live_, nullptr, this, nullptr);
+  live_ = live;
+  if (!live_) return;
+  connect(live_, &LiveRun::begun, this, &LivePlots::showLive);
+  connect(live_, &LiveRun::appended, this, [this] {
+    if (!showingLive()) return;  // stored runs are on screen
+    feedNew(0);
+    refresh();
+  });
+}
+
+bool LivePlots::showingLive() const {
+  return live_ && sources_.size() == 1 && sources_.front() == &live_->data();
+}
+
+void LivePlots::showLive() {
+  stored_.clear();
+  sources_ = {&live_->data()};
   rebuild();
 }
 
-void LivePlots::appendLive(const RecordBatch& batch) {
-  if (runs_.empty()) beginLive(QString());
-  runs_.front().append(batch);
-  feedNew(0);
-  refresh();
-}
-
 void LivePlots::showRuns(std::vector<RunData> runs) {
-  runs_ = std::move(runs);
+  stored_ = std::move(runs);
+  sources_.clear();
+  for (const RunData& run : stored_) sources_.push_back(&run);
   for (MetricCanvas* c : canvases_) c->setFollow(true);
   rebuild();
 }
@@ -252,18 +262,18 @@ void LivePlots::rebuild() {
   // A view change (axis, smoothing, runs) redraws from the kept history once; live updates
   // go through feedNew() and only append.
   for (MetricCanvas* c : canvases_) c->clear();
-  state_.assign(runs_.size(), SourceState{});
-  for (size_t i = 0; i < runs_.size(); ++i) feedNew(static_cast<int>(i));
+  state_.assign(sources_.size(), SourceState{});
+  for (size_t i = 0; i < sources_.size(); ++i) feedNew(static_cast<int>(i));
   refresh();
 }
 
 QString LivePlots::sourceLabel(int source) const {
-  if (runs_.size() < 2) return QString();
-  return QString::fromStdString(runs_[static_cast<size_t>(source)].label);
+  if (sources_.size() < 2) return QString();
+  return QString::fromStdString(sources_[static_cast<size_t>(source)]->label);
 }
 
 void LivePlots::feedNew(int source) {
-  const RunData& run = runs_[static_cast<size_t>(source)];
+  const RunData& run = *sources_[static_cast<size_t>(source)];
   SourceState& st = state_[static_cast<size_t>(source)];
   const QString label = sourceLabel(source);
   const auto& catalog = plotCatalog();
@@ -310,14 +320,15 @@ void LivePlots::feedNew(int source) {
 }
 
 void LivePlots::addNote(ArmKind arm, const QString& text) {
-  if (runs_.empty()) return;
-  const ArmSeries* series = runs_.front().find(arm);
+  if (!showingLive()) return;
+  const RunData& run = live_->data();
+  const ArmSeries* series = run.find(arm);
   if (!series || series->steps.empty()) return;
   EventRecord at;
   at.samples_seen = series->steps.back().samples_seen;
   at.wall_ms = series->steps.back().wall_ms;
   for (MetricCanvas* c : canvases_) {
-    if (c->definition().id == "loss") c->addMarker(eventX(runs_.front(), at), text, armColor(arm));
+    if (c->definition().id == "loss") c->addMarker(eventX(run, at), text, armColor(arm));
   }
 }
 
@@ -340,7 +351,7 @@ double LivePlots::eventX(const RunData& run, const EventRecord& e) const {
 }
 
 void LivePlots::addProbes(int source, size_t from) {
-  const RunData& run = runs_[static_cast<size_t>(source)];
+  const RunData& run = *sources_[static_cast<size_t>(source)];
   if (from >= run.probes.size()) return;
   QVector<double> x, y, lo, hi;
   for (size_t i = from; i < run.probes.size(); ++i) {
@@ -351,7 +362,7 @@ void LivePlots::addProbes(int source, size_t from) {
     hi.push_back(p.ci_high);
   }
   QString name = tr("same weights (probe)");
-  if (runs_.size() > 1) name = QString::fromStdString(run.label) + ": " + name;
+  if (sources_.size() > 1) name = QString::fromStdString(run.label) + ": " + name;
   for (MetricCanvas* c : canvases_) {
     if (c->definition().id == "variance") {
       c->addIntervalPoints(source, 1, name, QColor(kSliderMarkerColor), x, y, lo, hi);
@@ -360,7 +371,7 @@ void LivePlots::addProbes(int source, size_t from) {
 }
 
 void LivePlots::addEventMarkers(int source, size_t from) {
-  const RunData& run = runs_[static_cast<size_t>(source)];
+  const RunData& run = *sources_[static_cast<size_t>(source)];
   for (size_t i = from; i < run.events.size(); ++i) {
     const EventRecord& e = run.events[i];
     QColor color;
@@ -378,14 +389,14 @@ void LivePlots::addEventMarkers(int source, size_t from) {
     } else {
       continue;  // pauses and stops do not change what the curves mean
     }
-    if (runs_.size() > 1) text = QString::fromStdString(run.label) + ": " + text;
+    if (sources_.size() > 1) text = QString::fromStdString(run.label) + ": " + text;
     for (MetricCanvas* c : canvases_) c->addMarker(eventX(run, e), text, color);
   }
 }
 
 void LivePlots::updateReadouts() {
-  if (runs_.empty()) return;
-  const RunData& run = runs_.front();
+  if (sources_.empty()) return;
+  const RunData& run = *sources_.front();
   const ArmSeries* accum = run.find(ArmKind::kAccum);
   const ArmSeries* big = run.find(ArmKind::kBigBatch);
   for (MetricCanvas* c : canvases_) {

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "plots/plot_catalog.h"
-#include "series/record_batch.h"
 #include "series/run_data.h"
 
 class QCheckBox;
@@ -19,11 +18,12 @@ class DebiasedEma;
 
 namespace accumlab::ui {
 
+class LiveRun;
 class MetricCanvas;
 
 /// The grid of plots with their shared controls: x-axis mode, smoothing, log y, reset view.
-/// Shows either the live run (appendLive) or stored runs (showRuns: one run, or several
-/// overlaid in compare mode). Owns the runs it shows. GUI thread.
+/// Shows either the live run (a LiveRun it follows, owned elsewhere) or stored runs
+/// (showRuns: one run, or several overlaid in compare mode; those it owns). GUI thread.
 class LivePlots : public QWidget {
   Q_OBJECT
 
@@ -35,14 +35,13 @@ class LivePlots : public QWidget {
   explicit LivePlots(QWidget* parent = nullptr);
   ~LivePlots() override;
 
-  /// Clears the plots for a new live run named `label`.
-  void beginLive(const QString& label);
-  /// Appends a drained batch to the live run and plots only what is new.
-  void appendLive(const RecordBatch& batch);
-  /// Shows finished runs; several are overlaid, one line style per run.
+  /// Follows `live` (not owned; it must outlive the plots): a run it begins replaces what is
+  /// shown, and each batch it takes plots only what is new.
+  void setLiveRun(const LiveRun* live);
+  /// Shows finished runs; several are overlaid, one colour per run.
   void showRuns(std::vector<RunData> runs);
-  /// The runs shown (the live run first while one is shown).
-  const std::vector<RunData>& runs() const { return runs_; }
+  /// The runs shown: the live run, or the stored runs of showRuns().
+  std::vector<const RunData*> shownRuns() const { return sources_; }
   /// The plots, in catalog order.
   const std::vector<MetricCanvas*>& canvases() const { return canvases_; }
 
@@ -53,7 +52,7 @@ class LivePlots : public QWidget {
   void setSmoothing(double s);
   bool logY() const { return log_y_; }
   void setLogY(bool log);
-  /// Writes `text` on the loss plot of the live run, in `arm`'s colour, where that arm is now
+  /// Writes `text` on the loss plot of the live run (while it is shown), in `arm`'s colour, where that arm is now
   /// (a hint next to its curve).
   void addNote(ArmKind arm, const QString& text);
   /// Shows only the plots with these catalog ids, in catalog order and two columns (the
@@ -78,6 +77,8 @@ class LivePlots : public QWidget {
 
  private:
   struct SourceState;
+  void showLive();
+  bool showingLive() const;
   void rebuild();
   void feedNew(int source);
   void addEventMarkers(int source, size_t from);
@@ -89,7 +90,9 @@ class LivePlots : public QWidget {
   QString sourceLabel(int source) const;
 
   std::vector<MetricCanvas*> canvases_;
-  std::vector<RunData> runs_;
+  const LiveRun* live_ = nullptr;
+  std::vector<RunData> stored_;           ///< the runs of showRuns()
+  std::vector<const RunData*> sources_;   ///< what is plotted: the live run or stored_
   std::vector<SourceState> state_;
   XAxisMode x_mode_ = XAxisMode::kSamples;
   double smoothing_ = kDefaultSmoothing;

@@ -15,6 +15,15 @@
 
 namespace accumlab::ui {
 
+namespace {
+/// The report owns what it writes about; the shown runs belong to the plots or the live run.
+std::vector<RunData> copies(const std::vector<const RunData*>& runs) {
+  std::vector<RunData> out;
+  for (const RunData* run : runs) out.push_back(*run);
+  return out;
+}
+}  // namespace
+
 ExportActions::ExportActions(QWidget* window, LivePlots* plots, RunsPanel* runs,
                              std::function<RunStore*()> store)
     : QObject(window), window_(window), plots_(plots), runs_(runs), store_(std::move(store)) {
@@ -126,7 +135,8 @@ bool ExportActions::exportReportTo(const QString& path) {
   // happens to be plotted: an earlier comparison may still be on screen); else those shown.
   const std::vector<int64_t> selected = runs_->selectedRunIds();
   RunStore* store = store_();
-  if ((selected.empty() || !store) && plots_->runs().empty()) {
+  const std::vector<const RunData*> shown = plots_->shownRuns();
+  if ((selected.empty() || !store) && shown.empty()) {
     emit errorOccurred(tr("There is nothing to report yet: run an experiment or open stored runs."));
     return false;
   }
@@ -136,7 +146,7 @@ bool ExportActions::exportReportTo(const QString& path) {
   try {
     ok = !selected.empty() && store
              ? writeHtmlReport(loadRuns(*store, selected), path, &error)
-             : writeHtmlReport(plots_->runs(), capturePlots(*plots_), path, &error);
+             : writeHtmlReport(copies(shown), capturePlots(*plots_), path, &error);
   } catch (const std::exception& e) {
     error = QString::fromStdString(e.what());
   }

@@ -5,6 +5,7 @@
 #include "lessons/lesson_panel.h"
 #include "plots/live_plots.h"
 #include "runs/runs_panel.h"
+#include "series/live_run.h"
 #include "series/lr_hint.h"
 #include "window/run_database.h"
 #include "window/run_status_bar.h"
@@ -14,12 +15,15 @@ namespace accumlab::ui {
 LiveSession::LiveSession(LiveParts parts, QObject* parent) : QObject(parent), p_(std::move(parts)) {
   TrainingController* c = p_.controller;
   c->setPacing([plots = p_.plots] { return plots->replotCostMs(); });
+  p_.plots->setLiveRun(p_.live);
+  p_.status->setLiveRun(p_.live);
   connect(c, &TrainingController::started, this, &LiveSession::onStarted);
   connect(c, &TrainingController::batchReady, this, &LiveSession::onBatch);
   connect(c, &TrainingController::finished, this, &LiveSession::onFinished);
   connect(c, &TrainingController::pausedChanged, this, [this](bool paused) {
     p_.status->setState(paused ? tr("Paused (Space goes on)") : tr("Training (Esc stops)"));
   });
+  connect(p_.live, &LiveRun::appended, this, &LiveSession::offerHint);
   connect(p_.experiment, &ExperimentPanel::microBatchChanged, c, [c](qint64 m) { c->setMicroBatch(m); });
   connect(p_.experiment, &ExperimentPanel::accumChanged, c, [c](qint64 k) { c->setAccum(k); });
 }
@@ -27,8 +31,8 @@ LiveSession::LiveSession(LiveParts parts, QObject* parent) : QObject(parent), p_
 void LiveSession::onStarted() {
   // A lesson's run is a preset experiment: the panel shows what actually trains.
   if (p_.lessons->isRunning()) p_.experiment->setConfig(p_.controller->config());
-  // The plots are cleared when the run has loaded its data and model (its first batch): a
-  // run that fails to start leaves the previous plots on screen.
+  // The live run begins with its first batch, once data and model are loaded: a run that
+  // fails to start leaves the previous plots on screen.
   p_.status->resetProgress();
   hinted_ = false;
   p_.status->setState(tr("Loading data…"));
@@ -38,37 +42,36 @@ void LiveSession::onStarted() {
 void LiveSession::onBatch(const RecordBatch& batch) {
   if (batch.started) {
     const ExperimentConfig& config = p_.controller->config();
-    p_.plots->beginLive(tr("live · %1 · %2 · %3×%4")
-                            .arg(QString::fromStdString(config.data), QString::fromStdString(config.model))
-                            .arg(config.micro_batch)
-                            .arg(config.accum));
-  }
-  p_.plots->appendLive(batch);
-  if (batch.started) {
+    p_.live->begin(tr("live · %1 · %2 · %3×%4")
+                       .arg(QString::fromStdString(config.data), QString::fromStdString(config.model))
+                       .arg(config.micro_batch)
+                       .arg(config.accum));
     p_.status->setDevice(QString::fromStdString(batch.started->device));
     p_.status->setState(p_.controller->isPaused() ? tr("Paused (Space goes on)")
                                                   : tr("Training (Esc stops)"));
-    p_.runs->refresh();  // the store sink created the rows before this batch was drained
   }
-  for (const EventRecord& e : batch.events) p_.status->showEvent(e);
-  if (p_.plots->runs().empty()) return;
-  const RunData& run = p_.plots->runs().front();
-  p_.status->showProgress(run);
-  if (!hinted_) {
-    // Once per run: accum at no-accum's LR may crawl; say so, change nothing.
-    if (const QString hint = lrScalingHint(run); !hint.isEmpty()) {
-      hinted_ = true;
-      p_.plots->addNote(ArmKind::kAccum, tr("try LR scaling: linear or sqrt"));
-      p_.status->showMessage(hint, 20000);
-    }
+  p_.live->append(batch);
+  if (batch.started) p_.runs->refresh();  // the store sink created the rows before this batch was drained
+}
+
+void LiveSession::offerHint() {
+  // Once per run: accum at no-accum's LR may crawl; say so, change nothing.
+  if (hinted_) return;
+  if (const QString hint = lrScalingHint(p_.live->data()); !hint.isEmpty()) {
+    hinted_ = true;
+    p_.plots->addNote(ArmKind::kAccum, tr("try LR scaling: linear or sqrt"));
+    p_.status->showMessage(hint, 20000);
   }
 }
 
 void LiveSession::onFinished(const QString& error, bool input_error) {
   p_.database->runEnded();
   p_.experiment->setRunning(false);
-  const auto& runs = p_.plots->runs();
-  p_.status->showFinished(runs.empty() ? nullptr : &runs.front(), !error.isEmpty());
+  if (p_.live->isRunning()) {
+    p_.live->end(!error.isEmpty());  // the status bar shows how it ended
+  } else {
+    p_.status->showFinished(nullptr, !error.isEmpty());  // it never started
+  }
   p_.runs->refresh();
   if (!error.isEmpty()) {
     p_.show_error(input_error ? error : tr("Training stopped with an internal error: %1").arg(error));

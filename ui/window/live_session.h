@@ -8,6 +8,7 @@ namespace accumlab::ui {
 class ExperimentPanel;
 class LessonPanel;
 class LivePlots;
+class LiveRun;
 class RunDatabase;
 class RunStatusBar;
 class RunsPanel;
@@ -17,6 +18,7 @@ struct RecordBatch;
 /// What a live run reaches on the GUI thread.
 struct LiveParts {
   TrainingController* controller = nullptr;
+  LiveRun* live = nullptr;
   LivePlots* plots = nullptr;
   RunStatusBar* status = nullptr;
   ExperimentPanel* experiment = nullptr;
@@ -26,9 +28,9 @@ struct LiveParts {
   std::function<void(const QString&)> show_error;
 };
 
-/// The live run's flow: the controller's start, batches and end reach the plots, the status
-/// bar, the experiment panel and the runs list, in that order, and the drains are paced by
-/// what the plots cost. GUI thread.
+/// The live run's flow: the controller's batches go into the LiveRun, which the plots and the
+/// status bar follow; the experiment panel and the runs list learn of start and end; the
+/// drains are paced by what the plots cost. GUI thread.
 class LiveSession : public QObject {
   Q_OBJECT
 
@@ -38,6 +40,7 @@ class LiveSession : public QObject {
  private:
   void onStarted();
   void onBatch(const RecordBatch& batch);
+  void offerHint();
   void onFinished(const QString& error, bool input_error);
 
   LiveParts p_;

@@ -19,6 +19,7 @@
 #include "plots/live_plots.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
+#include "series/live_run.h"
 #include "sweep/sweep_panel.h"
 #include "window/export_actions.h"
 #include "window/live_session.h"
@@ -61,7 +62,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                           [this](const QString& path) { openPath(path); },
                           [this](const QString& path) { openLesson(path); },
                           [this] { chooseDatabase(); }});
-  new LiveSession({controller_, plots_, status_, experiment_, runs_, lessons_, database_.get(),
+  new LiveSession({controller_, new LiveRun(this), plots_, status_, experiment_, runs_, lessons_, database_.get(),
                    [this](const QString& message) { showError(message); }},
                   this);
 

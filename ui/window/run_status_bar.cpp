@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "plots/arm_style.h"
+#include "series/live_run.h"
 
 namespace accumlab::ui {
 
@@ -69,6 +70,12 @@ void RunStatusBar::showEvent(const EventRecord& e) {
   showMessage(arm + QString::fromStdString(e.message), 8000);
 }
 
+void RunStatusBar::setLiveRun(const LiveRun* live) {
+  connect(live, &LiveRun::appended, this, [this, live] { showProgress(live->data()); });
+  connect(live, &LiveRun::eventAdded, this, &RunStatusBar::showEvent);
+  connect(live, &LiveRun::ended, this, [this, live](bool failed) { showFinished(&live->data(), failed); });
+}
+
 void RunStatusBar::showFinished(const RunData* run, bool failed) {
   bool stopped = false;
   if (run) {
@@ -120,6 +127,8 @@ void RunStatusBar::setDevice(const QString& device) { device_->setText(device); 
 void RunStatusBar::setDatabase(const QString& path) {
   database_->setText(path.isEmpty() ? tr("not stored") : tr("DB: %1").arg(path));
 }
+
+QString RunStatusBar::stateText() const { return state_->text(); }
 
 QString RunStatusBar::throughputText() const { return throughput_->text(); }
 

@@ -10,6 +10,8 @@ class QProgressBar;
 
 namespace accumlab::ui {
 
+class LiveRun;
+
 /// The main window's status bar: state, progress (samples done / budget), ETA, samples/s per
 /// arm, device and database. GUI thread.
 class RunStatusBar : public QStatusBar {
@@ -18,6 +20,9 @@ class RunStatusBar : public QStatusBar {
  public:
   explicit RunStatusBar(QWidget* parent = nullptr);
 
+  /// Follows `live` (not owned; it must outlive the bar): progress, ETA and throughput as
+  /// batches arrive, its events as messages, and its end state.
+  void setLiveRun(const LiveRun* live);
   /// Shows a state word ("Ready", "Loading data…", "Training", "Paused", "Finished", …).
   void setState(const QString& state);
   /// Updates progress, ETA and throughput from the live run.
@@ -32,6 +37,8 @@ class RunStatusBar : public QStatusBar {
   void resetProgress();
   void setDevice(const QString& device);
   void setDatabase(const QString& path);
+  /// The state word shown (for tests).
+  QString stateText() const;
   /// The text of the throughput read-out (for tests).
   QString throughputText() const;
   /// "ETA 0:12", "took 0:40" or "stopped at 12,000 of 60,000 after 0:08" (for tests).

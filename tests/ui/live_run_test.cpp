@@ -1,0 +1,155 @@
+// LiveRun: the live run's history lives outside the views; plots and status bar follow it.
+#include <QSignalSpy>
+#include <QTest>
+
+#include "plots/live_plots.h"
+#include "series/live_run.h"
+#include "ui_test_support.h"
+#include "window/run_status_bar.h"
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+namespace {
+/// `n` no-accum and accum steps from step `from`, 8 samples each, budget 800 samples.
+RecordBatch stepsBatch(int from, int n, bool started) {
+  RecordBatch b;
+  if (started) {
+    RunInfo info;
+    info.budget_samples = 800;
+    info.config.arms = {ArmKind::kNoAccum, ArmKind::kAccum};
+    b.started = info;
+  }
+  for (ArmKind arm : {ArmKind::kNoAccum, ArmKind::kAccum}) {
+    for (int i = from; i < from + n; ++i) {
+      StepRecord r;
+      r.arm = arm;
+      r.step = i + 1;
+      r.samples_seen = (i + 1) * 8;
+      r.wall_ms = 10.0 * i;
+      r.micro_batch = 8;
+      r.accum = 1;
+      r.loss = 1.0 / (i + 1);
+      r.samples_per_s = 800;
+      b.steps.push_back(r);
+    }
+  }
+  return b;
+}
+
+ArmSummary summaryOf(ArmKind arm, ArmStatus status, int64_t samples) {
+  ArmSummary s;
+  s.arm = arm;
+  s.status = status;
+  s.samples_seen = samples;
+  return s;
+}
+}  // namespace
+
+class LiveRunTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { test::isolateSettings(); }
+
+  void keepsTheHistoryAndSaysWhatArrived() {
+    LiveRun live;
+    QSignalSpy begun(&live, &LiveRun::begun);
+    QSignalSpy appended(&live, &LiveRun::appended);
+    QSignalSpy events(&live, &LiveRun::eventAdded);
+    QSignalSpy arms(&live, &LiveRun::armEnded);
+    QSignalSpy ended(&live, &LiveRun::ended);
+    QVERIFY(!live.hasRun());
+
+    live.begin("first");
+    RecordBatch b = stepsBatch(0, 10, true);
+    EventRecord e;
+    e.kind = EventKind::kAccum;
+    e.message = "K 1 → 2";
+    b.events.push_back(e);
+    live.append(b);
+    QCOMPARE(begun.count(), 1);
+    QCOMPARE(appended.count(), 1);
+    QCOMPARE(events.count(), 1);
+    QCOMPARE(live.data().label, std::string("first"));
+    QCOMPARE(live.data().arms.size(), size_t{2});
+    QCOMPARE(live.data().find(ArmKind::kAccum)->steps.size(), size_t{10});
+    QCOMPARE(live.data().events.size(), size_t{1});
+    QVERIFY(live.isRunning());
+
+    RecordBatch last = stepsBatch(10, 5, false);
+    last.arm_summaries.push_back(summaryOf(ArmKind::kAccum, ArmStatus::kFinished, 120));
+    live.append(last);
+    QCOMPARE(arms.count(), 1);
+    QVERIFY(arms.front().front().value<ArmKind>() == ArmKind::kAccum);
+    QVERIFY(live.data().find(ArmKind::kAccum)->has_summary);
+    QCOMPARE(live.data().find(ArmKind::kNoAccum)->steps.size(), size_t{15});
+
+    live.end(false);
+    QCOMPARE(ended.count(), 1);
+    QVERIFY(!live.isRunning());
+    QCOMPARE(live.data().samplesSeen(), int64_t{120});  // kept until the next run begins
+
+    live.begin("second");
+    QCOMPARE(begun.count(), 2);
+    QVERIFY(live.data().arms.empty());
+    QVERIFY(live.data().events.empty());
+    QCOMPARE(live.data().label, std::string("second"));
+  }
+
+  void plotsAndStatusBarFollowTheModelNotEachOther() {
+    LiveRun live;
+    LivePlots plots;
+    RunStatusBar status;
+    plots.setLiveRun(&live);
+    status.setLiveRun(&live);
+
+    live.begin("live");
+    live.append(stepsBatch(0, 20, true));
+    const int live_points = plots.pointCount();
+    QVERIFY(live_points > 0);
+    QCOMPARE(plots.shownRuns().size(), size_t{1});
+    QCOMPARE(plots.shownRuns().front(), &live.data());
+    QCOMPARE(status.progressPercent(), 20);  // 160 of 800 samples per arm
+
+    // Stored runs on screen: the live run's next batch updates the status bar only.
+    RunData stored = live.data();
+    stored.label = "#1 stored";
+    plots.showRuns({stored, stored});
+    const int stored_points = plots.pointCount();
+    live.append(stepsBatch(20, 20, false));
+    QCOMPARE(plots.pointCount(), stored_points);
+    QCOMPARE(plots.shownRuns().size(), size_t{2});
+    QCOMPARE(status.progressPercent(), 40);
+
+    // A new live run takes the plots back, from its own history only.
+    live.begin("next");
+    QCOMPARE(plots.pointCount(), 0);
+    live.append(stepsBatch(0, 20, true));
+    QCOMPARE(plots.pointCount(), live_points);
+    QCOMPARE(plots.shownRuns().front(), &live.data());
+  }
+
+  void statusBarShowsHowTheRunEnded() {
+    LiveRun live;
+    RunStatusBar status;
+    status.setLiveRun(&live);
+    live.begin("live");
+    RecordBatch b = stepsBatch(0, 50, true);
+    b.arm_summaries.push_back(summaryOf(ArmKind::kNoAccum, ArmStatus::kStopped, 400));
+    b.arm_summaries.push_back(summaryOf(ArmKind::kAccum, ArmStatus::kStopped, 400));
+    live.append(b);
+    QVERIFY2(status.etaText().contains("stopped at 400 of 800"), qPrintable(status.etaText()));
+    QCOMPARE(status.progressPercent(), 50);
+    live.end(false);
+    QCOMPARE(status.stateText(), QString("Stopped"));
+
+    live.begin("again");
+    live.append(stepsBatch(0, 10, true));
+    live.end(true);
+    QCOMPARE(status.stateText(), QString("Failed"));
+  }
+};
+
+QTEST_MAIN(LiveRunTest)
+#include "live_run_test.moc"
