@@ -6,25 +6,9 @@
 #include <new>
 #include <string>
 
-// ACCUMLAB_WITH_CUDA is set by CMake when LibTorch was built with CUDA (see memory_probe.cpp).
-#ifdef ACCUMLAB_WITH_CUDA
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
+#include "train/cuda_allocator.h"
 
 namespace accumlab {
-
-namespace {
-
-#ifdef ACCUMLAB_WITH_CUDA
-namespace cuda_alloc = c10::cuda::CUDACachingAllocator;
-
-int64_t cudaAllocatedPeak(const c10::Device& device) {
-  const auto stats = cuda_alloc::getDeviceStats(device.index());
-  return stats.allocated_bytes[static_cast<size_t>(cuda_alloc::StatType::AGGREGATE)].peak;
-}
-#endif
-
-}  // namespace
 
 ArmMemory::ArmMemory(c10::Device device, int64_t budget)
     : device_(device), budget_(budget), ledger_(std::make_shared<TensorLedger>()) {
@@ -36,9 +20,7 @@ bool ArmMemory::recoverable() const {
 }
 
 void ArmMemory::afterOutOfMemory() {
-#ifdef ACCUMLAB_WITH_CUDA
-  if (device_.is_cuda()) cuda_alloc::emptyCache();
-#endif
+  if (device_.is_cuda()) releaseCudaCache();
 }
 
 std::unique_ptr<TensorCharge> ArmMemory::charge() const {
@@ -46,22 +28,14 @@ std::unique_ptr<TensorCharge> ArmMemory::charge() const {
 }
 
 int64_t ArmMemory::peakSoFar() const {
-  if (device_.is_cuda()) {
-#ifdef ACCUMLAB_WITH_CUDA
-    return cudaAllocatedPeak(device_);
-#else
-    return -1;
-#endif
-  }
+  if (device_.is_cuda()) return cudaPeakAllocatedBytes(device_);
   return countingAllocatorInstalled() ? ledger_->peakBytes() : -1;
 }
 
 void ArmMemory::resume() {
   if (!device_.is_cuda()) ledger_->setLimit(budget_);
   if (device_.is_cuda()) {
-#ifdef ACCUMLAB_WITH_CUDA
-    cuda_alloc::resetPeakStats(device_.index());
-#endif
+    resetCudaPeak(device_);
   } else {
     ledger_->resetPeak();
   }

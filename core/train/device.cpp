@@ -71,4 +71,13 @@ std::string describeDevice(const torch::Device& device) {
   return device.str();
 }
 
+void useFullFloat32OnCuda() {
+  // TF32 keeps 10 bits of mantissa: accum and big-batch would then differ by ~1e-3 instead
+  // of float32 rounding (~1e-7), and the accumulation check could not tell the two apart.
+  // These setters exist from 1.13 through 2.x (2.x adds per-backend precisions beside them;
+  // using only these keeps the two from disagreeing).
+  at::globalContext().setAllowTF32CuBLAS(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+}
+
 }  // namespace accumlab

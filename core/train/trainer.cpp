@@ -1,5 +1,7 @@
 #include "accumlab/trainer.h"
 
+#include <c10/core/DeviceGuard.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -125,7 +127,8 @@ struct Trainer::Impl {
   int64_t last_memory = 0;
   MetricsSink* sink = nullptr;
 
-  void setUp();
+  /// Resolves the device and sets `device_guard` (the caller's, on the training thread) to it.
+  void setUp(c10::OptionalDeviceGuard& device_guard);
   void checkModelFits(Model& model);
   void announceModel();
   ArmRun* nextArm();
@@ -365,11 +368,17 @@ void Trainer::Impl::checkModelFits(Model& model) {
   }
 }
 
-void Trainer::Impl::setUp() {
+void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
   validateConfig(config);
   std::sort(config.arms.begin(), config.arms.end());  // canonical order: ties go to accum first
   configureThreads(config.threads);
   device = resolveDevice(config.device);
+  if (device.is_cuda()) {
+    // The training thread's kernels, streams and temporaries go to the run's GPU, whichever
+    // device the thread had current (cuda:1 on a thread that starts on cuda:0).
+    device_guard.reset_device(device);
+    useFullFloat32OnCuda();
+  }
   dtype = config.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
   data = loadDataset(config);
   if (data.trainSize() < 1) throw InputError("dataset '" + config.data + "' has no training samples");
@@ -709,7 +718,8 @@ RunSummary Trainer::run(MetricsSink& sink) {
   }
   d.ran = true;
   d.sink = &sink;
-  d.setUp();
+  c10::OptionalDeviceGuard device_guard;  // this thread's CUDA device for the run, if any
+  d.setUp(device_guard);
 
   RunSummary summary;
   RunInfo& info = summary.info;
