@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "accumlab/device.h"
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "cli_main.h"
@@ -25,6 +26,17 @@ std::vector<ArmKind> parseArms(const std::string& list) {
 std::string firstName(const char* names) {
   const std::string all(names);
   return all.substr(0, all.find(','));
+}
+
+/// --device's help: what it takes, and whether this LibTorch can train on a GPU here.
+std::string deviceHelp() {
+  const int gpus = cudaDeviceCount();
+  if (gpus > 0) {
+    return "auto | cpu | cuda | cuda:N (CUDA available: " + std::to_string(gpus) +
+           " device" + (gpus == 1 ? "" : "s") + "; auto picks cuda:0)";
+  }
+  return "auto | cpu | cuda | cuda:N (CUDA unavailable: this LibTorch has no CUDA or sees no "
+         "GPU; auto picks cpu)";
 }
 
 }  // namespace
@@ -96,7 +108,9 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
           [](auto& c, const std::string& t) { c.window_policy = parseWindowPolicy(t); });
   addText("--dtype", dtype_, "float32 | float64",
           [](auto& c, const std::string& t) { c.dtype = parseDType(t); });
-  add("--device", [](auto& c) -> auto& { return c.device; }, "auto | cpu | cuda | cuda:N");
+  if (auto* o = add("--device", [](auto& c) -> auto& { return c.device; }, "auto | cpu | cuda | cuda:N")) {
+    o->description(deviceHelp());
+  }
   add("--seed", [](auto& c) -> auto& { return c.seed; }, "Seed of weights, data and sample order");
   auto* epochs = add("--epochs", [](auto& c) -> auto& { return c.epochs; }, "Budget in epochs");
   auto* samples = add("--samples", [](auto& c) -> auto& { return c.samples; }, "Budget in samples per arm");
