@@ -22,9 +22,10 @@ namespace cuda_alloc = c10::cuda::CUDACachingAllocator;
 constexpr size_t kAggregate = 0;
 
 // getDeviceStats, resetPeakStats and setMemoryFraction take an int device in 1.13 and a
-// c10::DeviceIndex in 2.x; emptyCache() gained a defaulted memory-pool argument in 2.x. The
-// calls below compile against both without a version test.
-cuda_alloc::DeviceStats statsOf(const c10::Device& device) {
+// c10::DeviceIndex in 2.x; emptyCache() gained a defaulted memory-pool argument in 2.x; the
+// stats type moved with StatType (hence auto). The calls below compile against both
+// without a version test.
+auto statsOf(const c10::Device& device) {
   return cuda_alloc::getDeviceStats(device.index());
 }
 
