@@ -113,7 +113,7 @@ Rates runGui(MainWindow& window, const ExperimentConfig& config, std::vector<dou
   g_gui_load = (threadCpuSeconds() - cpu0) / (clock.nsecsElapsed() * 1e-9);
   QObject::disconnect(connection);
   std::vector<ArmSummary> arms;
-  for (const ArmSeries& a : window.plots()->runs().front().arms) arms.push_back(a.summary);
+  for (const ArmSeries& a : window.plots()->shownRuns().front()->arms) arms.push_back(a.summary);
   return ratesOf(arms);
 }
 

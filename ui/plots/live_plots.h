@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QWidget>
+#include <memory>
 #include <vector>
 
 #include "plots/plot_catalog.h"
@@ -12,14 +13,11 @@ class QComboBox;
 class QLabel;
 class QSlider;
 
-namespace accumlab {
-class DebiasedEma;
-}
-
 namespace accumlab::ui {
 
 class LiveRun;
 class MetricCanvas;
+class PlotFeed;
 
 /// The grid of plots with their shared controls: x-axis mode, smoothing, log y, reset view.
 /// Shows either the live run (a LiveRun it follows, owned elsewhere) or stored runs
@@ -76,24 +74,15 @@ class LivePlots : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  struct SourceState;
   void showLive();
   bool showingLive() const;
   void rebuild();
-  void feedNew(int source);
-  void addEventMarkers(int source, size_t from);
-  void addProbes(int source, size_t from);
-  QString varianceReadout(const RunData& run) const;
-  void updateReadouts();
-  void refresh();
-  double eventX(const RunData& run, const EventRecord& e) const;
-  QString sourceLabel(int source) const;
 
   std::vector<MetricCanvas*> canvases_;
   const LiveRun* live_ = nullptr;
   std::vector<RunData> stored_;           ///< the runs of showRuns()
   std::vector<const RunData*> sources_;   ///< what is plotted: the live run or stored_
-  std::vector<SourceState> state_;
+  std::unique_ptr<PlotFeed> feed_;          ///< draws sources_ into canvases_
   XAxisMode x_mode_ = XAxisMode::kSamples;
   double smoothing_ = kDefaultSmoothing;
   bool log_y_ = false;

@@ -4,10 +4,12 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSvgGenerator>
+#include <memory>
 #include <qcustomplot.h>
 
 #include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
+#include "plots/plot_feed.h"
 
 namespace accumlab::ui {
 
@@ -73,9 +75,11 @@ bool exportAllCanvases(const LivePlots& plots, const QString& folder, const QStr
   return true;
 }
 
-std::vector<PlotImage> capturePlots(const LivePlots& plots) {
+std::vector<PlotImage> capturePlots(const LivePlots& plots) { return captureCanvases(plots.canvases()); }
+
+std::vector<PlotImage> captureCanvases(const std::vector<MetricCanvas*>& canvases) {
   std::vector<PlotImage> out;
-  for (MetricCanvas* canvas : plots.canvases()) {
+  for (MetricCanvas* canvas : canvases) {
     const QPixmap pixmap = canvas->plot()->toPixmap(kExportWidth, kExportHeight);
     QByteArray png;
     QBuffer buffer(&png);
@@ -88,10 +92,21 @@ std::vector<PlotImage> capturePlots(const LivePlots& plots) {
 }
 
 std::vector<PlotImage> renderPlots(const std::vector<RunData>& runs) {
-  LivePlots plots;
-  plots.resize(3 * kExportWidth, 2 * kExportHeight);
-  plots.showRuns(runs);
-  return capturePlots(plots);
+  // One canvas per plot of the catalog, never shown, at the size of an exported image.
+  std::vector<std::unique_ptr<MetricCanvas>> owned;
+  std::vector<MetricCanvas*> canvases;
+  for (const CanvasDef& def : plotCatalog()) {
+    owned.push_back(std::make_unique<MetricCanvas>(def));
+    owned.back()->resize(kExportWidth, kExportHeight);
+    owned.back()->setXLabel(xAxisLabel(XAxisMode::kSamples));
+    canvases.push_back(owned.back().get());
+  }
+  std::vector<const RunData*> shown;
+  for (const RunData& run : runs) shown.push_back(&run);
+  PlotFeed feed(canvases);
+  feed.draw(shown, XAxisMode::kSamples, LivePlots::kDefaultSmoothing);
+  feed.refresh();
+  return captureCanvases(canvases);
 }
 
 }  // namespace accumlab::ui

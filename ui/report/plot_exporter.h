@@ -38,7 +38,9 @@ bool exportAllCanvases(const LivePlots& plots, const QString& folder, const QStr
                        QString* error);
 /// The plots of `plots` as PNG images.
 std::vector<PlotImage> capturePlots(const LivePlots& plots);
-/// Renders the plots of `runs` off-screen (a LivePlots that is never shown).
+/// `canvases` as PNG images.
+std::vector<PlotImage> captureCanvases(const std::vector<MetricCanvas*>& canvases);
+/// Renders the plots of `runs` off-screen: one canvas per plot of the catalog, never shown.
 std::vector<PlotImage> renderPlots(const std::vector<RunData>& runs);
 
 }  // namespace accumlab::ui

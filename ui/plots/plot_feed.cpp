@@ -1,0 +1,269 @@
+#include "plots/plot_feed.h"
+
+#include <QObject>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <qcustomplot.h>
+#include <tuple>
+
+#include "accumlab/smoothing.h"
+#include "accumlab/variance_ratio.h"
+#include "plots/arm_style.h"
+#include "plots/metric_canvas.h"
+
+namespace accumlab::ui {
+
+namespace {
+/// Colour of the markers of slider changes.
+constexpr QRgb kSliderMarkerColor = 0x7B5EA7;
+
+QString ratioText(double r) { return QString::number(r, r < 1 ? 'g' : 'f', r < 1 ? 2 : 1); }
+
+QString intervalText(double lo, double hi) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return QString();
+  return QString("[%1, %2]").arg(ratioText(lo), ratioText(hi));
+}
+
+double lastFinite(const std::vector<StepRecord>& steps, double StepRecord::*field) {
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    if (std::isfinite((*it).*field)) return (*it).*field;
+  }
+  return kNaN;
+}
+/// The K of the latest windows: the most common count among the last few, so that the short
+/// window at the end of a budget or epoch does not count as a change of K.
+int64_t currentAccum(const std::vector<StepRecord>& steps) {
+  constexpr size_t kRecent = 5;
+  std::map<int64_t, int> counts;
+  for (size_t i = steps.size() > kRecent ? steps.size() - kRecent : 0; i < steps.size(); ++i) {
+    ++counts[steps[i].accum];
+  }
+  int64_t best = 0;
+  int best_count = 0;
+  for (auto it = counts.rbegin(); it != counts.rend(); ++it) {  // ties: the larger K
+    if (it->second > best_count) {
+      best = it->first;
+      best_count = it->second;
+    }
+  }
+  return best;
+}
+}  // namespace
+
+/// How far each arm of one source has been plotted, and its smoothing state.
+struct PlotFeed::SourceState {
+  std::map<ArmKind, size_t> steps_done;
+  std::map<ArmKind, size_t> evals_done;
+  size_t events_done = 0;
+  size_t probes_done = 0;
+  std::map<std::tuple<ArmKind, int, int>, DebiasedEma> emas;  ///< (arm, canvas, series)
+};
+
+PlotFeed::PlotFeed(std::vector<MetricCanvas*> canvases) : canvases_(std::move(canvases)) {}
+
+PlotFeed::~PlotFeed() = default;
+
+void PlotFeed::draw(std::vector<const RunData*> runs, XAxisMode x_mode, double smoothing) {
+  sources_ = std::move(runs);
+  x_mode_ = x_mode;
+  smoothing_ = smoothing;
+  for (MetricCanvas* c : canvases_) c->clear();
+  state_.assign(sources_.size(), SourceState{});
+  for (size_t i = 0; i < sources_.size(); ++i) drawNew(static_cast<int>(i));
+}
+
+QString PlotFeed::sourceLabel(int source) const {
+  if (sources_.size() < 2) return QString();
+  return QString::fromStdString(sources_[static_cast<size_t>(source)]->label);
+}
+
+void PlotFeed::drawNew(int source) {
+  const RunData& run = *sources_[static_cast<size_t>(source)];
+  SourceState& st = state_[static_cast<size_t>(source)];
+  const QString label = sourceLabel(source);
+  const auto& catalog = plotCatalog();
+  for (const ArmSeries& arm : run.arms) {
+    const size_t step_from = st.steps_done[arm.arm];
+    const size_t eval_from = st.evals_done[arm.arm];
+    const size_t step_n = arm.steps.size() - step_from;
+    const size_t eval_n = arm.evals.size() - eval_from;
+    if (step_n == 0 && eval_n == 0) continue;
+    QVector<double> sx, ex, y;
+    sx.reserve(static_cast<int>(step_n));
+    for (size_t i = step_from; i < arm.steps.size(); ++i) sx.push_back(xOf(arm.steps[i], x_mode_));
+    for (size_t i = eval_from; i < arm.evals.size(); ++i) ex.push_back(xOf(arm.evals[i], x_mode_));
+    for (size_t c = 0; c < catalog.size(); ++c) {
+      for (size_t s = 0; s < catalog[c].series.size(); ++s) {
+        const SeriesDef& def = catalog[c].series[s];
+        if (def.only_arm && *def.only_arm != arm.arm) continue;
+        y.clear();
+        if (def.step_value && step_n > 0) {
+          DebiasedEma* ema = nullptr;
+          if (def.smoothed) {
+            auto key = std::make_tuple(arm.arm, static_cast<int>(c), static_cast<int>(s));
+            ema = &st.emas.try_emplace(key, smoothing_).first->second;
+          }
+          for (size_t i = step_from; i < arm.steps.size(); ++i) {
+            const double v = def.step_value(arm.steps[i]);
+            y.push_back(ema ? (std::isfinite(v) ? ema->add(v) : kNaN) : v);
+          }
+          canvases_[c]->addPoints(source, arm.arm, static_cast<int>(s), label, sx, y);
+        } else if (def.eval_value && eval_n > 0) {
+          for (size_t i = eval_from; i < arm.evals.size(); ++i) y.push_back(def.eval_value(arm.evals[i]));
+          canvases_[c]->addPoints(source, arm.arm, static_cast<int>(s), label, ex, y);
+        }
+      }
+    }
+    st.steps_done[arm.arm] = arm.steps.size();
+    st.evals_done[arm.arm] = arm.evals.size();
+  }
+  addEventMarkers(source, st.events_done);
+  st.events_done = run.events.size();
+  addProbes(source, st.probes_done);
+  st.probes_done = run.probes.size();
+  updateReadouts();
+}
+
+double PlotFeed::eventX(const RunData& run, const EventRecord& e) const {
+  switch (x_mode_) {
+    case XAxisMode::kSamples: return static_cast<double>(e.samples_seen);
+    case XAxisMode::kWallTime: return e.wall_ms / 1000.0;
+    case XAxisMode::kSteps: break;
+  }
+  // On the steps axis an event sits at the step the first arm had reached by then.
+  for (const ArmSeries& arm : run.arms) {
+    if (arm.steps.empty()) continue;
+    auto it = std::lower_bound(
+        arm.steps.begin(), arm.steps.end(), e.samples_seen,
+        [](const StepRecord& r, int64_t samples) { return r.samples_seen < samples; });
+    return it == arm.steps.end() ? static_cast<double>(arm.steps.back().step) + 1
+                                 : static_cast<double>(it->step);
+  }
+  return 0;
+}
+
+void PlotFeed::addProbes(int source, size_t from) {
+  const RunData& run = *sources_[static_cast<size_t>(source)];
+  if (from >= run.probes.size()) return;
+  QVector<double> x, y, lo, hi;
+  for (size_t i = from; i < run.probes.size(); ++i) {
+    const ProbeRecord& p = run.probes[i];
+    x.push_back(xOf(p, x_mode_));
+    y.push_back(p.ratio);
+    lo.push_back(p.ci_low);
+    hi.push_back(p.ci_high);
+  }
+  QString name = QObject::tr("same weights (probe)");
+  if (sources_.size() > 1) name = QString::fromStdString(run.label) + ": " + name;
+  for (MetricCanvas* c : canvases_) {
+    if (c->definition().id == "variance") {
+      c->addIntervalPoints(source, 1, name, QColor(kSliderMarkerColor), x, y, lo, hi);
+    }
+  }
+}
+
+void PlotFeed::addEventMarkers(int source, size_t from) {
+  const RunData& run = *sources_[static_cast<size_t>(source)];
+  for (size_t i = from; i < run.events.size(); ++i) {
+    const EventRecord& e = run.events[i];
+    QColor color;
+    QString text = QString::fromStdString(e.message);
+    const QString arm = QString::fromStdString(armName(e));
+    if (isBatchChange(e.kind)) {
+      color = QColor(kSliderMarkerColor);
+    } else if (endsArm(e.kind) && e.arm) {
+      color = armColor(*e.arm);
+      text = arm + " " + QString::fromStdString(toString(e.kind));
+    } else if (e.kind == EventKind::kOutOfMemory && e.arm) {
+      // Its memory line drops here: the same update, in smaller pieces.
+      color = armColor(*e.arm);
+      text = arm + ": " + text;
+    } else {
+      continue;  // pauses and stops do not change what the curves mean
+    }
+    if (sources_.size() > 1) text = QString::fromStdString(run.label) + ": " + text;
+    for (MetricCanvas* c : canvases_) c->addMarker(eventX(run, e), text, color);
+  }
+}
+
+void PlotFeed::updateReadouts() {
+  if (sources_.empty()) return;
+  const RunData& run = *sources_.front();
+  const ArmSeries* accum = run.find(ArmKind::kAccum);
+  const ArmSeries* big = run.find(ArmKind::kBigBatch);
+  for (MetricCanvas* c : canvases_) {
+    const QString& id = c->definition().id;
+    if (id == "variance") {
+      c->setReadout(varianceReadout(run));
+    } else if (id == "equivalence") {
+      const double g = accum ? lastFinite(accum->steps, &StepRecord::grad_equiv) : kNaN;
+      const double d = big ? lastFinite(big->steps, &StepRecord::weight_rel_diff) : kNaN;
+      QStringList parts;
+      if (std::isfinite(g)) parts << QObject::tr("gradient <b>%1</b>").arg(QString::number(g, 'e', 1));
+      if (std::isfinite(d)) parts << QObject::tr("trajectories %1").arg(QString::number(d, 'e', 1));
+      if (!parts.isEmpty()) c->setReadout(parts.join(" · "));
+    }
+  }
+}
+
+QString PlotFeed::varianceReadout(const RunData& run) const {
+  // The clean measurement first: a narrow plot clips the end of the read-out.
+  const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
+  const ArmSeries* accum = run.find(ArmKind::kAccum);
+  // Without an accum arm, big-batch's update is the same batch of m·K samples.
+  if (accum == nullptr || accum->steps.empty()) accum = run.find(ArmKind::kBigBatch);
+  QStringList parts;
+  int64_t k = 0;
+  if (!run.probes.empty()) {
+    const ProbeRecord& p = run.probes.back();
+    if (std::isfinite(p.ratio)) {
+      parts << QObject::tr("same weights <b>%1×</b> %2 · theory %3")
+                   .arg(ratioText(p.ratio), intervalText(p.ci_low, p.ci_high))
+                   .arg(p.accum);
+    }
+  }
+  if (no_accum && accum && !accum->steps.empty() && !no_accum->steps.empty()) {
+    const StepRecord& a = accum->steps.back();
+    const StepRecord& n = no_accum->steps.back();
+    // The batch ratio of the two updates: K for accum, m·K/m for big-batch.
+    k = accum->arm == ArmKind::kAccum ? currentAccum(accum->steps)
+                                      : (a.micro_batch * a.accum) / std::max<int64_t>(1, n.micro_batch * n.accum);
+    const int64_t w = run.info.config.variance_window;
+    if (a.loss_var_count < w || n.loss_var_count < w) {
+      parts << QObject::tr("settling… %1/%2 updates").arg(std::min(a.loss_var_count, n.loss_var_count)).arg(w);
+    } else {
+      const RatioInterval r = detrendedRatio(n.loss_var_detrended, n.loss_var_count,
+                                             a.loss_var_detrended, a.loss_var_count);
+      // The arms train to different weights: their ratio is no test of K (see "?").
+      if (std::isfinite(r.ratio)) {
+        parts << QObject::tr("arms' own ratio <b>%1</b> %2 (other weights)").arg(ratioText(r.ratio), intervalText(r.low, r.high));
+      }
+    }
+  }
+  if (parts.isEmpty()) return QString();
+  if (run.probes.empty() && k > 0) parts.prepend(QObject::tr("theory %1 at one set of weights").arg(k));
+  return parts.join(" · ");
+}
+
+void PlotFeed::refresh() {
+  // Linked x-axes: following plots share the union of their x spans.
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (MetricCanvas* c : canvases_) {
+    double a, b;
+    if (!c->following() || !c->xBounds(&a, &b)) continue;
+    lo = any ? std::min(lo, a) : a;
+    hi = any ? std::max(hi, b) : b;
+    any = true;
+  }
+  for (MetricCanvas* c : canvases_) {
+    if (c->following()) {
+      c->fitToData();
+      if (any) c->setXRange(QCPRange(lo, hi > lo ? hi : lo + 1));
+    }
+    c->refresh();
+  }
+}
+
+}  // namespace accumlab::ui
