@@ -103,6 +103,55 @@ class LivePlotsTest : public QObject {
              qPrintable(text));
   }
 
+  void equivalenceReadoutSaysWhereRoundingTookOver() {
+    // 40 checks at rounding level and one at a kink; the trajectories part at update 31.
+    RecordBatch b;
+    RunInfo info;
+    info.config.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
+    b.started = info;
+    for (ArmKind arm : {ArmKind::kAccum, ArmKind::kBigBatch}) {
+      for (int i = 0; i < 41; ++i) {
+        StepRecord r;
+        r.arm = arm;
+        r.step = i + 1;
+        r.samples_seen = (i + 1) * 64;
+        r.micro_batch = arm == ArmKind::kAccum ? 8 : 64;
+        r.accum = arm == ArmKind::kAccum ? 8 : 1;
+        r.loss = 1;
+        if (arm == ArmKind::kAccum) r.grad_equiv = i == 20 ? 1.4e-2 : 4e-7;
+        if (arm == ArmKind::kBigBatch) r.weight_rel_diff = i < 30 ? 1e-6 : 5e-2 * (i - 29);
+        b.steps.push_back(r);
+      }
+    }
+    LiveRun live;
+    LivePlots plots;
+    plots.setLiveRun(&live);
+    live.begin("live");
+    live.append(b);
+    MetricCanvas* equivalence = canvasById(plots, "equivalence");
+    const QString text = equivalence->readout();
+    QVERIFY2(text.contains("gradient <b>4.0e-07</b>"), qPrintable(text));  // the median, not the kink
+    QVERIFY2(text.contains("trajectories 5.5e-01 (parted at update 31: rounding"), qPrintable(text));
+    const QString tip = equivalence->readoutTip();
+    QVERIFY2(tip.contains("median of 41 checks") && tip.contains("1.4e-02, at update 21"), qPrintable(tip));
+    QVERIFY2(tip.contains("rounding level until update 31"), qPrintable(tip));
+
+    // Before the parting, the trajectories are rounding and the read-out says no more.
+    RecordBatch early = b;
+    early.steps.erase(std::remove_if(early.steps.begin(), early.steps.end(),
+                                     [](const StepRecord& r) { return r.step > 30; }),
+                      early.steps.end());
+    live.begin("early");
+    live.append(early);
+    QVERIFY2(equivalence->readout().endsWith("trajectories 1.0e-06"), qPrintable(equivalence->readout()));
+
+    // In float64 rounding level is 1e-12: 1e-6 is already apart.
+    early.started->config.dtype = DType::kFloat64;
+    live.begin("float64");
+    live.append(early);
+    QVERIFY2(equivalence->readout().contains("parted at update 1:"), qPrintable(equivalence->readout()));
+  }
+
   void probePointsCarryTheirIntervals() {
     LiveRun live;
     LivePlots plots;

@@ -24,6 +24,7 @@
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
+#include "experiment/source_catalog.h"
 #include "lessons/lesson_panel.h"
 #include "plots/live_plots.h"
 #include "plots/plot_catalog.h"
@@ -44,6 +45,17 @@ class MainWindowTest : public QObject {
   void initTestCase() {
     test::isolateSettings();
     QVERIFY(dir_.isValid());
+  }
+
+  void theDefaultDemoLastsLongEnoughToTalkOver() {
+    // One epoch of Fashion-MNIST was over in about 6 s: too short to explain in front of a
+    // class. Five epochs at LR 0.02 take about half a minute, and Esc stops them.
+    if (!fashionMnistInstalled()) QSKIP("Fashion-MNIST (dataset-fashion-mnist) is not installed");
+    const ExperimentConfig c = defaultExperiment();
+    QCOMPARE(QString::fromStdString(c.data), QString("fashion-mnist"));
+    QCOMPARE(c.samples, int64_t{0});
+    QVERIFY2(c.epochs >= 5, qPrintable(QString("epochs %1").arg(c.epochs)));
+    QCOMPARE(c.optimizer.lr, 0.02);
   }
 
   void runFromThePanelIsPlottedStoredAndListed() {

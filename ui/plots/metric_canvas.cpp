@@ -399,9 +399,10 @@ void MetricCanvas::setLogY(bool log) {
   applyAxisScales();
 }
 
-void MetricCanvas::setReadout(const QString& html) {
+void MetricCanvas::setReadout(const QString& html, const QString& more) {
   readout_->setText(html);
-  readout_->setToolTip(html);  // the whole text, where a narrow plot clips it
+  // The whole text, where a narrow plot clips it, and what did not fit at all.
+  readout_->setToolTip(more.isEmpty() ? html : html + "<br><br>" + more);
 }
 
 void MetricCanvas::setFollow(bool follow) { follow_ = follow; }

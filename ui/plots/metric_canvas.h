@@ -48,10 +48,13 @@ class MetricCanvas : public QWidget {
   void setXLabel(const QString& label);
   /// Switches the panes that follow the log toggle between linear and logarithmic y.
   void setLogY(bool log);
-  /// Sets the text next to the title (e.g. a measured ratio); rich text allowed.
-  void setReadout(const QString& html);
+  /// Sets the text next to the title (e.g. a measured ratio); rich text allowed. `more`
+  /// joins it in the tooltip (what a short read-out leaves out).
+  void setReadout(const QString& html, const QString& more = QString());
   /// The text next to the title.
   QString readout() const { return readout_->text(); }
+  /// The read-out's tooltip: its text and what it leaves out.
+  QString readoutTip() const { return readout_->toolTip(); }
   /// Whether the owner fits the axes to the data on each update (off once the user zooms).
   void setFollow(bool follow);
   bool following() const { return follow_; }
