@@ -125,9 +125,10 @@ void StoreSink::Impl::run() {
       runs = w->runs();
       done = upto;
       // Hand the emptied step buffer back, so the next batch appends without regrowing.
-      batch.steps.clear();
-      if (pending.steps.empty() && pending.steps.capacity() < batch.steps.capacity()) {
-        std::swap(pending.steps, batch.steps);
+      std::vector<StepRecord>& used = batch.records.steps;
+      used.clear();
+      if (pending.records.steps.empty() && pending.records.steps.capacity() < used.capacity()) {
+        std::swap(pending.records.steps, used);
       }
     }
     committed.notify_all();
@@ -185,7 +186,7 @@ void StoreSink::onRunStarted(const RunInfo& info) {
   // unwritable file stops the run before any training is lost.
   impl_->waitFor(impl_->handOver(
       [&](store::WriteBatch& b) {
-        b.start = info;
+        b.records.started = info;
         if (info.resumed_after_ms >= 0) b.resume_experiment = impl_->resume_experiment;
       },
       true));
@@ -198,34 +199,13 @@ void StoreSink::resumeExperiment(int64_t experiment_id) {
   impl_->resume_experiment = experiment_id;
 }
 
-void StoreSink::onStep(const StepRecord& record) {
-  impl_->handOver([&](store::WriteBatch& b) { b.steps.push_back(record); }, false);
-}
-
-void StoreSink::onEval(const EvalRecord& record) {
-  impl_->handOver([&](store::WriteBatch& b) { b.evals.push_back(record); }, false);
-}
-
-void StoreSink::onProbe(const ProbeRecord& record) {
-  impl_->handOver([&](store::WriteBatch& b) { b.probes.push_back(record); }, false);
-}
-
-void StoreSink::onEvent(const EventRecord& record) {
-  impl_->handOver([&](store::WriteBatch& b) { b.events.push_back(record); }, false);
-}
-
-void StoreSink::onArmFinished(const ArmSummary& summary) {
-  impl_->handOver([&](store::WriteBatch& b) { b.finished.push_back(summary); }, true);
+void StoreSink::append(const std::function<void(RecordBatch&)>& add, Urgency urgency) {
+  impl_->handOver([&](store::WriteBatch& b) { add(b.records); }, urgency == Urgency::kNow);
 }
 
 void StoreSink::onRunFinished(const RunSummary& summary) {
-  // The final summaries supersede the per-arm ones (e.g. equivalence_rel_diff is known
-  // only once every arm has ended).
-  impl_->waitFor(impl_->handOver(
-      [&](store::WriteBatch& b) {
-        for (const ArmSummary& a : summary.arms) b.finished.push_back(a);
-      },
-      true));
+  BatchingSink::onRunFinished(summary);
+  impl_->waitFor(impl_->handOver([](store::WriteBatch&) {}, true));
 }
 
 void StoreSink::finish() {

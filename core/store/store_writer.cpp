@@ -48,12 +48,12 @@ int64_t StoreWriter::runIdOf(ArmKind arm) const {
 }
 
 void StoreWriter::write(const WriteBatch& batch) {
-  const std::string doing = batch.start ? "creating the run" : "storing the run's metrics";
+  const std::string doing = batch.records.started ? "creating the run" : "storing the run's metrics";
   try {
     writeTransaction(batch, doing);
   } catch (...) {
     // The transaction rolled back: forget the ids it would have created.
-    if (batch.start) {
+    if (batch.records.started) {
       experiment_id_ = 0;
       run_ids_.clear();
       runs_.clear();
@@ -65,16 +65,22 @@ void StoreWriter::write(const WriteBatch& batch) {
 void StoreWriter::writeTransaction(const WriteBatch& batch, const std::string& doing) {
   conn_.guarded(doing, [&] {
     SQLite::Transaction tx(conn_.db(), SQLite::TransactionBehavior::IMMEDIATE);
-    if (batch.start && batch.resume_experiment > 0) {
-      resumeExperiment(batch.resume_experiment, *batch.start);
-    } else if (batch.start) {
-      createExperiment(*batch.start);
+    const RecordBatch& r = batch.records;
+    if (r.started && batch.resume_experiment > 0) {
+      resumeExperiment(batch.resume_experiment, *r.started);
+    } else if (r.started) {
+      createExperiment(*r.started);
     }
-    insertSteps(batch.steps);
-    insertEvals(batch.evals);
-    insertProbes(batch.probes);
-    insertEvents(batch.events);
-    for (const ArmSummary& s : batch.finished) finishArm(s);
+    insertSteps(r.steps);
+    insertEvals(r.evals);
+    insertProbes(r.probes);
+    insertEvents(r.events);
+    for (const ArmSummary& s : r.arm_summaries) finishArm(s);
+    // The final summaries supersede the per-arm ones (e.g. equivalence_rel_diff is known
+    // only once every arm has ended).
+    if (r.finished) {
+      for (const ArmSummary& s : r.finished->arms) finishArm(s);
+    }
     if (experiment_id_ != 0) {
       auto& hb = statement(heartbeat_,
                            "UPDATE runs SET heartbeat_at = ? WHERE experiment_id = ? AND "

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "accumlab/record_batch.h"
 #include "accumlab/run_store.h"
 #include "store/connection.h"
 #include "store/process_identity.h"
@@ -16,20 +17,14 @@ namespace accumlab::store {
 
 /// What a StoreSink hands its writer between two commits.
 struct WriteBatch {
-  std::optional<RunInfo> start;  ///< create the experiment and its runs first
-  /// With `start`: continue this stored experiment instead (a run resumed from a checkpoint;
-  /// its rows after start->resumed_after_ms are dropped, to be redone).
+  /// The rows; `records.started` creates the experiment and its runs first, and the arms'
+  /// summaries (`arm_summaries`, then `finished`'s) are applied after the rows.
+  RecordBatch records;
+  /// With `records.started`: continue this stored experiment instead (a run resumed from a
+  /// checkpoint; its rows after started->resumed_after_ms are dropped, to be redone).
   int64_t resume_experiment = 0;
-  std::vector<StepRecord> steps;
-  std::vector<EvalRecord> evals;
-  std::vector<EventRecord> events;
-  std::vector<ProbeRecord> probes;
-  std::vector<ArmSummary> finished;  ///< arms that ended, applied after their rows
 
-  bool empty() const {
-    return !start && steps.empty() && evals.empty() && events.empty() && probes.empty() &&
-           finished.empty();
-  }
+  bool empty() const { return records.empty(); }
 };
 
 /// Writes one experiment's rows through its own connection.

@@ -4,39 +4,10 @@
 
 namespace accumlab::ui {
 
-void MetricsBuffer::onRunStarted(const RunInfo& info) {
+void MetricsBuffer::append(const std::function<void(RecordBatch&)>& add, Urgency) {
+  // The GUI drains on its own timer, so urgency changes nothing here.
   std::lock_guard<std::mutex> lock(mutex_);
-  pending_.started = info;
-}
-
-void MetricsBuffer::onStep(const StepRecord& record) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_.steps.push_back(record);
-}
-
-void MetricsBuffer::onEval(const EvalRecord& record) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_.evals.push_back(record);
-}
-
-void MetricsBuffer::onEvent(const EventRecord& record) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_.events.push_back(record);
-}
-
-void MetricsBuffer::onProbe(const ProbeRecord& record) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_.probes.push_back(record);
-}
-
-void MetricsBuffer::onArmFinished(const ArmSummary& summary) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_.arm_summaries.push_back(summary);
-}
-
-void MetricsBuffer::onRunFinished(const RunSummary& summary) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  pending_.finished = summary;
+  add(pending_);
 }
 
 RecordBatch MetricsBuffer::take() {

@@ -13,7 +13,7 @@
 #include "accumlab/metrics_sink.h"
 #include "accumlab/sweep.h"
 #include "controller/metrics_buffer.h"
-#include "series/record_batch.h"
+#include "accumlab/record_batch.h"
 
 namespace accumlab {
 class Trainer;
@@ -83,7 +83,7 @@ class TrainingController : public QObject {
   /// start() refused: already running, or the trainer or an extra sink could not be made.
   void startFailed(const QString& error);
   /// New records, delivered on the GUI thread at most every drain interval.
-  void batchReady(const accumlab::ui::RecordBatch& batch);
+  void batchReady(const accumlab::RecordBatch& batch);
   void pausedChanged(bool paused);
   /// Training ended; `error` is empty unless the run could not start or broke.
   void finished(const QString& error, bool input_error);

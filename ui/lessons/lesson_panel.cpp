@@ -24,7 +24,7 @@
 #include "controller/training_controller.h"
 #include "plots/plot_catalog.h"
 #include "report/html_report.h"
-#include "series/record_batch.h"
+#include "accumlab/record_batch.h"
 
 namespace accumlab::ui {
 

@@ -19,12 +19,12 @@ class QStackedWidget;
 
 namespace accumlab {
 class RunStore;
+struct RecordBatch;
 }
 
 namespace accumlab::ui {
 
 class TrainingController;
-struct RecordBatch;
 
 /// The Lessons tab (DESIGN.md §9): the lessons with a mark for the latest attempt at each,
 /// the chosen lesson's text and question, Run, and after its runs a verdict card —

@@ -3,7 +3,7 @@
 #include <QObject>
 #include <QString>
 
-#include "series/record_batch.h"
+#include "accumlab/record_batch.h"
 #include "series/run_data.h"
 
 namespace accumlab::ui {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "accumlab/records.h"
-#include "series/record_batch.h"
+#include "accumlab/record_batch.h"
 
 namespace accumlab::ui {
 

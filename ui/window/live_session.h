@@ -3,6 +3,10 @@
 #include <QObject>
 #include <functional>
 
+namespace accumlab {
+struct RecordBatch;
+}
+
 namespace accumlab::ui {
 
 class ExperimentPanel;
@@ -13,7 +17,6 @@ class RunDatabase;
 class RunStatusBar;
 class RunsPanel;
 class TrainingController;
-struct RecordBatch;
 
 /// What a live run reaches on the GUI thread.
 struct LiveParts {

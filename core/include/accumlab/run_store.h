@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "accumlab/batching_sink.h"
 #include "accumlab/experiment_config.h"
-#include "accumlab/metrics_sink.h"
 #include "accumlab/records.h"
 #include "accumlab/sweep.h"
 
@@ -236,12 +236,12 @@ struct StoredRun {
 /// A MetricsSink that stores a run: an experiment and one run per arm.
 ///
 /// Threads: the training thread makes every MetricsSink call; they only append to a
-/// mutex-guarded queue (never touching disk), except onRunStarted, which waits once, before
+/// mutex-guarded RecordBatch (never touching disk), except onRunStarted, which waits once, before
 /// the first step, for the experiment's rows to be created. A writer thread owned by this
 /// object, with its own connection, drains the queue and commits it in one transaction at
 /// most every 250 ms and at each arm's end and the run's end. The id accessors and finish()
 /// may be called from any thread.
-class StoreSink : public MetricsSink {
+class StoreSink : public BatchingSink {
  public:
   /// Opens (or creates) the store on the writer thread; throws InputError as RunStore does.
   explicit StoreSink(const std::string& path, const StoreOptions& options = {});
@@ -252,11 +252,6 @@ class StoreSink : public MetricsSink {
 
   /// Creates the experiment and its runs; throws InputError when the file cannot be written.
   void onRunStarted(const RunInfo& info) override;
-  void onStep(const StepRecord& record) override;
-  void onEval(const EvalRecord& record) override;
-  void onProbe(const ProbeRecord& record) override;
-  void onEvent(const EventRecord& record) override;
-  void onArmFinished(const ArmSummary& summary) override;
   /// Stores the final summaries and waits for the last commit.
   void onRunFinished(const RunSummary& summary) override;
   /// Waits until everything so far is committed (before a checkpoint); throws as finish().
@@ -277,6 +272,9 @@ class StoreSink : public MetricsSink {
   int64_t experimentId() const;
   /// The runs created by onRunStarted, in arm order.
   std::vector<StoredRun> runs() const;
+
+ protected:
+  void append(const std::function<void(RecordBatch&)>& add, Urgency urgency) override;
 
  private:
   struct Impl;

@@ -1,24 +1,23 @@
 #pragma once
 
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "accumlab/records.h"
 
-namespace accumlab::ui {
+namespace accumlab {
 
-/// Records the training thread produced since the last drain, in arrival order per kind.
-/// Plain data: built on the training thread, handed over under MetricsBuffer's mutex, then
-/// owned by the GUI thread.
+/// The records a run produced since the last hand-over, in arrival order per kind: what a
+/// BatchingSink collects on the training thread and another thread (the store's writer, the
+/// GUI) takes as a whole. Plain data.
 struct RecordBatch {
   std::optional<RunInfo> started;  ///< set by the batch that saw onRunStarted
   std::vector<StepRecord> steps;
   std::vector<EvalRecord> evals;
   std::vector<EventRecord> events;
   std::vector<ProbeRecord> probes;
-  std::vector<ArmSummary> arm_summaries;
-  std::optional<RunSummary> finished;  ///< set by the batch that saw onRunFinished
+  std::vector<ArmSummary> arm_summaries;  ///< arms that ended, after their rows
+  std::optional<RunSummary> finished;     ///< set by the batch that saw onRunFinished
 
   /// True when there is nothing to hand over.
   bool empty() const {
@@ -27,4 +26,4 @@ struct RecordBatch {
   }
 };
 
-}  // namespace accumlab::ui
+}  // namespace accumlab
