@@ -31,10 +31,19 @@ constexpr char kTagSeparator = '\x1f';  ///< joins a run's tags in one SQL value
 
 double realOrNaN(const SQLite::Column& c) { return c.isNull() ? kNaN : c.getDouble(); }
 
+/// SQL for a run's `column` (micro_batch or accum) at its end: from its summary, which holds
+/// the arm's sizes, else (a run that never ended) from its last stored step. Not the last
+/// step first: a short last window (an epoch's end) has fewer micro-batches than K.
+std::string endSize(const std::string& column) {
+  return "COALESCE(CASE WHEN json_valid(r.summary_json) THEN json_extract(r.summary_json, '$." +
+         column + "') END, (SELECT " + column +
+         " FROM step_metrics s WHERE s.run_id = r.id ORDER BY step DESC LIMIT 1))";
+}
+
 /// The columns readRow() expects, in order.
 const std::string& rowColumns() {
-  // m and K of the last stored step, looked up (one key seek each) only for runs whose
-  // experiment recorded a change of m or K: listing a large store stays one pass over runs.
+  // m and K at the run's end, looked up (one key seek each) only for runs whose experiment
+  // recorded a change of m or K: listing a large store stays one pass over runs.
   static const std::string changed =
       "EXISTS (SELECT 1 FROM events ev WHERE ev.experiment_id = r.experiment_id AND ev.kind IN ('" +
       toString(EventKind::kMicroBatch) + "', '" + toString(EventKind::kAccum) + "'))";
@@ -44,10 +53,8 @@ const std::string& rowColumns() {
       "r.val_loss, r.val_accuracy, "
       "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM tags t WHERE t.run_id = r.id "
       "ORDER BY tag)), "
-      "CASE WHEN " + changed + " THEN (SELECT micro_batch FROM step_metrics s WHERE s.run_id = r.id "
-      "ORDER BY step DESC LIMIT 1) END, "
-      "CASE WHEN " + changed + " THEN (SELECT accum FROM step_metrics s WHERE s.run_id = r.id "
-      "ORDER BY step DESC LIMIT 1) END";
+      "CASE WHEN " + changed + " THEN " + endSize("micro_batch") + " END, "
+      "CASE WHEN " + changed + " THEN " + endSize("accum") + " END";
   return columns;
 }
 

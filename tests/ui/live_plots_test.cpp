@@ -406,6 +406,20 @@ class LivePlotsTest : public QObject {
     for (ArmKind arm : {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch}) {
       QVERIFY(a_accum.color() != armColor(arm) && b_accum.color() != armColor(arm));
     }
+    // A key above the plots says the same, whether or not the plots' legends fit.
+    const QString key = plots.compareKey();
+    QVERIFY2(key.contains(runColor(0).name()) && key.contains("#1&nbsp;spirals") &&
+                 key.contains(runColor(1).name()) && key.contains("#2&nbsp;spirals"),
+             qPrintable(key));
+    QVERIFY2(key.contains("no-accum solid") && key.contains("accum dashed") && !key.contains("big-batch"),
+             qPrintable(key));
+    // The read-outs speak of the first run and say so.
+    QVERIFY2(canvasById(plots, "variance")->readout().startsWith("#1: "),
+             qPrintable(canvasById(plots, "variance")->readout()));
+    // One run shown: no key.
+    plots.showRuns({a});
+    QCOMPARE(plots.compareKey(), QString());
+    QVERIFY(!canvasById(plots, "variance")->readout().startsWith("#1: "));
   }
 };
 

@@ -9,6 +9,7 @@
 #include <QSlider>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <set>
 #include <qcustomplot.h>
 
 #include "plots/arm_style.h"
@@ -67,6 +68,13 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
   bar->addStretch(1);
   bar->addWidget(reset);
 
+  compare_key_ = new QLabel(this);
+  compare_key_->setObjectName("compareKey");
+  compare_key_->setTextFormat(Qt::RichText);
+  compare_key_->setWordWrap(true);
+  compare_key_->setContentsMargins(8, 2, 8, 0);
+  compare_key_->setVisible(false);
+
   grid_ = new QGridLayout;
   grid_->setContentsMargins(2, 2, 2, 2);
   grid_->setSpacing(4);
@@ -91,6 +99,7 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
+  layout->addWidget(compare_key_);
   layout->addLayout(grid_, 1);
 
   connect(x_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int) {
@@ -218,6 +227,31 @@ void LivePlots::rebuild() {
   // go through PlotFeed::drawNew() and only append.
   feed_->draw(sources_, x_mode_, smoothing_);
   feed_->refresh();
+  updateCompareKey();
+}
+
+QString LivePlots::compareKey() const { return compare_key_->isHidden() ? QString() : compare_key_->text(); }
+
+void LivePlots::updateCompareKey() {
+  compare_key_->setVisible(sources_.size() > 1);
+  if (sources_.size() < 2) return;
+  QStringList runs;
+  std::set<ArmKind> arms;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    runs << QString("<span style='color:%1'>&#9632;</span>&nbsp;%2")
+                .arg(runColor(static_cast<int>(i)).name(),
+                     // one label never breaks across lines
+                     QString::fromStdString(sources_[i]->label).toHtmlEscaped().replace(' ', "&nbsp;").replace('-', "&#8209;"));
+    for (const ArmSeries& a : sources_[i]->arms) arms.insert(a.arm);
+  }
+  QStringList styles;
+  for (ArmKind arm : arms) {
+    const Qt::PenStyle style = armLineStyle(arm);
+    styles << tr("%1 %2").arg(armName(arm), style == Qt::SolidLine  ? tr("solid")
+                                            : style == Qt::DashLine ? tr("dashed")
+                                                                    : tr("dotted"));
+  }
+  compare_key_->setText(runs.join(" &nbsp; ") + " &nbsp;·&nbsp; " + tr("lines: %1").arg(styles.join(", ")));
 }
 
 void LivePlots::addNote(ArmKind arm, const QString& text) {

@@ -38,6 +38,9 @@ class LivePlots : public QWidget {
   void setLiveRun(const LiveRun* live);
   /// Shows finished runs; several are overlaid, one colour per run.
   void showRuns(std::vector<RunData> runs);
+  /// The key above the plots while runs are compared: one colour per run, one line style per
+  /// arm (the plots' own legends may not fit on a small screen). Empty otherwise.
+  QString compareKey() const;
   /// The runs shown: the live run, or the stored runs of showRuns().
   std::vector<const RunData*> shownRuns() const { return sources_; }
   /// The plots, in catalog order.
@@ -77,6 +80,7 @@ class LivePlots : public QWidget {
   void showLive();
   bool showingLive() const;
   void rebuild();
+  void updateCompareKey();
 
   std::vector<MetricCanvas*> canvases_;
   const LiveRun* live_ = nullptr;
@@ -90,6 +94,7 @@ class LivePlots : public QWidget {
   QSlider* smoothing_slider_;
   QLabel* smoothing_label_;
   QCheckBox* log_check_;
+  QLabel* compare_key_;  ///< comparing: which colour is which run, which style which arm
   QGridLayout* grid_;
   QStringList shown_ids_;  ///< setShownPlots()'s choice (empty: all)
   int columns_ = 0;        ///< of the grid as laid out

@@ -50,8 +50,10 @@ std::vector<CanvasDef> makeCatalog() {
                   "interval says how noisy). The probe, at one set of frozen weights, removes "
                   "all four. BatchNorm models normalise over the "
                   "batch, so there neither ratio is expected to be K."),
-               {{tr("variance of the update loss"), true, false},
-                {tr("no-accum ÷ accum"), true, false}},
+               // Short axis titles: the panes are short on a small screen, and two long
+               // titles stacked there run into each other. The "?" text says the rest.
+               {{tr("variance"), true, false},
+                {tr("ratio"), true, false}},
                {{"loss_variance", QString(),
                  [](const StepRecord& r) { return r.loss_var_detrended; }, nullptr, false, 0,
                  SeriesLook::kNormal, std::nullopt},

@@ -261,13 +261,18 @@ void PlotFeed::addEventMarkers(int source, size_t from) {
 void PlotFeed::updateReadouts() {
   if (sources_.empty()) return;
   const RunData& run = *sources_.front();
+  // Comparing, the read-outs speak of the first run: say which ("#12: …").
+  const QString whose = sources_.size() > 1
+                            ? QString::fromStdString(run.label).section(' ', 0, 0) + ": "
+                            : QString();
   for (MetricCanvas* c : canvases_) {
     const QString& id = c->definition().id;
     if (id == "variance") {
-      c->setReadout(varianceReadout(run));
+      const QString text = varianceReadout(run);
+      c->setReadout(text.isEmpty() ? text : whose + text);
     } else if (id == "equivalence") {
       const EquivalenceReadout r = equivalenceReadout(run);
-      if (!r.text.isEmpty()) c->setReadout(r.text, r.more);
+      if (!r.text.isEmpty()) c->setReadout(whose + r.text, r.more);
     }
   }
 }

@@ -10,22 +10,21 @@ namespace accumlab::ui {
 
 namespace {
 
+/// m and K at the end of an experiment's runs, as the store found them; 0 when unknown.
+struct EndSizes {
+  int64_t m = 0;
+  int64_t k = 0;
+  bool from_accum = false;  ///< read from the accum arm (which alone knows K)
+};
+
 /// How a loaded experiment is named in legends: "#12 fashion-mnist · mlp · 8×8", with
-/// "→16×8" when m or K changed during the run (read from the accum arm's last step, or the
-/// no-accum arm's m), and the run's own name first when it has one.
-std::string runLabel(const RunDetail& d, const RunData& run) {
-  int64_t m = d.config.micro_batch;
-  int64_t k = d.config.accum;
-  if (const ArmSeries* accum = run.find(ArmKind::kAccum); accum && !accum->steps.empty()) {
-    m = accum->steps.back().micro_batch;
-    k = accum->steps.back().accum;
-  } else if (const ArmSeries* small = run.find(ArmKind::kNoAccum); small && !small->steps.empty()) {
-    m = small->steps.back().micro_batch;
-  }
+/// "→16×8" when m or K changed during the run, and the run's own name first when it has one.
+std::string runLabel(const RunDetail& d, const EndSizes& end) {
   std::string label = "#" + std::to_string(d.row.experiment_id) + " ";
   if (!d.row.name.empty()) label += d.row.name + " · ";
   return label + d.config.data + " · " + d.config.model + " · " +
-         batchSizesText(d.config.micro_batch, d.config.accum, m, k);
+         batchSizesText(d.config.micro_batch, d.config.accum, end.m > 0 ? end.m : d.config.micro_batch,
+                        end.k > 0 ? end.k : d.config.accum);
 }
 
 bool sameEvent(const EventRecord& a, const EventRecord& b) {
@@ -38,6 +37,7 @@ bool sameEvent(const EventRecord& a, const EventRecord& b) {
 std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_ids) {
   std::map<int64_t, RunData> by_experiment;
   std::map<int64_t, RunDetail> first_detail;
+  std::map<int64_t, EndSizes> end_sizes;
   std::vector<int64_t> order;  // experiments in the order the runs were given
   for (int64_t id : run_ids) {
     const RunDetail d = store.run(id);
@@ -50,6 +50,12 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
       run.info.device = d.device;
       run.info.dataset = d.dataset_description;
       run.info.model = d.model_description;
+    }
+    EndSizes& end = end_sizes[d.row.experiment_id];
+    if (d.row.arm == ArmKind::kAccum) {
+      end = {d.row.last_micro_batch, d.row.last_accum, true};
+    } else if (d.row.arm == ArmKind::kNoAccum && !end.from_accum) {
+      end = {d.row.last_micro_batch, 0, false};
     }
     RunSeries series = store.series(id);
     ArmSeries& arm = run.arm(d.row.arm);
@@ -71,7 +77,7 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
   std::vector<RunData> out;
   for (int64_t exp : order) {
     RunData& run = by_experiment[exp];
-    run.label = runLabel(first_detail.at(exp), run);
+    run.label = runLabel(first_detail.at(exp), end_sizes[exp]);
     std::stable_sort(run.events.begin(), run.events.end(),
                      [](const EventRecord& a, const EventRecord& b) { return a.wall_ms < b.wall_ms; });
     out.push_back(std::move(run));

@@ -26,7 +26,8 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   const QCommandLineOption lesson("lesson", QCoreApplication::translate("main", "Open the Lessons tab on this lesson (its number, id or file); with --run, run it."), "N|FILE");
   const QCommandLineOption predict("predict", QCoreApplication::translate("main", "Your answer to the lesson's question."), "X");
   const QCommandLineOption presentation("presentation", QCoreApplication::translate("main", "Start in Presentation mode (full screen, larger fonts, four plots; F11 leaves it)."));
-  for (const auto& o : {run, config, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh, lesson, predict, presentation}) {
+  const QCommandLineOption open("open", QCoreApplication::translate("main", "Show these stored runs at start (ids, comma-separated; several are overlaid to compare)."), "IDS");
+  for (const auto& o : {run, config, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh, lesson, predict, presentation, open}) {
     parser.addOption(o);
   }
   if (!parser.parse(arguments)) {
@@ -65,6 +66,16 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
                      .arg(parser.value(quit));
       return 2;
     }
+  }
+  for (const QString& id : parser.isSet(open) ? parser.value(open).split(',') : QStringList()) {
+    bool ok = false;
+    const qint64 v = id.trimmed().toLongLong(&ok);
+    if (!ok || v < 1) {
+      *message = QCoreApplication::translate("main", "--open needs run ids such as 12,13,14; '%1' is not one (see accumlab-cli list)")
+                     .arg(id);
+      return 2;
+    }
+    out->open.push_back(v);
   }
   out->run = parser.isSet(run);
   out->config_file = parser.value(config);

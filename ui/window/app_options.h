@@ -2,6 +2,8 @@
 
 #include <QString>
 #include <QStringList>
+#include <cstdint>
+#include <vector>
 
 #include "accumlab/experiment_config.h"
 
@@ -25,6 +27,7 @@ struct AppOptions {
   QString lesson;          ///< open the Lessons tab on this lesson (number, id or file)
   QString predict;         ///< the answer to the lesson's question
   bool presentation = false;  ///< start in Presentation mode
+  std::vector<int64_t> open;  ///< stored runs to show at start, overlaid when several
 };
 
 /// Applies the command line's data, model, m, K and budget to `config`.

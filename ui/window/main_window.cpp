@@ -96,8 +96,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(runs_, &RunsPanel::errorOccurred, this, &MainWindow::showError);
   connect(runs_, &RunsPanel::openRequested, this,
           [this](const std::vector<int64_t>& ids) { openRuns(ids, true); });
-  connect(runs_, &RunsPanel::compareRequested, this,
-          [this](const std::vector<int64_t>& ids) { openRuns(ids, ids.size() == 1); });
+  connect(runs_, &RunsPanel::compareRequested, this, &MainWindow::compareRuns);
   connect(runs_, &RunsPanel::resumeRequested, this, &MainWindow::resumeRun);
   connect(runs_, &RunsPanel::exportRequested, this,
           [this](const std::vector<int64_t>& ids) { export_->exportRuns(ids, ExportFormat::kCsv); });
@@ -167,6 +166,8 @@ bool MainWindow::applyOptions(const AppOptions& options) {
     if (options.run && ok) QTimer::singleShot(0, lessons_, [this] { lessons_->startLesson(); });
   } else if (options.run && ok) {
     QTimer::singleShot(0, this, &MainWindow::startRun);
+  } else if (!options.open.empty()) {
+    compareRuns(options.open);
   }
   if (!options.screenshot.isEmpty()) {
     scheduleScreenshot(options.screenshot, options.quit_after > 0 ? options.quit_after : 5.0, true);
@@ -219,11 +220,7 @@ void MainWindow::startRun() {
 
 void MainWindow::stopRunning() {
   // Stop ends a lesson as a whole, not only its current run.
-  if (lessons_->isRunning()) {
-    lessons_->stopLesson();
-  } else {
-    controller_->stop();
-  }
+  lessons_->isRunning() ? lessons_->stopLesson() : controller_->stop();
 }
 
 void MainWindow::openRuns(const std::vector<int64_t>& ids, bool whole_experiments) {

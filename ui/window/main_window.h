@@ -80,6 +80,8 @@ class MainWindow : public QMainWindow {
   void chooseDatabase();
   void stopRunning();
   void openRuns(const std::vector<int64_t>& ids, bool whole_experiments);
+  /// One id shows its whole experiment; several are overlaid run by run.
+  void compareRuns(const std::vector<int64_t>& ids) { openRuns(ids, ids.size() == 1); }
   /// Continues an interrupted run's experiment from its checkpoint.
   void resumeRun(int64_t run_id);
 

@@ -465,6 +465,37 @@ TEST_F(StoreTest, RunsListTheirSizesAtTheStartAndAtTheLastStep) {
   EXPECT_EQ(batchSizesText(8, 8, 8, 8), "8×8");
 }
 
+TEST_F(StoreTest, AShortLastWindowIsNotAChangeOfK) {
+  // 4×2 → 16×2, then an epoch's end leaves one micro-batch for the last window: the run
+  // ended at 16×2 (its summary says so), not at 16×1.
+  StoreSink sink(db_);
+  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+  for (int64_t s = 1; s <= 7; ++s) {
+    StepRecord r = makeStep(ArmKind::kAccum, s);
+    if (s == 4) {
+      EventRecord change;
+      change.kind = EventKind::kMicroBatch;
+      change.samples_seen = 3 * 8;
+      change.message = "micro-batch 4 → 16 for all arms at sample 24";
+      sink.onEvent(change);
+    }
+    if (s > 3) r.micro_batch = 16;
+    if (s == 7) r.accum = 1;
+    sink.onStep(r);
+  }
+  ArmSummary end;
+  end.arm = ArmKind::kAccum;
+  end.status = ArmStatus::kFinished;
+  end.micro_batch = 16;
+  end.accum = 2;
+  end.steps = 7;
+  sink.onArmFinished(end);
+  sink.finish();
+  RunStore store(db_);
+  const RunRow row = store.listRuns({}).at(0);
+  EXPECT_EQ(batchSizesText(row), "4×2→16×2");
+}
+
 TEST_F(StoreTest, ARunWithoutStepsListsItsStartingSizes) {
   StoreSink sink(db_);
   sink.onRunStarted(makeInfo({ArmKind::kAccum}));
