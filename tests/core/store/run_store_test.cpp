@@ -438,13 +438,13 @@ TEST_F(StoreTest, EventsComeBackTypedWithTheirArm) {
   }
 }
 
-TEST_F(StoreTest, RunsListTheirSizesAtTheStartAndAtTheLastStep) {
-  StoreSink sink(db_);
+/// Stores `steps` steps of accum at 4×2 that change m to 16 after the third (the trainer
+/// records the change as an event); with `short_last`, the last window has one micro-batch.
+void storeRunChangingM(StoreSink& sink, int64_t steps, bool short_last) {
   sink.onRunStarted(makeInfo({ArmKind::kAccum}));
-  for (int64_t s = 1; s <= 6; ++s) {
+  for (int64_t s = 1; s <= steps; ++s) {
     StepRecord r = makeStep(ArmKind::kAccum, s);
     if (s == 4) {
-      // m 4 → 16 after the third step, K stays 2; the trainer records the change as an event.
       EventRecord change;
       change.kind = EventKind::kMicroBatch;
       change.samples_seen = 3 * 8;
@@ -452,8 +452,14 @@ TEST_F(StoreTest, RunsListTheirSizesAtTheStartAndAtTheLastStep) {
       sink.onEvent(change);
     }
     if (s > 3) r.micro_batch = 16;
+    if (short_last && s == steps) r.accum = 1;
     sink.onStep(r);
   }
+}
+
+TEST_F(StoreTest, RunsListTheirSizesAtTheStartAndAtTheLastStep) {
+  StoreSink sink(db_);
+  storeRunChangingM(sink, 6, false);
   sink.finish();
   RunStore store(db_);
   const RunRow row = store.listRuns({}).at(0);
@@ -469,20 +475,7 @@ TEST_F(StoreTest, AShortLastWindowIsNotAChangeOfK) {
   // 4×2 → 16×2, then an epoch's end leaves one micro-batch for the last window: the run
   // ended at 16×2 (its summary says so), not at 16×1.
   StoreSink sink(db_);
-  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
-  for (int64_t s = 1; s <= 7; ++s) {
-    StepRecord r = makeStep(ArmKind::kAccum, s);
-    if (s == 4) {
-      EventRecord change;
-      change.kind = EventKind::kMicroBatch;
-      change.samples_seen = 3 * 8;
-      change.message = "micro-batch 4 → 16 for all arms at sample 24";
-      sink.onEvent(change);
-    }
-    if (s > 3) r.micro_batch = 16;
-    if (s == 7) r.accum = 1;
-    sink.onStep(r);
-  }
+  storeRunChangingM(sink, 7, true);
   ArmSummary end;
   end.arm = ArmKind::kAccum;
   end.status = ArmStatus::kFinished;
