@@ -84,6 +84,9 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.plots()->shownRuns().size(), size_t{1});
     QCOMPARE(window.plots()->shownRuns().front()->arms.size(), size_t{3});
     QCOMPARE(window.plots()->pointCount(), live_points);
+    // A stored run is no live run: no progress bar, ETA or throughput for it.
+    QVERIFY(!window.runStatusBar()->progressShown());
+    QCOMPARE(window.runStatusBar()->etaText(), QString());
   }
 
   void aLessonTrainsInTheLiveTabAndStopEndsAllOfIt() {

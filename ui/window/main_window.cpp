@@ -232,6 +232,7 @@ void MainWindow::openRuns(const std::vector<int64_t>& ids, bool whole_experiment
   try {
     plots_->showRuns(whole_experiments ? loadExperiments(*store(), ids) : loadRuns(*store(), ids));
     status_->setState(whole_experiments ? tr("Stored run") : tr("Comparing"));
+    status_->clearProgress();
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
   }

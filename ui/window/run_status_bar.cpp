@@ -50,15 +50,22 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
   addPermanentWidget(throughput_);
   addPermanentWidget(device_);
   addPermanentWidget(database_);
+  progress_->hide();  // until a run starts: "0%" before any run says nothing
 }
 
 void RunStatusBar::setState(const QString& state) { state_->setText(state); }
 
 void RunStatusBar::resetProgress() {
+  progress_->show();
   progress_->setValue(0);
   progress_->setToolTip(QString());
   eta_->clear();
   throughput_->clear();
+}
+
+void RunStatusBar::clearProgress() {
+  resetProgress();
+  progress_->hide();
 }
 
 void RunStatusBar::showEvent(const EventRecord& e) {

@@ -35,6 +35,8 @@ class RunStatusBar : public QStatusBar {
   void showFinished(const RunData* run, bool failed);
   /// Clears progress and throughput for a new run.
   void resetProgress();
+  /// Hides progress, ETA and throughput: what is on screen is no live run (stored runs).
+  void clearProgress();
   void setDevice(const QString& device);
   void setDatabase(const QString& path);
   /// The state word shown (for tests).
