@@ -27,7 +27,10 @@ const std::vector<Quantity>& quantities() {
       {"final train loss", "final_train_loss", [](const ArmSummary& s) { return s.final_train_loss; }, "%.4g"},
       {"val loss", "val_loss", [](const ArmSummary& s) { return s.val_loss; }, "%.4g"},
       {"val accuracy", "val_accuracy", [](const ArmSummary& s) { return s.val_accuracy; }, "%.4f"},
-      {"loss variance", "loss_variance", [](const ArmSummary& s) { return s.loss_variance; }, "%.4g"},
+      // The detrended form, as in run's table and the report (the plain one also counts
+      // the loss's fall inside the window).
+      {"loss var (detrended)", "loss_variance_detrended",
+       [](const ArmSummary& s) { return s.loss_variance_detrended; }, "%.4g"},
       {"trΣ/B_eff", "noise_per_update", [](const ArmSummary& s) { return s.noise_per_update; }, "%.4g"},
       {"B_simple", "b_simple", [](const ArmSummary& s) { return s.b_simple; }, "%.1f"},
       {"samples/s", "samples_per_s", [](const ArmSummary& s) { return s.samples_per_s; }, "%.0f"},

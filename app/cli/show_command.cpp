@@ -63,7 +63,8 @@ int ShowCommand::execute() {
   summary.add({"final train loss", cell(s.final_train_loss)});
   summary.add({"val loss", cell(s.val_loss)});
   summary.add({"val accuracy", cell(s.val_accuracy * 100, "%.2f%%")});
-  summary.add({"loss variance", cell(s.loss_variance)});
+  summary.add({"loss var (detrended)", cell(s.loss_variance_detrended)});
+  summary.add({"loss var (plain)", cell(s.loss_variance)});
   summary.add({"trΣ/B_eff", cell(s.noise_per_update)});
   summary.add({"B_simple", cell(s.b_simple, "%.1f")});
   summary.add({"samples/s", cell(s.samples_per_s, "%.0f")});

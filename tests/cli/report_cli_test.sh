@@ -12,6 +12,9 @@ unset DISPLAY WAYLAND_DISPLAY  # the report must not need a display
 "$cli" run --samples 2048 --accum 8 --db "$tmp/runs.sqlite" -q >/dev/null 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
 "$cli" report 1 --db "$tmp/runs.sqlite" --out "$tmp/one.html" >"$tmp/out" 2>"$tmp/err" || fail "report failed: $(cat "$tmp/err")"
 "$cli" report 1 4 --db "$tmp/runs.sqlite" --out "$tmp/two.html" >/dev/null 2>"$tmp/err" || fail "compare report failed: $(cat "$tmp/err")"
+# The arms' ratios to no-accum are no test of K, and the report must not say they are.
+grep -q "these ratios are no test of K" "$tmp/one.html" || fail "the report pairs the arms' ratios with K"
+! grep -q "theory expects about K" "$tmp/one.html" || fail "the report pairs the arms' ratios with K"
 /usr/bin/python3 - "$tmp/one.html" "$tmp/two.html" <<'PY' || fail "the report is malformed"
 import base64, html.parser, sys
 

@@ -65,6 +65,9 @@ PY
     grep -qE "^optimizer.lr +0.05 +0.2" "$tmp/out" || fail "compare lacks the config diff: $(cat "$tmp/out")"
     expect_exit 0 "" compare 1 2 3
     grep -q "The configs are identical" "$tmp/out" || fail "arms of one experiment share a config"
+    # The same (detrended) loss variance as run's table and the report, not the plain one.
+    grep -qE "^loss var \(detrended\) " "$tmp/out" || fail "compare lacks the detrended loss variance: $(cat "$tmp/out")"
+    ! grep -qE "^loss variance " "$tmp/out" || fail "compare shows the plain loss variance as the headline"
 
     expect_exit 0 "" export 1 2 --format csv --out "$tmp/runs.csv"
     $py - "$tmp/runs.csv" <<'PY' || fail "CSV export is wrong: $(head -c 600 "$tmp/runs.csv")"

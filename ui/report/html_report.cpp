@@ -208,8 +208,9 @@ QString semantics(const std::vector<RunData>& runs) {
              "noise per update <tt>trΣ/B<sub>eff</sub></tt>, critical batch "
              "<tt>B<sub>simple</sub> = trΣ/|G|²</tt>. <b>Equivalence</b>: the largest "
              "<tt>max|w<sub>accum</sub> − w<sub>big</sub>| / max|w<sub>big</sub>|</tt> over "
-             "weight tensors. Ratios in the summary compare each arm with <i>no-accum</i>: "
-             "theory expects about K for the loss variance and the noise.</p>")
+             "weight tensors. Ratios in the summary compare each arm with <i>no-accum</i> as "
+             "trained: the arms sit at different weights, so these ratios are no test of K "
+             "(the same-weights probe is).</p>")
       .arg(policies.join(", ").toHtmlEscaped());
 }
 
