@@ -59,7 +59,7 @@ class LiveRunTest : public QObject {
     QSignalSpy events(&live, &LiveRun::eventAdded);
     QSignalSpy arms(&live, &LiveRun::armEnded);
     QSignalSpy ended(&live, &LiveRun::ended);
-    QVERIFY(!live.hasRun());
+    QVERIFY(!live.isRunning());
 
     live.begin("first");
     RecordBatch b = stepsBatch(0, 10, true);

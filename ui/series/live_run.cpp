@@ -10,12 +10,10 @@ void LiveRun::begin(const QString& label) {
   data_ = RunData{};
   data_.label = label.toStdString();
   running_ = true;
-  begun_ = true;
   emit begun();
 }
 
 void LiveRun::append(const RecordBatch& batch) {
-  if (!begun_) begin(QString());
   data_.append(batch);
   emit appended(batch);
   for (const EventRecord& e : batch.events) emit eventAdded(e);

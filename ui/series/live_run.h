@@ -19,7 +19,8 @@ class LiveRun : public QObject {
 
   /// Drops the previous run's history and starts a new one named `label` (emits begun()).
   void begin(const QString& label);
-  /// Appends a drained batch; the first batch of a run carries its RunInfo. Emits appended(),
+  /// Appends a drained batch to the run begun last; the first batch of a run carries its
+  /// RunInfo. Emits appended(),
   /// then eventAdded() for each event and armEnded() for each arm that ended in it.
   void append(const RecordBatch& batch);
   /// Marks the run over (emits ended()); its history stays until the next begin().
@@ -29,8 +30,6 @@ class LiveRun : public QObject {
   const RunData& data() const { return data_; }
   /// Whether begin() was called and end() not yet.
   bool isRunning() const { return running_; }
-  /// Whether there is a run to show (begin() was called at least once).
-  bool hasRun() const { return begun_; }
 
  signals:
   /// A new run started; what was shown of the previous one is stale.
@@ -47,7 +46,6 @@ class LiveRun : public QObject {
  private:
   RunData data_;
   bool running_ = false;
-  bool begun_ = false;
 };
 
 }  // namespace accumlab::ui

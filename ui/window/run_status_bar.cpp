@@ -55,17 +55,14 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
 
 void RunStatusBar::setState(const QString& state) { state_->setText(state); }
 
-void RunStatusBar::resetProgress() {
-  progress_->show();
+void RunStatusBar::resetProgress() { clearProgress(true); }
+
+void RunStatusBar::clearProgress(bool shown) {
+  progress_->setVisible(shown);
   progress_->setValue(0);
   progress_->setToolTip(QString());
   eta_->clear();
   throughput_->clear();
-}
-
-void RunStatusBar::clearProgress() {
-  resetProgress();
-  progress_->hide();
 }
 
 void RunStatusBar::showEvent(const EventRecord& e) {

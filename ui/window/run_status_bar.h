@@ -35,8 +35,9 @@ class RunStatusBar : public QStatusBar {
   void showFinished(const RunData* run, bool failed);
   /// Clears progress and throughput for a new run.
   void resetProgress();
-  /// Hides progress, ETA and throughput: what is on screen is no live run (stored runs).
-  void clearProgress();
+  /// Clears progress, ETA and throughput; `shown`: keeps the progress bar on screen (false
+  /// while what is shown is no live run, e.g. stored runs).
+  void clearProgress(bool shown = false);
   void setDevice(const QString& device);
   void setDatabase(const QString& path);
   /// The state word shown (for tests).
