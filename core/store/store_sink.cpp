@@ -59,6 +59,12 @@ struct StoreSink::Impl {
     return handed;
   }
 
+  /// The number of the latest hand-over.
+  uint64_t handedSoFar() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return handed;
+  }
+
   /// Blocks until hand-over `n` is done.
   void waitFor(uint64_t n) {
     std::unique_lock<std::mutex> lock(mutex);
@@ -204,8 +210,8 @@ void StoreSink::append(const std::function<void(RecordBatch&)>& add, Urgency urg
 }
 
 void StoreSink::onRunFinished(const RunSummary& summary) {
-  BatchingSink::onRunFinished(summary);
-  impl_->waitFor(impl_->handOver([](store::WriteBatch&) {}, true));
+  BatchingSink::onRunFinished(summary);  // handed over at once (urgent)
+  impl_->waitFor(impl_->handedSoFar());
 }
 
 void StoreSink::finish() {
