@@ -126,6 +126,11 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
     o->check(kNonNegative);
   }
   add("--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
+  if (auto* o = add("--workers", [](auto& c) -> auto& { return c.workers; },
+                    "N data-parallel processes on this machine: each accum window takes m·K·N samples, "
+                    "each worker accumulates K micro-batches alone, one all-reduce per window")) {
+    o->check(CLI::Range(int64_t{1}, kMaxWorkers));
+  }
   if (!skipped("--no-noise-stats")) {
     app_->add_flag("--no-noise-stats", no_noise_, "Skip the gradient-noise estimators");
   }

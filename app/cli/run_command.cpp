@@ -8,7 +8,9 @@
 #include <string>
 
 #include "accumlab/checkpoint_path.h"
+#include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
+#include "accumlab/local_workers.h"
 #include "accumlab/memory_model.h"
 #include "accumlab/run_store.h"
 #include "accumlab/target_stop.h"
@@ -26,6 +28,23 @@ namespace accumlab::cli {
 namespace {
 
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+/// A sink that shows nothing (--quiet, and the ranks past 0).
+struct SilentSink : MetricsSink {
+  void onStep(const StepRecord&) override {}
+};
+
+/// "HOST:PORT" into the options' host and port.
+void parseMaster(const std::string& text, WorkerGroupOptions& options) {
+  const size_t colon = text.rfind(':');
+  const std::string port = colon == std::string::npos ? "" : text.substr(colon + 1);
+  if (colon == 0 || port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535) {
+    throw InputError("--master needs HOST:PORT (e.g. 10.0.0.1:29500), got '" + text + "'");
+  }
+  options.host = text.substr(0, colon);
+  options.port = std::stoi(port);
+}
 
 }  // namespace
 
@@ -63,6 +82,20 @@ RunCommand::RunCommand(CLI::App& parent) {
       ->check(kPositive)
       ->excludes(no_store)
       ->excludes(effective);
+  auto* rank = app_->add_option("--rank", rank_,
+                                "Join a data-parallel run on several machines as rank R (0 hosts it, "
+                                "stores it and prints the summary); with --world-size and --master")
+                   ->check(CLI::NonNegativeNumber);
+  auto* world = app_->add_option("--world-size", world_size_, "N: the ranks of the run --rank joins")
+                    ->check(CLI::Range(int64_t{2}, kMaxWorkers));
+  app_->add_option("--master", master_,
+                   "HOST:PORT of rank 0, as every rank reaches it (--workers: 127.0.0.1 and a free port)");
+  app_->add_option("--worker-timeout", worker_timeout_,
+                   "Seconds a worker waits for the others, at the start and in each all-reduce: a "
+                   "worker that dies or hangs stops the run within it")
+      ->check(CLI::PositiveNumber);
+  rank->needs(world)->needs(app_->get_option("--master"))->excludes(options_->option("--workers"));
+  world->needs(rank);
 }
 
 ExperimentConfig RunCommand::resolveConfig() const {
@@ -107,16 +140,34 @@ int RunCommand::execute() {
     validateConfig(config);
     std::cerr << "accumlab-cli: " << fit->reason << std::endl;
   }
+  const bool joins = rank_ >= 0;  // one rank of a run started on several machines
+  if (joins) {
+    config.workers = world_size_;
+    validateConfig(config);
+  }
   Trainer trainer(config);
   if (!resume_file.empty()) trainer.resumeFrom(resume_file);
+  std::unique_ptr<LocalWorkers> local;
+  if (config.workers > 1) {
+    WorkerGroupOptions group;
+    group.rank = joins ? rank_ : 0;
+    group.timeout_s = worker_timeout_;
+    group.port = 0;
+    if (!master_.empty()) parseMaster(master_, group);
+    if (!joins) {
+      // --workers N: this process is rank 0 and starts the others once it listens.
+      local = std::make_unique<LocalWorkers>(executablePath(), config, worker_timeout_);
+      group.on_listening = [&local](int port) { local->start(port); };
+    }
+    trainer.joinWorkers(group);
+  }
+  if (joins && rank_ > 0) return runAsWorker(trainer);
   // Ctrl-C or SIGTERM: stop at the next window boundary, store the runs as `stopped`, print
   // the summary; a second signal quits at once.
   app::StopOnSignal on_signal("accumlab-cli", "stopping at the next window boundary",
                               [&trainer] { trainer.requestStop(); });
   ProgressSink progress(stderr, isatty(fileno(stderr)) != 0);
-  struct Silent : MetricsSink {
-    void onStep(const StepRecord&) override {}
-  } silent;
+  SilentSink silent;
   MetricsSink& sink = quiet_ ? static_cast<MetricsSink&>(silent) : progress;
   std::unique_ptr<StoreSink> store;
   if (!no_store_) {
@@ -170,12 +221,35 @@ int RunCommand::execute() {
     std::cout << std::flush;
   }
   if (store) store->finish();  // throws (exit 2) when storing failed on the way
+  bool workers_failed = false;
+  if (local) {
+    for (const std::string& problem : local->wait()) {
+      std::cerr << "accumlab-cli: " << problem << std::endl;
+      workers_failed = true;
+    }
+  }
   // A run stopped by a signal ends as the signal would have ended it (130 for Ctrl-C), so
   // that `run && next` does not go on; its rows are stored all the same.
   if (const int signo = on_signal.signalReceived()) return 128 + signo;
   for (const ArmSummary& arm : summary.arms) {
     if (arm.status == ArmStatus::kFailed) return 1;
   }
+  return workers_failed ? 1 : 0;
+}
+
+int RunCommand::runAsWorker(Trainer& trainer) {
+  // Rank 0 stores the run and prints its summary; this rank says only what went wrong here.
+  app::StopOnSignal on_signal("accumlab-cli", "rank " + std::to_string(rank_) + " stopping with the others",
+                              [&trainer] { trainer.requestStop(); });
+  SilentSink silent;
+  const RunSummary summary = trainer.run(silent);
+  for (const ArmSummary& arm : summary.arms) {
+    if (arm.status == ArmStatus::kFailed) {
+      std::cerr << "accumlab-cli (rank " << rank_ << "): " << arm.message << std::endl;
+      return 1;
+    }
+  }
+  if (const int signo = on_signal.signalReceived()) return 128 + signo;
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "accumlab/experiment_config.h"
+#include "accumlab/trainer.h"
 #include "config_options.h"
 
 namespace accumlab::cli {
@@ -20,6 +21,8 @@ class RunCommand {
  private:
   /// The config file (if any) with every option given on the command line applied on top.
   ExperimentConfig resolveConfig() const;
+  /// Trains as rank R > 0 of a data-parallel run: no store, no summary.
+  int runAsWorker(Trainer& trainer);
 
   CLI::App* app_;
   std::unique_ptr<ConfigOptions> options_;
@@ -33,6 +36,11 @@ class RunCommand {
   bool no_store_ = false;  ///< --no-store
   int64_t checkpoint_every_ = 0;  ///< --checkpoint-every SAMPLES
   int64_t resume_ = 0;            ///< --resume RUN_ID
+  // A data-parallel run (DESIGN.md §2): --workers N on this machine, or one rank of many.
+  int rank_ = -1;           ///< --rank R: join as rank R; -1: not given
+  int64_t world_size_ = 0;  ///< --world-size N
+  std::string master_;      ///< --master HOST:PORT
+  double worker_timeout_ = 30;  ///< --worker-timeout SECONDS
 };
 
 }  // namespace accumlab::cli

@@ -1,5 +1,6 @@
 #include "accumlab/experiment_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -128,6 +129,7 @@ std::string configToJson(const ExperimentConfig& c, int indent) {
       {"noise_ema", c.noise_ema},
       {"memory_budget", c.memory_budget},
       {"threads", c.threads},
+      {"workers", c.workers},
   };
   return j.dump(indent);
 }
@@ -257,6 +259,7 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
   read(j, "noise_ema", c.noise_ema, source);
   read(j, "memory_budget", c.memory_budget, source);
   read(j, "threads", c.threads, source);
+  read(j, "workers", c.workers, source);
   return c;
 }
 
@@ -295,6 +298,12 @@ void validateConfig(const ExperimentConfig& c) {
   if (!(c.noise_ema >= 0 && c.noise_ema < 1)) fail("noise EMA factor must be in [0, 1)");
   if (c.memory_budget < 0) fail("the memory budget must be zero (no limit) or positive");
   if (c.threads < 0) fail("threads must be zero (default) or positive");
+  if (c.workers < 1 || c.workers > kMaxWorkers) {
+    fail("workers must be between 1 and " + std::to_string(kMaxWorkers) + ", got " + std::to_string(c.workers));
+  }
+  if (c.workers > 1 && std::find(c.arms.begin(), c.arms.end(), ArmKind::kAccum) == c.arms.end()) {
+    fail("workers train the accum arm data-parallel: add accum to the arms, or use one worker");
+  }
   if (c.grad_check_every < 0) fail("the gradient check interval must be zero (off) or positive");
 }
 

@@ -13,7 +13,7 @@ const char* const kStatusNames[] = {"running", "finished", "stopped",
 const char* const kEventNames[] = {"micro_batch", "accum",  "pause",   "resume",
                                    "resumed",     "stop",   "rejected", "model",
                                    "dropped",     "diverged", "failed", "out_of_memory",
-                                   "other"};
+                                   "workers",     "other"};
 static_assert(sizeof kEventNames / sizeof *kEventNames ==
               static_cast<size_t>(EventKind::kOther) + 1);
 

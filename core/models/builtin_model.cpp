@@ -1,6 +1,7 @@
 #include "models/builtin_model.h"
 
 #include <functional>
+#include <mutex>
 #include <sstream>
 
 #include "accumlab/input_error.h"
@@ -39,7 +40,11 @@ class BuiltinFactory : public ModelFactory {
         seed_(seed) {}
 
   std::unique_ptr<Model> create() override {
-    // Every replica is initialised from the same seed, so all arms start identical.
+    // Every replica is initialised from the same seed, so all arms start identical. The
+    // seed and the draws go to the global generator: one model at a time per process, so
+    // that Trainers on several threads (the ranks of a data-parallel test) start identical.
+    static std::mutex creating;
+    std::lock_guard<std::mutex> lock(creating);
     torch::manual_seed(seed_);
     return std::make_unique<BuiltinModel>(make_(), spec_, batch_dependent_);
   }

@@ -218,11 +218,14 @@ void addLessonResults(SQLite::Database& db) {
   )SQL");
 }
 
+/// Version 8: the all-reduce time of a data-parallel window (StepRecord::allreduce_ms).
+void addStepColumnsOfVersion8(SQLite::Database& db) { addStepColumns(db, 8); }
+
 /// kMigrations[v] takes a file from version v to v + 1.
 const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
     createVersion1, autoincrementIds, addStepColumnsOfVersion3, addVarianceProbes,
-    addStepColumnsOfVersion5, addSweeps, addLessonResults};
-static_assert(kSchemaVersion == 7, "add the migration to kMigrations");
+    addStepColumnsOfVersion5, addSweeps, addLessonResults, addStepColumnsOfVersion8};
+static_assert(kSchemaVersion == 8, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

@@ -9,7 +9,7 @@ namespace accumlab::store {
 /// 3: steps record the applied gradient norm, the gradient check, and mark noise probes.
 /// 4: steps record the detrended loss variance; the variance probes get their table.
 /// 5: steps record the peak tensor bytes of their window. 6: sweeps. 7: lesson results.
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.

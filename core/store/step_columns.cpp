@@ -53,6 +53,7 @@ const std::vector<StepColumn>& stepColumns() {
       real("loss_var_detrended", &StepRecord::loss_var_detrended, 4),
       integer("loss_var_count", &StepRecord::loss_var_count, 4),
       integer("peak_tensor_bytes", &StepRecord::peak_tensor_bytes, 5),
+      real("allreduce_ms", &StepRecord::allreduce_ms, 8),
   };
   return kColumns;
 }

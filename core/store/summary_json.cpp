@@ -34,6 +34,7 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"batch_dependent", a.batch_dependent},
       {"stochastic", a.stochastic},
       {"weights_digest", a.weights_digest},
+      {"allreduce_s", jsonNumber(a.allreduce_s)},
   };
 }
 
@@ -66,6 +67,7 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.noise_per_update = real("noise_per_update");
   a.b_simple = real("b_simple");
   a.samples_per_s = real("samples_per_s");
+  a.allreduce_s = real("allreduce_s");
   a.peak_memory_bytes = integer("peak_memory_bytes", 0);
   a.peak_tensor_bytes = integer("peak_tensor_bytes", -1);
   a.equivalence_rel_diff = real("equivalence_rel_diff");

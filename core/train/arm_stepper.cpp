@@ -47,6 +47,8 @@ ArmStepper::ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset
 }
 
 void ArmStepper::setSizes(int64_t m, int64_t k) {
+  // N workers put K·N micro-batches into each accum window; big-batch matches m·K·N.
+  k *= config_.workers;
   micro_batch_ = armMicroBatch(kind_, m, k);
   accum_ = armAccum(kind_, m, k);
   const double ratio = kind_ == ArmKind::kNoAccum ? 1.0 : static_cast<double>(k);
@@ -126,6 +128,12 @@ WindowOutcome ArmStepper::step() {
     out.dropped_samples = plan.consumed;
     return out;
   }
+  if (group_) {
+    // This rank's share of the window; the others train theirs at the same time.
+    WindowPlan share = shardOf(plan, group_->rank(), group_->size());
+    if (piece_cap_ > 0) share = splitPieces(share, piece_cap_);
+    return train(share, false);
+  }
   // Since memory ran out, micro-batches run in pieces (which also measure a K = 1 arm's noise).
   if (piece_cap_ > 0) plan = splitPieces(plan, piece_cap_);
   bool probe = false;
@@ -143,8 +151,9 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   WindowOutcome out;
   StepRecord& rec = out.record;
   WindowPlan pieces = plan;
-  const std::optional<WindowResult> result = runFitting(pieces, out);
+  std::optional<WindowResult> result = runFitting(pieces, out);
   if (!result) return out;
+  if (group_) reduceAcrossWorkers(pieces, *result);
   const WindowResult& r = *result;
   if (!r.finite) {
     out.end = WindowEnd::kDiverged;
@@ -199,7 +208,8 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   rec.samples_seen = stream_.consumed();
   rec.micro_batch = micro_batch_;
   // Pieces cut after an out-of-memory are not micro-batches of the update.
-  rec.accum = accum_ == 1 ? 1 : static_cast<int64_t>(pieces.batches());
+  rec.accum = accum_ == 1 ? 1 : static_cast<int64_t>(plan.shard ? plan.window_batches : pieces.batches());
+  if (group_) rec.allreduce_ms = group_->lastSeconds() * 1000.0;
   rec.window_samples = plan.samples;
   rec.probe = probe;
   rec.loss = r.loss;
@@ -218,8 +228,53 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
 }
 
 bool ArmStepper::gradCheckDue(const WindowPlan& plan) const {
-  return kind_ == ArmKind::kAccum && config_.grad_check_every > 0 &&
+  // A data-parallel window's shards live in different processes: the pairing with the
+  // big-batch arm checks the distributed path instead.
+  return kind_ == ArmKind::kAccum && !group_ && config_.grad_check_every > 0 &&
          plan.micro_batches.size() > 1 && (steps_ + 1) % config_.grad_check_every == 0;
+}
+
+void ArmStepper::reduceAcrossWorkers(const WindowPlan& share, WindowResult& r) {
+  double share_samples = 0;
+  for (const auto& mb : share.micro_batches) share_samples += static_cast<double>(mb.size(0));
+  std::vector<torch::Tensor> parts;
+  parts.reserve(params_.size() + 1);
+  int64_t grad_numel = 0;
+  for (const auto& p : params_) {
+    parts.push_back(p.grad().reshape(-1));
+    grad_numel += p.numel();
+  }
+  // The sums ride in the gradients' buffer: one all-reduce per window.
+  enum Sum { kLoss, kMean, kMeanSq, kBatches, kSmallSq, kInvSize, kMeasured, kSamples, kStop, kCount };
+  double sums[kCount] = {r.loss_sum,     r.mean_sum,     r.mean_sq_sum, r.batches, r.small_sq_sum,
+                         r.inv_size_sum, r.measured,     share_samples, group_->stopWanted() ? 1.0 : 0.0};
+  parts.push_back(torch::from_blob(sums, {kCount}, torch::kFloat64).to(params_.front().grad().options()));
+  torch::Tensor buffer = torch::cat(parts);
+  group_->allReduceSum(buffer);
+  torch::NoGradGuard no_grad;
+  int64_t at = 0;
+  for (auto& p : params_) {
+    p.mutable_grad().copy_(buffer.narrow(0, at, p.numel()).view_as(p));
+    at += p.numel();
+  }
+  const torch::Tensor total = buffer.narrow(0, grad_numel, kCount).to(torch::kCPU, torch::kFloat64);
+  const double* t = total.data_ptr<double>();
+  if (std::llround(t[kSamples]) != share.samples) {
+    throw std::runtime_error("the workers trained " + std::to_string(std::llround(t[kSamples])) +
+                             " samples of a window of " + std::to_string(share.samples) +
+                             ": they do not share one sample stream");
+  }
+  r.loss_sum = t[kLoss];
+  r.mean_sum = t[kMean];
+  r.mean_sq_sum = t[kMeanSq];
+  r.batches = t[kBatches];
+  r.small_sq_sum = t[kSmallSq];
+  r.inv_size_sum = t[kInvSize];
+  r.measured = t[kMeasured];
+  const double norm = buffer.narrow(0, 0, grad_numel).norm().item<double>();
+  r.grad_sq = norm * norm;
+  r.finish();
+  group_->agreeStop(t[kStop] > 0);
 }
 
 std::optional<WindowResult> ArmStepper::runFitting(WindowPlan& plan, WindowOutcome& out) {
@@ -236,7 +291,9 @@ std::optional<WindowResult> ArmStepper::runFitting(WindowPlan& plan, WindowOutco
   }
   const int64_t first_m = largestPiece(plan);
   for (;;) {
-    random_.seedWindow(position);
+    // Only a model that draws while training (dropout) needs its stream set; the others leave
+    // the process-wide generator alone (other threads' Trainers may be seeding it).
+    if (model_->stochastic()) random_.seedWindow(position);
     try {
       return window_.run(plan, config_.noise_stats);
     } catch (const std::exception& e) {
@@ -293,7 +350,7 @@ std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
   big.loss_scales = {1.0 / static_cast<double>(plan.samples)};
   big.samples = plan.samples;
   big.consumed = plan.consumed;
-  random_.seedWindow(stream_.consumed() - plan.consumed);
+  if (model_->stochastic()) random_.seedWindow(stream_.consumed() - plan.consumed);
   bool fits = true;
   try {
     window_.run(big, false);

@@ -16,6 +16,7 @@
 #include "train/arm_memory.h"
 #include "train/arm_random.h"
 #include "train/grad_window.h"
+#include "train/worker_group.h"
 
 namespace accumlab {
 
@@ -54,6 +55,11 @@ class ArmStepper {
   ArmStepper(const ArmStepper&) = delete;
   ArmStepper& operator=(const ArmStepper&) = delete;
 
+  /// Trains this (accum) arm data-parallel with the other ranks of `group`: each window is
+  /// planned whole (m·K·N samples), this rank trains its share (shardOf) with no
+  /// communication, and one all-reduce sums the gradients, the sample count and the window's
+  /// statistics, so every rank takes the same step. Call before the first step().
+  void shareWith(WorkerGroup& group) { group_ = &group; }
   /// Adopts the experiment's m and K (this arm derives its own micro-batch, K and LR from
   /// them). Optimizer state (momentum, Adam moments) is kept.
   void setSizes(int64_t m, int64_t k);
@@ -85,6 +91,8 @@ class ArmStepper {
   int64_t gradChecks() const { return grad_checks_; }
   /// The largest peak tensor bytes of a window so far; -1 before the first or unmeasured.
   int64_t peakTensorBytes() const { return peak_tensor_bytes_; }
+  /// Data-parallel: seconds spent in all-reduces so far; NaN for an arm of one process.
+  double allReduceSeconds() const { return group_ ? group_->totalSeconds() : kNaN; }
   /// This arm's tensor memory (to charge allocations made for the arm outside step()).
   ArmMemory& memory() { return *memory_; }
 
@@ -106,6 +114,9 @@ class ArmStepper {
   /// " in the memory budget of 200.0 MiB (they take 190.3 MiB)", or "" without a budget.
   std::string budgetText() const;
   bool gradCheckDue(const WindowPlan& plan) const;
+  /// Data-parallel: sums this rank's gradient (in .grad) and its sums in `r` with every
+  /// rank's in one all-reduce, and derives `r`'s figures for the whole window.
+  void reduceAcrossWorkers(const WindowPlan& share, WindowResult& r);
   /// The accumulated gradient (in .grad) against the window's gradient as one big batch at
   /// the same weights; leaves .grad, buffers and random draws as they were. Empty when the
   /// big batch does not fit in memory.
@@ -133,6 +144,7 @@ class ArmStepper {
   double max_grad_equiv_ = kNaN;
   int64_t grad_checks_ = 0;
   int64_t peak_tensor_bytes_ = -1;
+  WorkerGroup* group_ = nullptr;  ///< data-parallel accum arm: the other ranks
 };
 
 }  // namespace accumlab

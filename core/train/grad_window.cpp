@@ -1,5 +1,6 @@
 #include "train/grad_window.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace accumlab {
@@ -56,10 +57,27 @@ double squaredGradNorm(const std::vector<torch::Tensor>& params) {
 
 }  // namespace
 
+void WindowResult::finish() {
+  loss = samples > 0 ? loss_sum / samples : 0.0;
+  mb_loss_mean = batches > 0 ? mean_sum / batches : 0.0;
+  // Σ(x − x̄)² = Σx² − (Σx)²/n; the means are O(1) and few, so this loses nothing that shows.
+  mb_loss_var = batches > 1 ? std::max(0.0, mean_sq_sum - mean_sum * mean_sum / batches) / (batches - 1) : 0.0;
+  finite = std::isfinite(loss_sum) && std::isfinite(grad_sq);
+  has_noise = finite && measured > 1;
+  if (!has_noise) return;
+  g_small_sq = small_sq_sum / measured;
+  // E|g_i|² = |G|² + trΣ/n_i, so uneven sizes average as a harmonic mean.
+  b_small = measured / inv_size_sum;
+  b_big = samples;
+  g_big_sq = grad_sq;
+}
+
 WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   WindowResult r;
   const size_t k = plan.micro_batches.size();
-  const bool noise = measure_noise && !hooks_.empty() && k > 1 && plan.exact_mean;
+  // A worker's share of a data-parallel window measures even its one micro-batch: the other
+  // workers' make up the set.
+  const bool noise = measure_noise && !hooks_.empty() && (k > 1 || plan.shard) && plan.exact_mean;
   zeroGrad();
   std::vector<torch::Tensor> sums;
   std::vector<size_t> norms_end;  // captured_ index where each micro-batch's norms end
@@ -81,6 +99,17 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
     }
   }
   r.grad_sq = squaredGradNorm(params_);
+  r.samples = static_cast<double>(plan.samples);
+  std::vector<torch::Tensor> norms;
+  {
+    std::lock_guard<std::mutex> lock(hook_mutex_);
+    capturing_ = false;
+    norms.swap(captured_);
+  }
+  if (k == 0) {  // a worker with no share of a short window
+    r.finish();
+    return r;
+  }
 
   // One device-to-host transfer for all micro-batch losses.
   torch::Tensor all = (k == 1 ? sums.front().reshape({1}) : torch::stack(sums))
@@ -90,54 +119,35 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   // (plan.batch_of) add up to their micro-batch.
   const size_t groups = plan.batches();
   std::vector<double> group_sum(groups, 0.0), group_rows(groups, 0.0);
-  double total = 0;
   for (size_t i = 0; i < k; ++i) {
     const size_t g = plan.batch_of.empty() ? i : plan.batch_of[i];
-    total += s[i];
+    r.loss_sum += s[i];
     group_sum[g] += s[i];
     group_rows[g] += static_cast<double>(plan.micro_batches[i].size(0));
   }
-  double mean_sum = 0;
-  std::vector<double> means(groups);
   for (size_t g = 0; g < groups; ++g) {
-    means[g] = group_sum[g] / group_rows[g];
-    mean_sum += means[g];
+    const double mean = group_sum[g] / group_rows[g];
+    r.mean_sum += mean;
+    r.mean_sq_sum += mean * mean;
   }
-  r.loss = total / static_cast<double>(plan.samples);
-  r.mb_loss_mean = mean_sum / static_cast<double>(groups);
-  double ss = 0;
-  for (double m : means) ss += (m - r.mb_loss_mean) * (m - r.mb_loss_mean);
-  r.mb_loss_var = groups > 1 ? ss / static_cast<double>(groups - 1) : 0.0;
-  r.finite = std::isfinite(r.loss);
-  if (!noise) return r;
-
-  std::vector<torch::Tensor> norms;
-  {
-    std::lock_guard<std::mutex> lock(hook_mutex_);
-    capturing_ = false;
-    norms.swap(captured_);
+  r.batches = static_cast<double>(groups);
+  if (noise && std::isfinite(r.loss_sum) && !norms.empty()) {
+    torch::Tensor host = torch::stack(norms).to(torch::kCPU, torch::kFloat64);
+    const double* v = host.data_ptr<double>();
+    size_t begin = 0;
+    for (size_t i = 0; i < k; ++i) {
+      // The hook saw c·g_i, c = the micro-batch's loss scale times its size.
+      const double n = static_cast<double>(plan.micro_batches[i].size(0));
+      const double c = plan.loss_scales[i] * n;
+      double sq = 0;
+      for (size_t j = begin; j < norms_end[i]; ++j) sq += v[j] * v[j];
+      begin = norms_end[i];
+      r.small_sq_sum += sq / (c * c);
+      r.inv_size_sum += 1.0 / n;
+    }
+    r.measured = static_cast<double>(k);
   }
-  if (!r.finite || norms.empty()) return r;
-  torch::Tensor host = torch::stack(norms).to(torch::kCPU, torch::kFloat64);
-  const double* v = host.data_ptr<double>();
-  double small_sum = 0, inv_size_sum = 0;
-  size_t begin = 0;
-  for (size_t i = 0; i < k; ++i) {
-    // The hook saw c·g_i, c = the micro-batch's loss scale times its size.
-    const double n = static_cast<double>(plan.micro_batches[i].size(0));
-    const double c = plan.loss_scales[i] * n;
-    double sq = 0;
-    for (size_t j = begin; j < norms_end[i]; ++j) sq += v[j] * v[j];
-    begin = norms_end[i];
-    small_sum += sq / (c * c);
-    inv_size_sum += 1.0 / n;
-  }
-  r.has_noise = true;
-  r.g_small_sq = small_sum / static_cast<double>(k);
-  // E|g_i|² = |G|² + trΣ/n_i, so uneven sizes average as a harmonic mean.
-  r.b_small = static_cast<double>(k) / inv_size_sum;
-  r.b_big = static_cast<double>(plan.samples);
-  r.g_big_sq = r.grad_sq;
+  r.finish();
   return r;
 }
 

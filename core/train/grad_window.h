@@ -24,6 +24,21 @@ struct WindowResult {
   double b_small = 0;        ///< mean micro-batch size
   double b_big = 0;          ///< samples in the window
   double grad_sq = 0;        ///< |.grad|² after the window: the applied gradient, pre-clip
+
+  // The sums the figures above are made of. A data-parallel window adds them up over its
+  // workers (WindowSums) and derives the figures again with finish().
+  double loss_sum = 0;       ///< Σ per-sample losses
+  double mean_sum = 0;       ///< Σ over micro-batches of their mean loss
+  double mean_sq_sum = 0;    ///< Σ over micro-batches of their mean loss squared
+  double batches = 0;        ///< micro-batches (pieces of one counted once)
+  double small_sq_sum = 0;   ///< Σ over measured micro-batches of |g_i|²
+  double inv_size_sum = 0;   ///< Σ over measured micro-batches of 1/n_i
+  double measured = 0;       ///< micro-batches whose gradient norm was measured
+  double samples = 0;        ///< samples of the window
+
+  /// Derives loss, the micro-batch statistics, finiteness and the noise figures from the sums
+  /// and grad_sq.
+  void finish();
 };
 
 /// Forward and backward over the micro-batches of one window, leaving the accumulated

@@ -24,6 +24,7 @@
 #include "train/arm_random.h"
 #include "train/state_archive.h"
 #include "train/variance_probe.h"
+#include "train/worker_group.h"
 
 namespace accumlab {
 
@@ -126,6 +127,13 @@ struct Trainer::Impl {
   double last_memory_poll_ms = -1e9;
   int64_t last_memory = 0;
   MetricsSink* sink = nullptr;
+  // Data-parallel runs (config.workers > 1).
+  std::optional<WorkerGroupOptions> worker_options;
+  std::unique_ptr<WorkerGroup> group;
+  /// Rank 0 of a data-parallel run, or a run of one process: evaluates, probes and reports.
+  bool leads() const { return !group || group->rank() == 0; }
+  /// Joins the other ranks (config.workers > 1); the ranks past 0 keep only the accum arm.
+  void joinGroup();
 
   /// Resolves the device and sets `device_guard` (the caller's, on the training thread) to it.
   void setUp(c10::OptionalDeviceGuard& device_guard);
@@ -170,6 +178,24 @@ void Trainer::checkpointEvery(int64_t samples, std::function<std::string()> path
 }
 
 void Trainer::resumeFrom(const std::string& path) { impl_->resume_path = path; }
+
+void Trainer::joinWorkers(WorkerGroupOptions options) { impl_->worker_options = std::move(options); }
+
+void Trainer::Impl::joinGroup() {
+  const int64_t n = config.workers;
+  if (!worker_options) {
+    throw InputError("this experiment trains on " + std::to_string(n) +
+                     " workers: run it with `accumlab-cli run`, which starts them, or set workers to 1");
+  }
+  if (checkpoint_every > 0 || !resume_path.empty()) {
+    throw InputError("checkpoints and resuming are not available for a run on " + std::to_string(n) + " workers");
+  }
+  if (device.is_cuda()) {
+    throw InputError("data-parallel workers train on the CPU (Gloo's all-reduce); choose the cpu device");
+  }
+  group = std::make_unique<WorkerGroup>(*worker_options, static_cast<int>(n), configToJson(config, -1));
+  if (group->rank() > 0) config.arms = {ArmKind::kAccum};
+}
 
 namespace {
 
@@ -372,7 +398,9 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
   validateConfig(config);
   std::sort(config.arms.begin(), config.arms.end());  // canonical order: ties go to accum first
   configureThreads(config.threads);
-  device = resolveDevice(config.device);
+  // Data-parallel workers all-reduce with Gloo, on the CPU.
+  device = config.workers > 1 && config.device == "auto" ? torch::Device(torch::kCPU)
+                                                          : resolveDevice(config.device);
   if (device.is_cuda()) {
     // The training thread's kernels, streams and temporaries go to the run's GPU, whichever
     // device the thread had current (cuda:1 on a thread that starts on cuda:0).
@@ -380,12 +408,15 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
     useFullFloat32OnCuda();
   }
   dtype = config.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
+  // The ranks meet before loading their data, so that they load it at the same time.
+  if (config.workers > 1) joinGroup();
   data = loadDataset(config);
   if (data.trainSize() < 1) throw InputError("dataset '" + config.data + "' has no training samples");
   m = config.micro_batch;
   k = config.accum;
-  if (config.window_policy == WindowPolicy::kDrop && m * k > data.trainSize()) {
+  if (config.window_policy == WindowPolicy::kDrop && m * k * config.workers > data.trainSize()) {
     throw InputError("window policy drop would discard every window: " + sizesText(m, k) +
+                     (config.workers > 1 ? " times " + std::to_string(config.workers) + " workers" : "") +
                      " is more than the " + std::to_string(data.trainSize()) +
                      " training samples of dataset '" + config.data +
                      "'; lower m or K, or choose the stream or flush-exact policy");
@@ -394,7 +425,7 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
                ? config.samples
                : static_cast<int64_t>(std::ceil(config.epochs * static_cast<double>(data.trainSize())));
   eval_period = config.eval_every > 0 ? config.eval_every : data.trainSize();
-  probe_period = config.probe_repeats < 2 ? 0
+  probe_period = config.probe_repeats < 2 || !leads() ? 0
                  : config.probe_every > 0 ? config.probe_every
                                           : eval_period;
   next_probe = probe_period;
@@ -410,6 +441,7 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
     checkModelFits(*model);
     auto stepper = std::make_unique<ArmStepper>(kind, std::move(model), data, config, device,
                                                 dtype, budget, std::move(memory));
+    if (group && kind == ArmKind::kAccum) stepper->shareWith(*group);
     arms.push_back(std::make_unique<ArmRun>(std::move(stepper), config));
     arms.back()->next_eval = eval_period;
   }
@@ -420,6 +452,16 @@ void Trainer::Impl::announceModel() {
   // failure of accumulation.
   Model& model = arms.front()->stepper->model();
   const bool paired = find(ArmKind::kAccum) && find(ArmKind::kBigBatch);
+  if (group) {
+    const int64_t n = config.workers;
+    emitEvent(EventKind::kWorkers, ArmKind::kAccum,
+              std::to_string(n) + " workers train accum data-parallel: each window's " +
+                  std::to_string(m * k * n) + " samples (m·K·N = " + std::to_string(m) + "·" +
+                  std::to_string(k) + "·" + std::to_string(n) +
+                  ") are shared out, every worker accumulates its K micro-batches alone, and one "
+                  "all-reduce of the gradient sums gives all the same update",
+              0);
+  }
   if (model.batchDependent()) {
     emitEvent(EventKind::kModel, std::nullopt,
               "model '" + model.spec() + "' normalises over its batch (BatchNorm)" +
@@ -468,6 +510,14 @@ void Trainer::Impl::emitEvent(EventKind kind, std::optional<ArmKind> arm,
 
 void Trainer::Impl::pauseIfRequested(int64_t at) {
   if (!control.paused() || control.stopRequested()) return;
+  if (group) {
+    control.requestResume();
+    emitEvent(EventKind::kRejected, std::nullopt,
+              "pause ignored: the other workers would wait on this one until they time out; "
+              "stop the run instead",
+              at);
+    return;
+  }
   emitEvent(EventKind::kPause, std::nullopt, "paused at " + std::to_string(at) + " samples", at);
   const auto paused_at = Clock::now();
   control.waitWhilePaused();
@@ -512,6 +562,13 @@ void Trainer::Impl::scheduleSizeChange() {
   const auto new_m = acceptedSize(control.takeMicroBatch(), m, "micro-batch");
   const auto new_k = acceptedSize(control.takeAccum(), k, "K");
   if (!new_m && !new_k) return;
+  if (group) {
+    emitEvent(EventKind::kRejected, std::nullopt,
+              "change of m or K ignored: the " + std::to_string(config.workers) +
+                  " workers would all have to change at the same window; start a new run",
+              nextArm()->stepper->samplesSeen());
+    return;
+  }
   SizeChange change{new_m.value_or(m), new_k.value_or(k), 0};
   if (config.window_policy == WindowPolicy::kDrop && change.m * change.k > data.trainSize()) {
     emitEvent(EventKind::kRejected, std::nullopt,
@@ -568,7 +625,7 @@ void Trainer::Impl::finishArm(ArmRun& arm, ArmStatus status, const std::string& 
 }
 
 void Trainer::Impl::evaluateArm(ArmRun& arm) {
-  if (data.valSize() == 0) return;
+  if (data.valSize() == 0 || !leads()) return;
   const EvalResult r = evaluate(arm.stepper->model(), data, device, dtype);
   EvalRecord e;
   e.arm = arm.stepper->kind();
@@ -591,10 +648,10 @@ void Trainer::Impl::probeArm(ArmRun& arm) {
   const int64_t at = arm.stepper->samplesSeen();
   // Dropout draws from the default generators, which every arm reseeds before its next
   // window; seeding them here too makes the probe itself reproducible.
-  ArmRandom(config.seed ^ 0x70726F6265ULL, device).seedWindow(at);
+  if (arm.stepper->model().stochastic()) ArmRandom(config.seed ^ 0x70726F6265ULL, device).seedWindow(at);
   ProbeRequest request;
   request.micro_batch = m;
-  request.accum = k;
+  request.accum = k * config.workers;
   request.repeats = config.probe_repeats;
   request.seed = config.seed ^ (0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(at + 1));
   ProbeRecord rec = probeVariance(arm.stepper->model(), data, request, device, dtype);
@@ -667,7 +724,7 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
     // twice that many samples before the next one keeps its cost a small part of the run (a
     // forward pass is about a third of a training step) even at large m·K, where a fixed
     // interval would make probing dominate.
-    const int64_t cost = config.probe_repeats * m * (k + 1);
+    const int64_t cost = config.probe_repeats * m * (k * config.workers + 1);
     const int64_t gap = std::max(probe_period, kProbeSpacing * cost);
     while (next_probe <= stepper.samplesSeen()) next_probe += gap;
   }
@@ -708,6 +765,7 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
   s.batch_dependent = arm.stepper->model().batchDependent();
   s.stochastic = arm.stepper->model().stochastic();
   s.weights_digest = weightsDigest(stepper.parameters());
+  s.allreduce_s = stepper.allReduceSeconds();
   return s;
 }
 
@@ -761,8 +819,15 @@ RunSummary Trainer::run(MetricsSink& sink) {
       d.saveCheckpoint();
     }
     d.pauseIfRequested(at);
-    if (d.control.stopRequested()) {
-      const std::string reason = d.control.stopReason();
+    // A data-parallel stop travels with the accum arm's next all-reduce, so that every rank
+    // stops after the same window.
+    const bool agreed = d.group && d.group->stopAgreed();
+    const ArmRun* shared = d.group ? d.find(ArmKind::kAccum) : nullptr;
+    if (d.control.stopRequested() && shared && shared->status == ArmStatus::kRunning && !agreed) {
+      d.group->wantStop();
+    } else if (d.control.stopRequested() || agreed) {
+      const std::string reason = d.control.stopRequested() ? d.control.stopReason()
+                                                           : "stopped because another worker was stopped";
       d.emitEvent(EventKind::kStop, std::nullopt, reason, at);
       for (auto& a : d.arms) {
         if (a->status == ArmStatus::kRunning) d.finishArm(*a, ArmStatus::kStopped, reason);
@@ -775,6 +840,15 @@ RunSummary Trainer::run(MetricsSink& sink) {
       d.trainWindow(*arm);
     } catch (const InputError&) {
       throw;
+    } catch (const WorkerLost& e) {
+      // The run cannot go on without the lost worker: the arms of this rank stop with it.
+      d.finishArm(*arm, ArmStatus::kFailed, e.what());
+      d.emitEvent(EventKind::kFailed, arm->stepper->kind(), e.what(), arm->stepper->samplesSeen());
+      for (auto& a : d.arms) {
+        if (a->status == ArmStatus::kRunning) {
+          d.finishArm(*a, ArmStatus::kStopped, std::string("stopped: ") + e.what());
+        }
+      }
     } catch (const std::exception& e) {
       std::string what = e.what();
       what = what.substr(0, what.find('\n'));

@@ -73,4 +73,18 @@ WindowPlan splitPieces(const WindowPlan& plan, int64_t cap) {
   return out;
 }
 
+WindowPlan shardOf(const WindowPlan& plan, int rank, int workers) {
+  WindowPlan out = plan;
+  out.micro_batches.clear();
+  out.loss_scales.clear();
+  out.batch_of.clear();
+  out.shard = true;
+  out.window_batches = plan.batches();
+  for (size_t i = static_cast<size_t>(rank); i < plan.micro_batches.size(); i += static_cast<size_t>(workers)) {
+    out.micro_batches.push_back(plan.micro_batches[i]);
+    out.loss_scales.push_back(plan.loss_scales[i]);
+  }
+  return out;
+}
+
 }  // namespace accumlab

@@ -21,6 +21,11 @@ struct WindowPlan {
   /// True when the scaled gradient sum is the sample-weighted mean gradient (false only for
   /// a short window under `flush-divide-by-K`).
   bool exact_mean = true;
+  /// One worker's share of a data-parallel window (shardOf): micro_batches are this worker's,
+  /// samples, consumed and loss_scales are the whole window's.
+  bool shard = false;
+  /// A shard: the micro-batches of the whole window (of every worker).
+  size_t window_batches = 0;
   /// For each entry of micro_batches, the planned micro-batch it is a piece of, when
   /// splitPieces() cut the plan after an out-of-memory; empty when each is its own.
   std::vector<size_t> batch_of;
@@ -46,6 +51,11 @@ WindowPlan splitInHalves(const WindowPlan& plan);
 /// at most `cap` rows, each keeping its micro-batch's loss scale: the same samples and the
 /// same scaled sum, so the same update, in pieces that need less memory. Records batch_of.
 WindowPlan splitPieces(const WindowPlan& plan, int64_t cap);
+
+/// Worker `rank` of `workers`' share of a window: micro-batches rank, rank + N, rank + 2N, …
+/// (a short window leaves the last workers fewer, or none). Summing every share's gradient
+/// gives the window's.
+WindowPlan shardOf(const WindowPlan& plan, int rank, int workers);
 
 /// Splits rows into consecutive micro-batches of `m` (the last may be shorter).
 std::vector<torch::Tensor> splitMicroBatches(const torch::Tensor& rows, int64_t m);

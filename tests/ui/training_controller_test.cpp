@@ -1,6 +1,8 @@
 // TrainingController: start, pause, resume, stop and mid-run slider changes (DESIGN.md §5).
 #include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
+#include <cmath>
 
 #include "controller/training_controller.h"
 #include "series/run_data.h"
@@ -144,6 +146,36 @@ class TrainingControllerTest : public QObject {
     QVERIFY(finished.first().at(1).toBool());  // an input error, for a dialog
     QVERIFY(controller.start(test::smallExperiment(800)));  // the controller still works
     QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
+  }
+
+  void twoWorkersTrainAccumDataParallelAndRefuseAPause() {
+    // Rank 1 is the accumlab-cli that $ACCUMLAB_CLI names (tests/ui/CMakeLists.txt).
+    TrainingController controller;
+    RunData run;
+    connect(&controller, &TrainingController::batchReady, this,
+            [&](const RecordBatch& b) { run.append(b); });
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    ExperimentConfig c = test::smallExperiment(6400);
+    c.workers = 2;
+    QVERIFY(controller.start(c));
+    QVERIFY(test::waitUntil([&] { return run.samplesSeen() > 0; }));
+    controller.pause();
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }, 60000));
+    QCOMPARE(finished.first().at(0).toString(), QString());
+    // m·K·N = 8·4·2: 100 windows of 64 samples, each with its all-reduce time.
+    const ArmSeries* accum = run.find(ArmKind::kAccum);
+    QVERIFY(accum && accum->has_summary);
+    QVERIFY(accum->summary.status == ArmStatus::kFinished);
+    QCOMPARE(accum->steps.size(), size_t{100});
+    QCOMPARE(accum->steps.back().accum, int64_t{8});
+    for (const StepRecord& r : accum->steps) QVERIFY(std::isfinite(r.allreduce_ms));
+    QVERIFY(accum->summary.equivalence_rel_diff <= 1e-5);
+    const auto has = [&](EventKind kind) {
+      return std::any_of(run.events.begin(), run.events.end(), [kind](const EventRecord& e) { return e.kind == kind; });
+    };
+    QVERIFY(has(EventKind::kWorkers));
+    QVERIFY(has(EventKind::kRejected));  // the pause
+    QVERIFY(!has(EventKind::kPause));
   }
 };
 

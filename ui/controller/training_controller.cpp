@@ -4,11 +4,20 @@
 #include <algorithm>
 #include <exception>
 
+#include "accumlab/local_workers.h"
 #include "accumlab/target_stop.h"
 #include "accumlab/trainer.h"
+#include "controller/cli_path.h"
 #include "controller/training_worker.h"
 
 namespace accumlab::ui {
+
+namespace {
+
+// Seconds a data-parallel worker waits for the others (the CLI's --worker-timeout default).
+constexpr double kWorkerTimeoutS = 30;
+
+}  // namespace
 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   thread_.setObjectName("accumlab-training");
@@ -51,6 +60,7 @@ bool TrainingController::start(const ExperimentConfig& config,
   }
   // The previous run has ended (finished() was emitted), so its objects are idle.
   trainer_.reset();
+  workers_.reset();
   fan_out_.reset();
   extra_sink_.reset();
   target_sink_.reset();
@@ -60,8 +70,18 @@ bool TrainingController::start(const ExperimentConfig& config,
     trainer_ = std::make_unique<Trainer>(config);
     if (!resume_from_.empty()) trainer_->resumeFrom(resume_from_);
     if (checkpoint_every_ > 0 && checkpoint_path_) trainer_->checkpointEvery(checkpoint_every_, checkpoint_path_);
+    if (config.workers > 1) {
+      // Ranks 1…N−1 are accumlab-cli processes, started once this rank listens.
+      workers_ = std::make_unique<LocalWorkers>(accumlabCliPath().toStdString(), config, kWorkerTimeoutS);
+      WorkerGroupOptions group;
+      group.port = 0;
+      group.timeout_s = kWorkerTimeoutS;
+      group.on_listening = [workers = workers_.get()](int port) { workers->start(port); };
+      trainer_->joinWorkers(group);
+    }
   } catch (const std::exception& e) {
     extra_sink_.reset();
+    workers_.reset();
     emit startFailed(QString::fromStdString(e.what()));
     return false;
   }
@@ -83,8 +103,9 @@ bool TrainingController::start(const ExperimentConfig& config,
   paused_ = false;
   Trainer* trainer = trainer_.get();
   MetricsSink* sink = fan_out_.get();
+  LocalWorkers* workers = workers_.get();
   QMetaObject::invokeMethod(
-      worker_, [worker = worker_, trainer, sink] { worker->train(trainer, sink); },
+      worker_, [worker = worker_, trainer, sink, workers] { worker->train(trainer, sink, workers); },
       Qt::QueuedConnection);
   drain_timer_.start();
   emit started();

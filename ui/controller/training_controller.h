@@ -16,6 +16,7 @@
 #include "accumlab/record_batch.h"
 
 namespace accumlab {
+class LocalWorkers;
 class Trainer;
 }
 
@@ -96,6 +97,7 @@ class TrainingController : public QObject {
   QThread thread_;
   TrainingWorker* worker_ = nullptr;  ///< lives on thread_, deleted after it stops
   std::unique_ptr<Trainer> trainer_;
+  std::unique_ptr<LocalWorkers> workers_;  ///< ranks 1…N−1 of a data-parallel run
   MetricsBuffer buffer_;
   std::unique_ptr<MetricsSink> extra_sink_;
   std::unique_ptr<MetricsSink> target_sink_;

@@ -4,6 +4,7 @@
 #include <QString>
 
 namespace accumlab {
+class LocalWorkers;
 class MetricsSink;
 class Trainer;
 }  // namespace accumlab
@@ -20,7 +21,10 @@ class TrainingWorker : public QObject {
 
  public slots:
   /// Trains to the end (blocks this thread's event loop until then), then emits finished().
-  void train(accumlab::Trainer* trainer, accumlab::MetricsSink* sink);
+  /// With `workers` (ranks 1…N−1 of a data-parallel run), waits for them to exit too; one
+  /// that did not exit cleanly is the run's error.
+  void train(accumlab::Trainer* trainer, accumlab::MetricsSink* sink,
+             accumlab::LocalWorkers* workers = nullptr);
 
  signals:
   /// The run ended; `error` is empty on success, `input_error` tells a user mistake from a bug.

@@ -293,9 +293,18 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
   form->addRow(tr("Budget per arm"), budget);
   form->addRow(tr("Evaluate every"), eval_spin_);
   form->addRow(tr("Seed"), seed_spin_);
+  workers_spin_ = new QSpinBox(box);
+  workers_spin_->setRange(1, static_cast<int>(kMaxWorkers));
+  workers_spin_->setSuffix(tr(" process(es)"));
+  workers_spin_->setToolTip(
+      tr("Data-parallel workers on this machine (N). Each accum window takes m·K·N samples: every "
+         "worker accumulates its K micro-batches alone, then one all-reduce of the gradient sums "
+         "gives all of them the same update, which big-batch (m·K·N) must match. Pause and "
+         "mid-run changes of m and K are off while N > 1."));
   form->addRow(tr("Device"), device_combo_);
+  form->addRow(tr("Workers"), workers_spin_);
   locked_while_running_ << policy_combo_ << dtype_combo_ << budget_kind_combo_ << epochs_spin_
-                        << samples_spin_ << eval_spin_ << seed_spin_ << device_combo_;
+                        << samples_spin_ << eval_spin_ << seed_spin_ << device_combo_ << workers_spin_;
   connect(budget_kind_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     epochs_spin_->setVisible(i == 0);
     samples_spin_->setVisible(i == 1);
@@ -304,7 +313,7 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
   for (QComboBox* c : {policy_combo_, dtype_combo_, device_combo_, task_combo_}) {
     connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &ExperimentPanel::configEdited);
   }
-  for (QSpinBox* s : {samples_spin_, eval_spin_, seed_spin_}) {
+  for (QSpinBox* s : {samples_spin_, eval_spin_, seed_spin_, workers_spin_}) {
     connect(s, qOverload<int>(&QSpinBox::valueChanged), this, &ExperimentPanel::configEdited);
   }
   connect(epochs_spin_, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
@@ -354,6 +363,7 @@ ExperimentConfig ExperimentPanel::config() const {
   c.eval_every = eval_spin_->value();
   c.seed = static_cast<uint64_t>(seed_spin_->value());
   c.device = device_combo_->currentData().toString().toStdString();
+  c.workers = workers_spin_->value();
   c.memory_budget = 0;
   try {
     checkMemoryBudget();
@@ -399,6 +409,7 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
                             : QString());
   const int device = device_combo_->findData(QString::fromStdString(c.device).section(':', 0, 0));
   device_combo_->setCurrentIndex(std::max(0, device));
+  workers_spin_->setValue(static_cast<int>(c.workers));
   updateDerivedLabels();
   updateCsvFields();
   scheduleMemoryProbe();

@@ -27,6 +27,7 @@
 
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
+#include "controller/cli_path.h"
 #include "report/plot_exporter.h"
 #include "sweep/sweep_plots.h"
 #include <qcustomplot.h>
@@ -282,24 +283,13 @@ bool SweepPanel::savePlots(const QString& folder, const QString& format) {
   return true;
 }
 
-QString SweepPanel::cliPath() const {
-  // ACCUMLAB_CLI names another accumlab-cli (a build tree's, in the tests).
-  const QString given = qEnvironmentVariable("ACCUMLAB_CLI");
-  if (!given.isEmpty() && QFileInfo(given).isExecutable()) return given;
-  const QDir here(QCoreApplication::applicationDirPath());
-  for (const QString& candidate : {here.filePath("accumlab-cli"), here.filePath("../cli/accumlab-cli")}) {
-    if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
-  }
-  return QStandardPaths::findExecutable("accumlab-cli");
-}
-
 bool SweepPanel::startSweep() {
   if (isRunning()) return false;
   if (!store_) {
     emit errorOccurred(tr("Open a run database first (File → Run database…): a sweep stores its runs."));
     return false;
   }
-  const QString cli = cliPath();
+  const QString cli = accumlabCliPath();
   if (cli.isEmpty()) {
     emit errorOccurred(tr("Cannot find accumlab-cli next to the app or on the PATH; it trains "
                           "the sweep's points."));

@@ -62,7 +62,6 @@ class SweepPanel : public QWidget {
  private:
   void onOutput();
   void onFinished(int exit_code, QProcess::ExitStatus status);
-  QString cliPath() const;
 
   std::function<ExperimentConfig()> experiment_;
   RunStore* store_ = nullptr;

@@ -67,7 +67,8 @@ void RunStatusBar::clearProgress(bool shown) {
 
 void RunStatusBar::showEvent(const EventRecord& e) {
   if (!endsArm(e.kind) && !isBatchChange(e.kind) && e.kind != EventKind::kModel &&
-      e.kind != EventKind::kRejected && e.kind != EventKind::kOutOfMemory) {
+      e.kind != EventKind::kRejected && e.kind != EventKind::kOutOfMemory &&
+      e.kind != EventKind::kWorkers) {
     return;
   }
   const QString arm = e.arm ? QString::fromStdString(toString(*e.arm)) + ": " : QString();
@@ -104,8 +105,19 @@ void RunStatusBar::showProgress(const RunData& run) {
     all_ended = all_ended && arm.has_summary && arm.summary.status != ArmStatus::kRunning;
     if (!arm.steps.empty()) {
       wall_ms = std::max(wall_ms, arm.steps.back().wall_ms);
-      rates << QString("<span style='color:%1'>■</span> %2 %3/s")
-                   .arg(armColorName(arm.arm), armName(arm.arm), formatRate(arm.steps.back().samples_per_s));
+      const StepRecord& last = arm.steps.back();
+      QString rate = QString("<span style='color:%1'>■</span> %2 %3/s")
+                         .arg(armColorName(arm.arm), armName(arm.arm), formatRate(last.samples_per_s));
+      const int64_t workers = run.info.config.workers;
+      if (workers > 1 && std::isfinite(last.allreduce_ms)) {
+        // A data-parallel arm: what each worker trains, and how long its last window waited
+        // in the all-reduce (the wait for slower workers included).
+        rate += tr(" (%1 workers × %2/s, all-reduce %3 ms)")
+                    .arg(workers)
+                    .arg(formatRate(last.samples_per_s / static_cast<double>(workers)))
+                    .arg(last.allreduce_ms, 0, 'f', 2);
+      }
+      rates << rate;
     }
   }
   const double fraction = done / static_cast<double>(run.arms.size());

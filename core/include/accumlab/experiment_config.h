@@ -35,6 +35,9 @@ struct OptimizerConfig {
 };
 
 /// Everything that defines an experiment; plain data, JSON round-trip below.
+/// The most data-parallel workers one run may have.
+inline constexpr int64_t kMaxWorkers = 64;
+
 struct ExperimentConfig {
   std::string name;
   std::string data = "spirals";   ///< data SPEC (DESIGN.md §8)
@@ -72,6 +75,10 @@ struct ExperimentConfig {
   /// (DESIGN.md §3).
   int64_t memory_budget = 0;
   int threads = 0;                ///< CPU intra-op threads; 0 = the documented default
+  /// N: data-parallel worker processes (DESIGN.md §2). Each accum window takes m·K·N samples;
+  /// every worker accumulates its K micro-batches alone, then one all-reduce of the gradient
+  /// sums gives every worker the same update. 1 = one process.
+  int64_t workers = 1;
 };
 
 std::string toString(ArmKind v);

@@ -59,6 +59,9 @@ struct StepRecord {
   /// parameters, where g_big is the same window's gradient computed as one big batch at the
   /// same weights. NaN on unchecked steps.
   double grad_equiv = kNaN;
+  /// Data-parallel accum arm (workers > 1): milliseconds this window waited in the all-reduce
+  /// of the gradient sums, the wait for slower workers included. NaN otherwise.
+  double allreduce_ms = kNaN;
 };
 
 /// One evaluation on the held-out split.
@@ -108,6 +111,7 @@ enum class EventKind {
   kDiverged,     ///< "diverged": an arm's loss became NaN or infinite
   kFailed,       ///< "failed": an arm stopped on an error
   kOutOfMemory,  ///< "out_of_memory": an arm's micro-batches now run in pieces
+  kWorkers,      ///< "workers": the data-parallel workers joined (how many, how they share)
   kOther,        ///< a name this version does not know (a store written by a newer one)
 };
 std::string toString(EventKind v);
@@ -165,6 +169,8 @@ struct ArmSummary {
   /// A digest of the final weights (FNV-1a, 64 bits, hex): two arms or runs with equal digests
   /// ended with the same weights to the bit (a resumed run against an uninterrupted one).
   std::string weights_digest;
+  /// Data-parallel accum arm: seconds spent in all-reduces (of wall_s). NaN otherwise.
+  double allreduce_s = kNaN;
 };
 
 /// What the run was: the resolved config and where it ran.

@@ -16,6 +16,20 @@ namespace accumlab {
 /// Threads: run() is called on one (training) thread. The request*() controls may be called
 /// from any thread at any time; they are atomics and a mutex-guarded command queue, read by
 /// the training loop between windows.
+/// Where this process stands in a data-parallel run (ExperimentConfig::workers = N > 1):
+/// rank 0 hosts the rendezvous (c10d's TCPStore) at host:port, ranks 1…N−1 join it, and
+/// every rank trains its share of each accum window (DESIGN.md §2).
+struct WorkerGroupOptions {
+  int rank = 0;
+  std::string host = "127.0.0.1";  ///< the master's address, as every rank reaches it
+  int port = 29500;                ///< rank 0 with 0: any free port (see on_listening)
+  /// Seconds a rank waits for the others: at the rendezvous and in each all-reduce. A worker
+  /// that dies or hangs stops the others within it.
+  double timeout_s = 30;
+  /// Rank 0: called once the rendezvous listens, with its port (start the other ranks then).
+  std::function<void(int port)> on_listening;
+};
+
 class Trainer {
  public:
   explicit Trainer(ExperimentConfig config);
@@ -44,6 +58,16 @@ class Trainer {
   /// file when it is missing, damaged, or from another experiment.
   void resumeFrom(const std::string& path);
 
+  /// Makes this Trainer one rank of a data-parallel run of config.workers processes; call
+  /// before run(). Every rank runs the same config (compared at the rendezvous, with the
+  /// LibTorch version). Rank 0 trains every arm and reports to its sink; the other ranks
+  /// train their share of the accum arm and do not evaluate or probe. run() throws
+  /// InputError with one sentence for a port in use, an unreachable master, a rank that does
+  /// not join within the timeout, or a mismatched config, world size or LibTorch; a worker
+  /// lost mid-run fails the accum arm with a sentence naming its rank and stops the others.
+  /// Pause and changes of m or K are refused (an event says so); a stop requested on any rank
+  /// stops every rank at the same window.
+  void joinWorkers(WorkerGroupOptions options);
   /// Pauses at the next window boundary.
   void requestPause();
   void requestResume();

@@ -197,6 +197,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     raw.exec("DROP TABLE sweeps");
     raw.exec("DROP TABLE lesson_results");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN allreduce_ms");
     raw.exec("PRAGMA user_version = 2");
   }
   RunStore store(db_);
@@ -208,6 +209,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     EXPECT_FALSE(r.probe);
     EXPECT_TRUE(std::isnan(r.grad_equiv));
     EXPECT_EQ(r.peak_tensor_bytes, -1);
+    EXPECT_TRUE(std::isnan(r.allreduce_ms));
   }
   SQLite::Database raw(db_);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
@@ -227,6 +229,7 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
     raw.exec("DROP TABLE sweeps");
     raw.exec("DROP TABLE lesson_results");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN allreduce_ms");
     raw.exec("PRAGMA user_version = 3");
   }
   RunStore store(db_);

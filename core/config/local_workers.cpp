@@ -1,0 +1,129 @@
+#include "accumlab/local_workers.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "accumlab/input_error.h"
+
+namespace accumlab {
+
+namespace {
+
+std::string tempFolder() {
+  const char* t = std::getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
+// Seconds the workers have to exit once rank 0's run has ended.
+constexpr int kExitGraceS = 6;
+
+std::string exitText(int status) {
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace
+
+LocalWorkers::LocalWorkers(std::string cli, const ExperimentConfig& config, double timeout_s)
+    : cli_(std::move(cli)), workers_(static_cast<int>(config.workers)), timeout_s_(timeout_s) {
+  if (cli_.empty() || ::access(cli_.c_str(), X_OK) != 0) {
+    throw InputError("cannot start the workers: the training engine '" + cli_ +
+                     "' is missing or cannot be run; reinstall AccumLab or rebuild it");
+  }
+  std::string path = tempFolder() + "/accumlab-workers-XXXXXX.json";
+  const int fd = ::mkstemps(path.data(), 5);
+  if (fd < 0) {
+    throw InputError("cannot write the workers' config in " + tempFolder() + " (" + std::strerror(errno) + ")");
+  }
+  const std::string json = configToJson(config);
+  const bool written = ::write(fd, json.data(), json.size()) == static_cast<ssize_t>(json.size());
+  ::close(fd);
+  config_file_ = path;
+  if (!written) throw InputError("cannot write the workers' config " + path);
+}
+
+LocalWorkers::~LocalWorkers() {
+  for (pid_t pid : pids_) {
+    if (pid > 0) ::kill(pid, SIGTERM);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  for (pid_t& pid : pids_) {
+    while (pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    pid = 0;
+  }
+  if (!config_file_.empty()) std::remove(config_file_.c_str());
+}
+
+void LocalWorkers::start(int port) {
+  const std::string master = "127.0.0.1:" + std::to_string(port);
+  const std::string world = std::to_string(workers_);
+  std::ostringstream timeout_text;
+  timeout_text << timeout_s_;  // "30", not "30.000000"
+  const std::string timeout = timeout_text.str();
+  for (int rank = 1; rank < workers_; ++rank) {
+    const std::string r = std::to_string(rank);
+    std::vector<std::string> args = {cli_, "run", "--config", config_file_, "--rank", r,
+                                     "--world-size", world, "--master", master,
+                                     "--worker-timeout", timeout, "--no-store", "--quiet"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw InputError("cannot start worker rank " + r + " (" + std::strerror(errno) + ")");
+    if (pid == 0) {
+      // The child: its summary is rank 0's to print; its errors are the user's to read.
+      const int null = ::open("/dev/null", O_WRONLY);
+      if (null >= 0) ::dup2(null, STDOUT_FILENO);
+      ::execv(cli_.c_str(), argv.data());
+      std::fprintf(stderr, "accumlab-cli: cannot start worker rank %d (%s)\n", rank, std::strerror(errno));
+      ::_exit(127);
+    }
+    pids_.push_back(pid);
+  }
+}
+
+std::vector<std::string> LocalWorkers::wait() {
+  std::vector<std::string> problems;
+  // Rank 0's run has ended: the others end with it (their last window was the same), or, after
+  // a lost worker, once they have named it (a roll call of 3 s). One still there after that
+  // hangs.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kExitGraceS);
+  for (size_t i = 0; i < pids_.size(); ++i) {
+    pid_t& pid = pids_[i];
+    if (pid <= 0) continue;
+    const std::string who = "worker rank " + std::to_string(i + 1) + " (pid " + std::to_string(pid) + ")";
+    int status = 0;
+    pid_t done = 0;
+    while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (done == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      problems.push_back(who + " did not exit in time and was ended");
+    } else if (done > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      problems.push_back(who + " " + exitText(status));
+    }
+    pid = 0;
+  }
+  return problems;
+}
+
+}  // namespace accumlab

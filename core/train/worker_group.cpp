@@ -1,0 +1,263 @@
+#include "train/worker_group.h"
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/version.h>
+
+#include <chrono>
+#include <thread>
+
+#include "accumlab/input_error.h"
+#include "accumlab/run_store.h"
+
+namespace accumlab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr char kHello[] = "accumlab/hello/";
+constexpr char kJoined[] = "accumlab/joined/";
+constexpr char kVerdict[] = "accumlab/verdict";
+constexpr char kVerdictRead[] = "accumlab/verdict_read";
+constexpr char kAlive[] = "accumlab/alive/";
+// After a failed all-reduce, how long the ranks that are still there wait for each other.
+constexpr double kRollCallS = 3.0;
+
+std::vector<uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+std::string text(const std::vector<uint8_t>& b) { return {b.begin(), b.end()}; }
+
+std::string firstLine(const std::exception& e) {
+  const std::string what = e.what();
+  return what.substr(0, what.find('\n'));
+}
+
+std::string seconds(double s) {
+  std::string t = std::to_string(s);
+  t.erase(t.find_last_not_of('0') + 1);
+  if (!t.empty() && t.back() == '.') t.pop_back();
+  return t + " s";
+}
+
+std::chrono::milliseconds millis(double s) {
+  return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0));
+}
+
+bool isLoopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+/// Splits "a\nb\nc" into its lines.
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  for (;;) {
+    const size_t end = s.find('\n', begin);
+    out.push_back(s.substr(begin, end - begin));
+    if (end == std::string::npos) return out;
+    begin = end + 1;
+  }
+}
+
+/// Keys of `keys` that `store` has, polled until all are there or `deadline` passes.
+std::vector<bool> waitForKeys(c10d::Store& store, const std::vector<std::string>& keys,
+                              Clock::time_point deadline) {
+  std::vector<bool> have(keys.size(), false);
+  for (;;) {
+    bool all = true;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!have[i]) have[i] = store.check({keys[i]});
+      all = all && have[i];
+    }
+    if (all || Clock::now() >= deadline) return have;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+std::string rankList(const std::vector<int>& ranks) {
+  std::string s;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    s += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[i]);
+  }
+  return s;
+}
+
+/// " in optimizer.lr (0.1 against 0.05) and 1 more key": where `theirs` differs from `ours`.
+std::string differences(const std::string& theirs, const std::string& ours) {
+  std::vector<ConfigDifference> diff;
+  try {
+    diff = diffConfigs({theirs, ours});
+  } catch (const std::exception&) {
+    return "";
+  }
+  if (diff.empty()) return "";
+  const ConfigDifference& d = diff.front();
+  std::string s = " in " + d.key + " (" + d.values[0] + " against " + d.values[1] + ")";
+  if (diff.size() > 1) {
+    s += " and " + std::to_string(diff.size() - 1) + " more key" + (diff.size() > 2 ? "s" : "");
+  }
+  return s;
+}
+
+}  // namespace
+
+struct WorkerGroup::Impl {
+  c10::intrusive_ptr<c10d::TCPStore> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  std::string where;  ///< "127.0.0.1:29500"
+};
+
+WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
+                         const std::string& fingerprint)
+    : impl_(std::make_unique<Impl>()), rank_(options.rank), world_(world),
+      timeout_s_(options.timeout_s) {
+  if (world < 2) throw InputError("a data-parallel run needs at least 2 workers");
+  if (rank_ < 0 || rank_ >= world) {
+    throw InputError("rank " + std::to_string(rank_) + " is outside a run of " +
+                     std::to_string(world) + " workers (ranks 0 to " + std::to_string(world - 1) + ")");
+  }
+  if (!(timeout_s_ > 0)) throw InputError("the worker timeout must be positive");
+  // c10d and Gloo log every failed connection attempt through glog; the sentences below say
+  // what went wrong once.
+  FLAGS_minloglevel = std::max(FLAGS_minloglevel, 3);
+  const std::string where = options.host + ":" + std::to_string(options.port);
+  impl_->where = where;
+  const auto timeout = millis(timeout_s_);
+  c10d::TCPStoreOptions store_options;
+  store_options.port = static_cast<std::uint16_t>(options.port);
+  store_options.isServer = rank_ == 0;
+  store_options.waitWorkers = false;
+  store_options.timeout = timeout;
+  try {
+    impl_->store = c10::make_intrusive<c10d::TCPStore>(options.host, store_options);
+  } catch (const std::exception& e) {
+    if (rank_ == 0) {
+      const std::string detail = firstLine(e);
+      throw InputError("rank 0 cannot listen on port " + std::to_string(options.port) + " for the other workers" +
+                       (detail.find("in use") != std::string::npos ? ": the port is in use; choose another"
+                                                                  : " (" + detail + ")"));
+    }
+    throw InputError("rank " + std::to_string(rank_) + " cannot reach rank 0 at " + where + " within " +
+                     seconds(timeout_s_) + "; start rank 0 first and check the address");
+  }
+  c10d::Store& store = *impl_->store;
+  if (rank_ == 0 && options.on_listening) options.on_listening(impl_->store->getPort());
+  impl_->where = options.host + ":" + std::to_string(impl_->store->getPort());
+
+  if (store.add(kJoined + std::to_string(rank_), 1) > 1) {
+    throw InputError("rank " + std::to_string(rank_) + " was started twice for the run at " + impl_->where);
+  }
+  const std::string torch_version = TORCH_VERSION;
+  store.set(kHello + std::to_string(rank_),
+            bytes(std::to_string(world) + "\n" + torch_version + "\n" + fingerprint));
+  const auto deadline = Clock::now() + timeout;
+  if (rank_ == 0) {
+    std::vector<std::string> keys;
+    for (int r = 1; r < world; ++r) keys.push_back(kHello + std::to_string(r));
+    const std::vector<bool> have = waitForKeys(store, keys, deadline);
+    std::string verdict = "ok " + std::to_string(world);
+    std::vector<int> missing;
+    for (int r = 1; r < world; ++r) {
+      if (!have[r - 1]) missing.push_back(r);
+    }
+    if (!missing.empty()) {
+      verdict = std::string(missing.size() == 1 ? "rank " : "ranks ") + rankList(missing) +
+                " of " + std::to_string(world) + " workers did not join within " +
+                seconds(timeout_s_) + " at " + impl_->where;
+    }
+    for (int r = 1; r < world && verdict.rfind("ok", 0) == 0; ++r) {
+      const std::vector<std::string> hello = lines(text(store.get(keys[r - 1])));
+      const std::string rank = "rank " + std::to_string(r);
+      if (hello.size() != 3) {
+        verdict = rank + " is not an AccumLab worker of this version";
+      } else if (hello[0] != std::to_string(world)) {
+        verdict = rank + " was started for " + hello[0] + " workers and rank 0 for " +
+                  std::to_string(world) + "; give every rank the same world size";
+      } else if (hello[1] != torch_version) {
+        verdict = rank + " runs LibTorch " + hello[1] + " and rank 0 LibTorch " + torch_version +
+                  "; install the same LibTorch on every machine";
+      } else if (hello[2] != fingerprint) {
+        verdict = rank + "'s experiment differs from rank 0's" + differences(hello[2], fingerprint) +
+                  "; start every rank with the same options";
+      }
+    }
+    store.set(kVerdict, bytes(verdict));
+    if (verdict.rfind("ok", 0) != 0) {
+      // Let the ranks that joined read the sentence before the store goes away with rank 0.
+      const auto read_by = Clock::now() + millis(std::min(2.0, timeout_s_));
+      while (store.add(kVerdictRead, 0) < world - 1 - static_cast<int64_t>(missing.size()) &&
+             Clock::now() < read_by) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      throw InputError(verdict);
+    }
+  } else {
+    if (!waitForKeys(store, {kVerdict}, deadline)[0]) {
+      throw InputError("rank 0 at " + impl_->where + " did not answer within " + seconds(timeout_s_));
+    }
+    const std::string verdict = text(store.get(kVerdict));
+    store.add(kVerdictRead, 1);
+    if (verdict.rfind("ok ", 0) != 0) throw InputError(verdict);
+    if (verdict != "ok " + std::to_string(world)) {
+      throw InputError("rank 0 was started for " + verdict.substr(3) + " workers and rank " +
+                       std::to_string(rank_) + " for " + std::to_string(world) +
+                       "; give every rank the same world size");
+    }
+  }
+
+  auto group_options = c10d::ProcessGroupGloo::Options::create(timeout);
+  group_options->devices.push_back(isLoopback(options.host)
+                                       ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                       : c10d::ProcessGroupGloo::createDefaultDevice());
+  group_options->threads = 1;
+  try {
+    impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, rank_, world, group_options);
+  } catch (const std::exception& e) {
+    throw InputError("the " + std::to_string(world) + " workers at " + impl_->where +
+                     " could not connect to each other (" + firstLine(e) + ")");
+  }
+}
+
+WorkerGroup::~WorkerGroup() = default;
+
+void WorkerGroup::allReduceSum(torch::Tensor& buffer) {
+  const auto t0 = Clock::now();
+  ++reduces_;
+  try {
+    std::vector<torch::Tensor> tensors{buffer};
+    impl_->group->allreduce(tensors)->wait(millis(timeout_s_));
+  } catch (const std::exception& e) {
+    // Gloo's messages start with its source position: "[…/pair.cc:598] Connection closed …".
+    std::string detail = firstLine(e);
+    if (!detail.empty() && detail.front() == '[') detail = detail.substr(detail.find("] ") + 2);
+    throw WorkerLost(whoIsGone(detail));
+  }
+  last_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
+  total_s_ += last_s_;
+}
+
+std::string WorkerGroup::whoIsGone(const std::string& detail) {
+  // Every rank still there says so on the store; whoever does not answer is the one lost.
+  // Not keyed by the window: a ring all-reduce may complete on one rank and fail on another,
+  // which then fails in the next one. (The run ends after its first loss.)
+  std::vector<int> gone;
+  try {
+    c10d::Store& store = *impl_->store;
+    store.set(kAlive + std::to_string(rank_), bytes("1"));
+    std::vector<std::string> keys;
+    for (int r = 0; r < world_; ++r) keys.push_back(kAlive + std::to_string(r));
+    const std::vector<bool> have = waitForKeys(store, keys, Clock::now() + millis(kRollCallS));
+    for (int r = 0; r < world_; ++r) {
+      if (!have[r]) gone.push_back(r);
+    }
+  } catch (const std::exception&) {
+    // The store lives in rank 0: it is gone with it.
+    if (rank_ != 0) gone = {0};
+  }
+  const std::string who = gone.empty() ? "a worker" :
+                          (gone.size() == 1 ? "worker rank " : "worker ranks ") + rankList(gone);
+  return who + " stopped responding in the all-reduce of window " + std::to_string(reduces_) +
+         ": it died, or hung past the " + seconds(timeout_s_) + " timeout (Gloo: " + detail + ")";
+}
+
+}  // namespace accumlab

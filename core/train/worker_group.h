@@ -1,0 +1,67 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "accumlab/trainer.h"
+
+namespace accumlab {
+
+/// A worker of a data-parallel run was lost: it died, hung past the timeout, or the master
+/// went away. what() is one sentence naming the rank.
+class WorkerLost : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One rank's membership of a data-parallel run, on LibTorch's own distributed engine:
+/// c10d's TCPStore for the rendezvous and ProcessGroupGloo for the all-reduce (CPU).
+/// Used on the training thread only.
+class WorkerGroup {
+ public:
+  /// Joins the run of `world` ranks: rank 0 listens, every rank says hello with its world
+  /// size, LibTorch version and `fingerprint` (the experiment's config JSON: a difference is
+  /// named by its key), rank 0 compares them and
+  /// answers; then the process group connects. Throws InputError with one sentence.
+  WorkerGroup(const WorkerGroupOptions& options, int world, const std::string& fingerprint);
+  ~WorkerGroup();
+  WorkerGroup(const WorkerGroup&) = delete;
+  WorkerGroup& operator=(const WorkerGroup&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return world_; }
+
+  /// Sums `buffer` (contiguous, CPU) over every rank in place. Throws WorkerLost naming the
+  /// rank that is gone when the all-reduce fails or times out.
+  void allReduceSum(torch::Tensor& buffer);
+  /// Seconds the last allReduceSum() took, and all of them together.
+  double lastSeconds() const { return last_s_; }
+  double totalSeconds() const { return total_s_; }
+
+  /// A stop asked for on this rank; it travels with the next all-reduce (see stopAgreed).
+  void wantStop() { want_stop_ = true; }
+  bool stopWanted() const { return want_stop_; }
+  /// Some rank asked to stop in the last all-reduce: every rank stops after this window.
+  void agreeStop(bool any) { stop_agreed_ = stop_agreed_ || any; }
+  bool stopAgreed() const { return stop_agreed_; }
+
+ private:
+  struct Impl;
+  /// After a failed all-reduce: which ranks answer on the store within a few seconds.
+  std::string whoIsGone(const std::string& detail);
+
+  std::unique_ptr<Impl> impl_;
+  int rank_ = 0;
+  int world_ = 1;
+  double timeout_s_ = 30;
+  int64_t reduces_ = 0;
+  double last_s_ = 0;
+  double total_s_ = 0;
+  bool want_stop_ = false;
+  bool stop_agreed_ = false;
+};
+
+}  // namespace accumlab
