@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # Data-parallel workers against one process: samples/s of the accum arm with --workers 2
-# (1 thread each) and with --workers 1 (1 thread), the default MLP at m=32, K=8, and the
-# all-reduce time per window against the window's compute time; medians of REPEATS
-# interleaved runs. Evaluations and probes are off: they run on rank 0 only, so they would
-# measure rank 0's extra work, not the workers' training.
-# Usage: bench/data_parallel.sh [REPEATS] [DATA]   (from the repository root, after a build;
-# DATA defaults to fashion-mnist when its package is installed, else blobs:784)
+# (1 thread each) and with --workers 1 (1 thread), by default the default MLP at m=32, K=8,
+# and the all-reduce time per window (the wait for the other worker included) against the
+# window's compute time; medians of REPEATS interleaved runs. Evaluations and probes are off:
+# they run on rank 0 only, so they would measure rank 0's extra work, not the training.
+# Usage: bench/data_parallel.sh [REPEATS] [MODEL] [M] [K]   (from the repository root, after a
+# build; the data is fashion-mnist when its package is installed, else blobs:784)
 set -euo pipefail
 repeats="${1:-5}"
-data="${2:-}"
-if [ -z "$data" ]; then
-  data=blobs:784
-  [ -d /usr/share/datasets/fashion-mnist ] && data=fashion-mnist
-fi
+model="${2:-mlp}"
+m="${3:-32}"
+k="${4:-8}"
+data=blobs:784
+[ -d /usr/share/datasets/fashion-mnist ] && data=fashion-mnist
+[ "$model" = cnn ] && [ "$data" = blobs:784 ] && data=blobs:1x28x28
 cli=build/app/cli/accumlab-cli
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 samples=120000
+[ "$model" = cnn ] && samples=20000  # a CNN trains ~20× slower
 run() {  # workers → "samples/s allreduce_ms_per_window compute_ms_per_window"
-  "$cli" run --data "$data" --synthetic-samples 20000 --arms accum -m 32 -k 8 --workers "$1" \
+  "$cli" run --data "$data" --synthetic-samples 20000 --model "$model" --arms accum -m "$m" -k "$k" --workers "$1" \
     --samples "$samples" --threads 1 --eval-every $((10 * samples)) --probe-repeats 0 \
     --device cpu --json -q --no-store |
     /usr/bin/python3 -c "
@@ -27,7 +29,7 @@ reduce = a['allreduce_s'] if a['allreduce_s'] is not None else 0.0
 print(round(a['samples_per_s']), 1000 * reduce / a['steps'], 1000 * (a['wall_s'] - reduce) / a['steps'])"
 }
 median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)   data: $data   m=32 K=8, $samples samples, $repeats rounds"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)   $data, $model, m=$m K=$k, $samples samples, $repeats rounds"
 one=() two=() reduce=() compute=()
 for _ in $(seq "$repeats"); do
   read -r r _ _ <<<"$(run 1)"

@@ -21,6 +21,10 @@ constexpr char kJoined[] = "accumlab/joined/";
 constexpr char kVerdict[] = "accumlab/verdict";
 constexpr char kVerdictRead[] = "accumlab/verdict_read";
 constexpr char kAlive[] = "accumlab/alive/";
+// Up to this many ranks, allReduceSum gathers every buffer and sums it locally: Gloo's ring
+// all-reduce takes a round trip per step, and measured 1.7 ms for 118k floats between two
+// processes on a 2-core machine, its all-gather 0.85 ms. Beyond, the ring moves less data.
+constexpr int kGatherUpTo = 4;
 // After a failed all-reduce, how long the ranks that are still there wait for each other.
 constexpr double kRollCallS = 3.0;
 
@@ -104,6 +108,7 @@ std::string differences(const std::string& theirs, const std::string& ours) {
 struct WorkerGroup::Impl {
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  std::vector<std::vector<at::Tensor>> gathered;  ///< every rank's buffer (allReduceSum)
   std::string where;  ///< "127.0.0.1:29500"
 };
 
@@ -209,7 +214,7 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
   group_options->devices.push_back(isLoopback(options.host)
                                        ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
                                        : c10d::ProcessGroupGloo::createDefaultDevice());
-  group_options->threads = 1;
+  group_options->threads = 2;
   try {
     impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, rank_, world, group_options);
   } catch (const std::exception& e) {
@@ -225,7 +230,21 @@ void WorkerGroup::allReduceSum(torch::Tensor& buffer) {
   ++reduces_;
   try {
     std::vector<torch::Tensor> tensors{buffer};
-    impl_->group->allreduce(tensors)->wait(millis(timeout_s_));
+    if (world_ <= kGatherUpTo) {
+      // Every rank's buffer to every rank, summed here in rank order: the same bits on each.
+      auto& gathered = impl_->gathered;
+      if (gathered.empty() || !gathered[0][0].sizes().equals(buffer.sizes()) ||
+          gathered[0][0].scalar_type() != buffer.scalar_type()) {
+        gathered.assign(1, {});
+        for (int r = 0; r < world_; ++r) gathered[0].push_back(torch::empty_like(buffer));
+      }
+      impl_->group->allgather(gathered, tensors)->wait(millis(timeout_s_));
+      torch::NoGradGuard no_grad;
+      buffer.copy_(gathered[0][0]);
+      for (int r = 1; r < world_; ++r) buffer.add_(gathered[0][r]);
+    } else {
+      impl_->group->allreduce(tensors)->wait(millis(timeout_s_));
+    }
   } catch (const std::exception& e) {
     // Gloo's messages start with its source position: "[…/pair.cc:598] Connection closed …".
     std::string detail = firstLine(e);

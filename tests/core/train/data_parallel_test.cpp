@@ -178,6 +178,20 @@ INSTANTIATE_TEST_SUITE_P(
              "_" + toString(std::get<2>(info.param));
     });
 
+TEST(DataParallel, FiveWorkersSumWithGloosAllReduceAndStillMatch) {
+  // Up to 4 ranks gather every buffer and sum it in rank order; from 5, Gloo's ring sums.
+  ExperimentConfig c = dataParallelConfig(5, OptimizerKind::kSgd, DType::kFloat64);
+  c.accum = 2;
+  c.epochs = 4;
+  const std::vector<Rank> ranks = runRanks(sameConfig(c));
+  for (int r = 0; r < 5; ++r) ASSERT_EQ(ranks[r].error, "") << "rank " << r;
+  const ArmSummary& accum = armOf(ranks[0].summary, ArmKind::kAccum);
+  ASSERT_EQ(accum.status, ArmStatus::kFinished) << accum.message;
+  EXPECT_EQ(accum.steps, 4 * 12);  // 933 samples in windows of 8·2·5 = 80: 12 per epoch
+  EXPECT_LE(accum.equivalence_rel_diff, 1e-12);
+  for (int r = 1; r < 5; ++r) EXPECT_EQ(ranks[r].summary.arms[0].weights_digest, accum.weights_digest);
+}
+
 TEST(DataParallel, NoiseFiguresComeFromEveryWorkersMicroBatches) {
   ExperimentConfig c = dataParallelConfig(2, OptimizerKind::kSgd, DType::kFloat64);
   c.window_policy = WindowPolicy::kStream;
