@@ -238,11 +238,14 @@ int RunCommand::execute() {
 }
 
 int RunCommand::runAsWorker(Trainer& trainer) {
-  // Rank 0 stores the run and prints its summary; this rank says only what went wrong here.
+  // Rank 0 stores the run and prints its summary; this rank says what went wrong here, and
+  // with --json prints its own summary.
   app::StopOnSignal on_signal("accumlab-cli", "rank " + std::to_string(rank_) + " stopping with the others",
                               [&trainer] { trainer.requestStop(); });
   SilentSink silent;
   const RunSummary summary = trainer.run(silent);
+  // --json: this rank's own view (its throughput, its all-reduce wait, its weights' digest).
+  if (json_) std::cout << nlohmann::json::parse(summaryToJson(summary)).dump(2) << std::endl;
   for (const ArmSummary& arm : summary.arms) {
     if (arm.status == ArmStatus::kFailed) {
       std::cerr << "accumlab-cli (rank " << rank_ << "): " << arm.message << std::endl;
