@@ -36,7 +36,10 @@ std::string exitText(int status) {
 
 LocalWorkers::LocalWorkers(std::string cli, const ExperimentConfig& config, double timeout_s)
     : cli_(std::move(cli)), workers_(static_cast<int>(config.workers)), timeout_s_(timeout_s) {
-  if (cli_.empty() || ::access(cli_.c_str(), X_OK) != 0) {
+  if (cli_.empty()) {
+    throw InputError("cannot start the workers: accumlab-cli was not found beside this program or on the PATH");
+  }
+  if (::access(cli_.c_str(), X_OK) != 0) {
     throw InputError("cannot start the workers: the training engine '" + cli_ +
                      "' is missing or cannot be run; reinstall AccumLab or rebuild it");
   }

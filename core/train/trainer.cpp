@@ -455,11 +455,9 @@ void Trainer::Impl::announceModel() {
   if (group) {
     const int64_t n = config.workers;
     emitEvent(EventKind::kWorkers, ArmKind::kAccum,
-              std::to_string(n) + " workers train accum data-parallel: each window's " +
-                  std::to_string(m * k * n) + " samples (m·K·N = " + std::to_string(m) + "·" +
-                  std::to_string(k) + "·" + std::to_string(n) +
-                  ") are shared out, every worker accumulates its K micro-batches alone, and one "
-                  "all-reduce of the gradient sums gives all the same update",
+              std::to_string(n) + " workers share each window of m·K·N = " + std::to_string(m) + "·" +
+                  std::to_string(k) + "·" + std::to_string(n) + " = " + std::to_string(m * k * n) +
+                  " samples: each accumulates its K micro-batches, then one all-reduce per window",
               0);
   }
   if (model.batchDependent()) {

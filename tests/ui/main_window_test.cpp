@@ -89,6 +89,34 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.runStatusBar()->etaText(), QString());
   }
 
+  void twoWorkersRunFromThePanelIsStoredWithTheirRate() {
+    // Rank 1 is the accumlab-cli that $ACCUMLAB_CLI names (tests/ui/CMakeLists.txt). A stored
+    // run is checkpointed, except on several workers, where it could not be resumed.
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    options.db = dir_.filePath("workers.sqlite");
+    QVERIFY(window.applyOptions(options));
+    ExperimentConfig c = test::smallExperiment(6400);
+    c.workers = 2;
+    window.experimentPanel()->setConfig(c);
+    QCOMPARE(window.experimentPanel()->config().workers, int64_t{2});
+    QSignalSpy finished(window.controller(), &TrainingController::finished);
+    window.startRun();
+    QVERIFY(window.controller()->isRunning());
+    const QAction* pause = window.findChild<QAction*>("pauseAction");
+    QVERIFY(pause);
+    QVERIFY2(!pause->isEnabled(), "pause would make the other worker time out");
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }, 60000));
+    QCOMPARE(window.lastError(), QString());
+    QVERIFY2(window.runStatusBar()->throughputText().contains("2 workers ×"),
+             qPrintable(window.runStatusBar()->throughputText()));
+    QVERIFY(window.runStatusBar()->throughputText().contains("all-reduce"));
+    const auto runs = window.store()->listRuns();
+    QCOMPARE(runs.size(), size_t{3});
+    for (const auto& r : runs) QVERIFY(r.status == ArmStatus::kFinished);
+  }
+
   void aLessonTrainsInTheLiveTabAndStopEndsAllOfIt() {
     const QString lesson = dir_.filePath("lesson.json");
     {

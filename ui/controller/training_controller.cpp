@@ -69,7 +69,10 @@ bool TrainingController::start(const ExperimentConfig& config,
     if (sink_factory_) extra_sink_ = sink_factory_(config);
     trainer_ = std::make_unique<Trainer>(config);
     if (!resume_from_.empty()) trainer_->resumeFrom(resume_from_);
-    if (checkpoint_every_ > 0 && checkpoint_path_) trainer_->checkpointEvery(checkpoint_every_, checkpoint_path_);
+    // A data-parallel run cannot be resumed (its ranks' states live in other processes).
+    if (checkpoint_every_ > 0 && checkpoint_path_ && config.workers == 1) {
+      trainer_->checkpointEvery(checkpoint_every_, checkpoint_path_);
+    }
     if (config.workers > 1) {
       // Ranks 1…N−1 are accumlab-cli processes, started once this rank listens.
       workers_ = std::make_unique<LocalWorkers>(accumlabCliPath().toStdString(), config, kWorkerTimeoutS);

@@ -295,7 +295,6 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
   form->addRow(tr("Seed"), seed_spin_);
   workers_spin_ = new QSpinBox(box);
   workers_spin_->setRange(1, static_cast<int>(kMaxWorkers));
-  workers_spin_->setSuffix(tr(" process(es)"));
   workers_spin_->setToolTip(
       tr("Data-parallel workers on this machine (N). Each accum window takes m·K·N samples: every "
          "worker accumulates its K micro-batches alone, then one all-reduce of the gradient sums "
@@ -313,6 +312,7 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
   for (QComboBox* c : {policy_combo_, dtype_combo_, device_combo_, task_combo_}) {
     connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &ExperimentPanel::configEdited);
   }
+  connect(workers_spin_, qOverload<int>(&QSpinBox::valueChanged), this, &ExperimentPanel::updateDerivedLabels);
   for (QSpinBox* s : {samples_spin_, eval_spin_, seed_spin_, workers_spin_}) {
     connect(s, qOverload<int>(&QSpinBox::valueChanged), this, &ExperimentPanel::configEdited);
   }
@@ -525,10 +525,18 @@ void ExperimentPanel::updateCsvFields() {
 
 void ExperimentPanel::updateDerivedLabels() {
   const int64_t m = micro_slider_->value();
-  const int64_t k = accum_slider_->value();
-  effective_label_->setText(tr("effective batch m·K = <b>%1</b> &nbsp;(memory of %2)")
-                                .arg(QLocale().toString(static_cast<qlonglong>(m * k)))
-                                .arg(m));
+  const int64_t workers = workers_spin_ ? workers_spin_->value() : 1;
+  // N workers share each accum window: its update is m·K·N samples (K·N micro-batches).
+  const int64_t k = accum_slider_->value() * workers;
+  if (workers > 1) {
+    effective_label_->setText(tr("effective batch m·K·N = <b>%1</b> &nbsp;(memory of %2)")
+                                  .arg(QLocale().toString(static_cast<qlonglong>(m * k)))
+                                  .arg(m));
+  } else {
+    effective_label_->setText(tr("effective batch m·K = <b>%1</b> &nbsp;(memory of %2)")
+                                  .arg(QLocale().toString(static_cast<qlonglong>(m * k)))
+                                  .arg(m));
+  }
   if (const auto model = memory_estimator_->current()) {
     memory_label_->setText(ui::memoryEstimateText(*model, m, k));
   } else if (memory_estimator_->probing()) {

@@ -101,7 +101,7 @@ class ExperimentPanel : public QWidget {
   QSpinBox* eval_spin_;
   QSpinBox* seed_spin_;
   QComboBox* device_combo_;
-  QSpinBox* workers_spin_;  ///< data-parallel processes (ExperimentConfig::workers)
+  QSpinBox* workers_spin_ = nullptr;  ///< data-parallel processes (ExperimentConfig::workers)
   QWidget* run_buttons_ = nullptr;
   QList<QWidget*> locked_while_running_;
   QString store_path_;

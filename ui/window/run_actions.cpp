@@ -20,6 +20,7 @@ RunActions::RunActions(QMainWindow* window, TrainingController* controller,
   pause_ = new QAction(s->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), window);
   pause_->setShortcut(QKeySequence(Qt::Key_Space));
   pause_->setCheckable(true);
+  pause_->setObjectName("pauseAction");
   pause_->setToolTip(tr("Pause or resume at the next window boundary (Space)"));
   stop_ = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("&Stop"), window);
   stop_->setShortcut(QKeySequence(Qt::Key_Escape));
@@ -49,7 +50,12 @@ void RunActions::addTo(QToolBar* bar) const {
 void RunActions::update() {
   const bool running = controller_->isRunning();
   run_->setEnabled(!running);
-  pause_->setEnabled(running);
+  // Workers of a data-parallel run would wait on a paused rank until they time out.
+  const bool parallel = controller_->config().workers > 1;
+  pause_->setEnabled(running && !parallel);
+  pause_->setToolTip(parallel && running ? tr("Pause is off while %1 workers train: stop the run instead")
+                                               .arg(controller_->config().workers)
+                                         : tr("Pause or resume at the next window boundary (Space)"));
   stop_->setEnabled(running);
   if (!running) pause_->setChecked(false);
 }
