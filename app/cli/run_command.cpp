@@ -134,7 +134,13 @@ int RunCommand::execute() {
   if (effective_batch_ > 0) {
     const int64_t budget = config.memory_budget;
     memory = probeMemoryModel(config);
-    fit = fitMemoryBudget(memory, budget, effective_batch_);
+    // On N workers the window m·K·N is B: each worker fits m·K = B/N in its budget.
+    const int64_t workers = rank_ >= 0 ? world_size_ : config.workers;
+    if (effective_batch_ % workers != 0) {
+      throw InputError("--effective-batch " + std::to_string(effective_batch_) + " is not a multiple of the " +
+                       std::to_string(workers) + " workers; each takes an equal share of the window");
+    }
+    fit = fitMemoryBudget(memory, budget, effective_batch_ / workers);
     config.micro_batch = fit->micro_batch;
     config.accum = fit->accum;
     validateConfig(config);
