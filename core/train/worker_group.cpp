@@ -4,7 +4,13 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/version.h>
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "accumlab/input_error.h"
@@ -47,8 +53,42 @@ std::chrono::milliseconds millis(double s) {
   return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0));
 }
 
-bool isLoopback(const std::string& host) {
-  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+/// This machine's address on the route to host:port ("" when it cannot be found): what the
+/// other ranks can reach. (Gloo's default resolves the hostname, which Debian maps to a
+/// loopback address in /etc/hosts, where no other machine can connect.)
+std::string localAddressTowards(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found) return "";
+  std::string address;
+  const int fd = ::socket(found->ai_family, SOCK_DGRAM, 0);
+  sockaddr_storage local{};
+  socklen_t length = sizeof local;
+  // Connecting a UDP socket sends nothing; it only picks the route and the local address.
+  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* raw = local.ss_family == AF_INET6
+                          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
+                          : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
+    if (::inet_ntop(local.ss_family, raw, text, sizeof text)) address = text;
+  }
+  if (fd >= 0) ::close(fd);
+  ::freeaddrinfo(found);
+  return address;
+}
+
+/// The network device Gloo connects the ranks through: GLOO_SOCKET_IFNAME's interface when
+/// set (PyTorch's convention), else this machine's address towards the master.
+std::shared_ptr<::gloo::transport::Device> glooDevice(const std::string& host, int port) {
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
+    return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
+  }
+  const std::string address = localAddressTowards(host, port);
+  return address.empty() ? c10d::ProcessGroupGloo::createDefaultDevice()
+                         : c10d::ProcessGroupGloo::createDeviceForHostname(address);
 }
 
 /// Splits "a\nb\nc" into its lines.
@@ -211,9 +251,12 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
   }
 
   auto group_options = c10d::ProcessGroupGloo::Options::create(timeout);
-  group_options->devices.push_back(isLoopback(options.host)
-                                       ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
-                                       : c10d::ProcessGroupGloo::createDefaultDevice());
+  try {
+    group_options->devices.push_back(glooDevice(options.host, impl_->store->getPort()));
+  } catch (const std::exception& e) {
+    throw InputError("rank " + std::to_string(rank_) + " has no network device for the other workers (" +
+                     firstLine(e) + ")");
+  }
   group_options->threads = 2;
   try {
     impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, rank_, world, group_options);
