@@ -98,7 +98,8 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
       norms_end.push_back(captured_.size());
     }
   }
-  r.grad_sq = squaredGradNorm(params_);
+  // A shard's gradient is a part: its norm is taken once the workers have summed it.
+  if (!plan.shard) r.grad_sq = squaredGradNorm(params_);
   r.samples = static_cast<double>(plan.samples);
   std::vector<torch::Tensor> norms;
   {

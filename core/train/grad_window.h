@@ -24,9 +24,10 @@ struct WindowResult {
   double b_small = 0;        ///< mean micro-batch size
   double b_big = 0;          ///< samples in the window
   double grad_sq = 0;        ///< |.grad|² after the window: the applied gradient, pre-clip
+                             ///< (a shard leaves it 0: the workers' sum is what is applied)
 
   // The sums the figures above are made of. A data-parallel window adds them up over its
-  // workers (WindowSums) and derives the figures again with finish().
+  // workers (ArmStepper::reduceAcrossWorkers) and derives the figures again with finish().
   double loss_sum = 0;       ///< Σ per-sample losses
   double mean_sum = 0;       ///< Σ over micro-batches of their mean loss
   double mean_sq_sum = 0;    ///< Σ over micro-batches of their mean loss squared
