@@ -129,27 +129,27 @@ int RunCommand::execute() {
   } else {
     config = resolveConfig();
   }
+  const bool joins = rank_ >= 0;  // one rank of a run started on several machines
+  if (joins) {
+    config.workers = world_size_;
+    validateConfig(config);
+  }
   std::optional<BudgetFit> fit;
   MemoryModel memory;
   if (effective_batch_ > 0) {
     const int64_t budget = config.memory_budget;
     memory = probeMemoryModel(config);
     // On N workers the window m·K·N is B: each worker fits m·K = B/N in its budget.
-    const int64_t workers = rank_ >= 0 ? world_size_ : config.workers;
-    if (effective_batch_ % workers != 0) {
+    if (effective_batch_ % config.workers != 0) {
       throw InputError("--effective-batch " + std::to_string(effective_batch_) + " is not a multiple of the " +
-                       std::to_string(workers) + " workers; each takes an equal share of the window");
+                       std::to_string(config.workers) + " workers; give a multiple of " +
+                       std::to_string(config.workers) + ", so that each takes an equal share of the window");
     }
-    fit = fitMemoryBudget(memory, budget, effective_batch_ / workers);
+    fit = fitMemoryBudget(memory, budget, effective_batch_ / config.workers);
     config.micro_batch = fit->micro_batch;
     config.accum = fit->accum;
     validateConfig(config);
     std::cerr << "accumlab-cli: " << fit->reason << std::endl;
-  }
-  const bool joins = rank_ >= 0;  // one rank of a run started on several machines
-  if (joins) {
-    config.workers = world_size_;
-    validateConfig(config);
   }
   Trainer trainer(config);
   if (!resume_file.empty()) trainer.resumeFrom(resume_file);

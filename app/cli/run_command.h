@@ -40,7 +40,7 @@ class RunCommand {
   int rank_ = -1;           ///< --rank R: join as rank R; -1: not given
   int64_t world_size_ = 0;  ///< --world-size N
   std::string master_;      ///< --master HOST:PORT
-  double worker_timeout_ = 30;  ///< --worker-timeout SECONDS
+  double worker_timeout_ = WorkerGroupOptions{}.timeout_s;  ///< --worker-timeout SECONDS
 };
 
 }  // namespace accumlab::cli

@@ -27,6 +27,20 @@ std::string tempFolder() {
 // Seconds the workers have to exit once rank 0's run has ended.
 constexpr int kExitGraceS = 6;
 
+/// Waits for `pid` to exit until `deadline`, then ends it (SIGKILL); its wait status goes to
+/// `status`. False when it had to be ended.
+bool reap(pid_t pid, std::chrono::steady_clock::time_point deadline, int& status) {
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done != 0) return true;  // exited, or not ours to wait for any more
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &status, 0);
+  return false;
+}
+
 std::string exitText(int status) {
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
   return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -61,14 +75,8 @@ LocalWorkers::~LocalWorkers() {
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
   for (pid_t& pid : pids_) {
-    while (pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() >= deadline) {
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, nullptr, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    int status = 0;
+    if (pid > 0) reap(pid, deadline, status);
     pid = 0;
   }
   if (!config_file_.empty()) std::remove(config_file_.c_str());
@@ -113,15 +121,9 @@ std::vector<std::string> LocalWorkers::wait() {
     if (pid <= 0) continue;
     const std::string who = "worker rank " + std::to_string(i + 1) + " (pid " + std::to_string(pid) + ")";
     int status = 0;
-    pid_t done = 0;
-    while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (done == 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
+    if (!reap(pid, deadline, status)) {
       problems.push_back(who + " did not exit in time and was ended");
-    } else if (done > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
       problems.push_back(who + " " + exitText(status));
     }
     pid = 0;

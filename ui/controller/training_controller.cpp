@@ -12,13 +12,6 @@
 
 namespace accumlab::ui {
 
-namespace {
-
-// Seconds a data-parallel worker waits for the others (the CLI's --worker-timeout default).
-constexpr double kWorkerTimeoutS = 30;
-
-}  // namespace
-
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
   thread_.setObjectName("accumlab-training");
   worker_ = new TrainingWorker;
@@ -75,10 +68,9 @@ bool TrainingController::start(const ExperimentConfig& config,
     }
     if (config.workers > 1) {
       // Ranks 1…N−1 are accumlab-cli processes, started once this rank listens.
-      workers_ = std::make_unique<LocalWorkers>(accumlabCliPath().toStdString(), config, kWorkerTimeoutS);
-      WorkerGroupOptions group;
+      WorkerGroupOptions group;  // the default timeout, as the CLI's --worker-timeout
       group.port = 0;
-      group.timeout_s = kWorkerTimeoutS;
+      workers_ = std::make_unique<LocalWorkers>(accumlabCliPath().toStdString(), config, group.timeout_s);
       group.on_listening = [workers = workers_.get()](int port) { workers->start(port); };
       trainer_->joinWorkers(group);
     }
