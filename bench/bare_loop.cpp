@@ -2,9 +2,12 @@
 // against. Same model (MLP 784-256-10), data layout (one float tensor, rows gathered per
 // micro-batch), m, K, optimizer (SGD, momentum 0.9) and loss normalisation (sum of per-sample
 // losses / window size) as the engine and bench/python_reference.py; no records, no hooks.
-//   build/bench/bare_loop --micro-batch M --accum K --samples N [--threads T]
+//   build/bench/bare_loop --micro-batch M --accum K --samples N [--threads T] [--keep-freed 1]
+// --keep-freed 1 gives glibc's malloc the engine's settings (core/train/device.cpp: freed
+// memory stays in the process), so that the comparison is of the loops alone.
 // Prints one JSON object: {"samples_per_s": …, "samples": …, "seconds": …}.
 #include <dlfcn.h>
+#include <malloc.h>
 #include <torch/torch.h>
 
 #include <chrono>
@@ -27,6 +30,7 @@ struct Args {
   int64_t samples = 24000;
   int64_t threads = 1;
   int64_t train_size = 20000;
+  bool keep_freed = false;
 };
 
 Args parse(int argc, char** argv) {
@@ -44,6 +48,8 @@ Args parse(int argc, char** argv) {
       a.threads = value;
     else if (key == "--train-size")
       a.train_size = value;
+    else if (key == "--keep-freed")
+      a.keep_freed = value != 0;
     else {
       std::fprintf(stderr, "bare_loop: unknown option %s\n", key.c_str());
       std::exit(2);
@@ -56,6 +62,10 @@ Args parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const Args a = parse(argc, argv);
+  if (a.keep_freed) {  // the engine's values
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+  }
   // The same thread set-up as the engine: torch's pool and OpenBLAS's own.
   torch::set_num_threads(static_cast<int>(a.threads));
   using SetThreads = void (*)(int);

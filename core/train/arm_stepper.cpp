@@ -336,9 +336,11 @@ std::string ArmStepper::budgetText() const {
 }
 
 std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
+  // run() drops the parameters' gradients before it starts, so the accumulated ones need no
+  // copy: they are kept here and handed back afterwards.
   std::vector<torch::Tensor> accumulated;
   accumulated.reserve(params_.size());
-  for (const auto& p : params_) accumulated.push_back(p.grad().clone());
+  for (const auto& p : params_) accumulated.push_back(p.grad());
   std::vector<torch::Tensor> buffers = model_->buffers();  // BatchNorm's running statistics
   std::vector<torch::Tensor> saved_buffers;
   for (const auto& b : buffers) saved_buffers.push_back(b.clone());
@@ -361,7 +363,7 @@ std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
   }
   if (!fits) {
     torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad().copy_(accumulated[i]);
+    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = accumulated[i];
     for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
     return std::nullopt;
   }
@@ -379,7 +381,7 @@ std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
   const double delta = torch::stack(diff_norms).norm().item<double>();
   const double diff = ref > 0 ? delta / ref : (delta > 0 ? kNaN : 0.0);
 
-  for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad().copy_(accumulated[i]);
+  for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = accumulated[i];
   for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
   return diff;
 }

@@ -5,6 +5,22 @@
 
 namespace accumlab {
 
+namespace {
+
+// |t|², as a one-element tensor on t's device. A BLAS dot product: on the CPU 3× faster than
+// norm() (11 µs against 31 µs for the 200k weights of the MLP 784-256-10) and no less exact
+// (largest relative error 5e-7 against 3e-6 for norm() squared, over 20 random float32
+// gradients of that size against float64 sums).
+torch::Tensor squaredNorm(const torch::Tensor& t) {
+  if (t.scalar_type() != torch::kFloat && t.scalar_type() != torch::kDouble) {
+    return t.to(torch::kDouble).square().sum();
+  }
+  const torch::Tensor flat = t.reshape(-1);
+  return torch::dot(flat, flat);
+}
+
+}  // namespace
+
 GradWindow::GradWindow(Model& model, const Dataset& data, torch::Device device,
                        torch::Dtype dtype, bool with_noise_hooks)
     : model_(model), data_(data), device_(device), dtype_(dtype), params_(model.parameters()) {
@@ -12,7 +28,7 @@ GradWindow::GradWindow(Model& model, const Dataset& data, torch::Device device,
   for (auto& p : params_) {
     hooks_.push_back(p.register_hook([this](const torch::Tensor& grad) {
       std::lock_guard<std::mutex> lock(hook_mutex_);
-      if (capturing_) captured_.push_back(grad.norm());
+      if (capturing_) captured_.push_back(squaredNorm(grad));
     }));
   }
 }
@@ -21,13 +37,17 @@ GradWindow::~GradWindow() {
   for (size_t i = 0; i < hooks_.size(); ++i) params_[i].remove_hook(hooks_[i]);
 }
 
-void GradWindow::zeroGrad() {
+void GradWindow::dropGrads() {
+  // Zeroing and then adding the first micro-batch's gradient gives the same bits as taking
+  // it over, at the cost of two passes over every gradient. Together with hostValues():
+  // 22.3k → 25.1k samples/s on the MLP 784-256-10 at m = 8, K = 1, noise statistics off
+  // (medians of 5 interleaved runs).
+  for (auto& p : params_) p.mutable_grad().reset();
+}
+
+void GradWindow::fillMissingGrads() {
   for (auto& p : params_) {
-    if (p.grad().defined()) {
-      p.mutable_grad().zero_();
-    } else {
-      p.mutable_grad() = torch::zeros_like(p);
-    }
+    if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
   }
 }
 
@@ -44,15 +64,39 @@ torch::Tensor GradWindow::lossSum(const torch::Tensor& output, const torch::Tens
 
 namespace {
 
-// Σ over parameters of |grad|², reduced on the device in the parameters' dtype.
+// The values of one-element tensors, in double. On the CPU they are read in place: a stack
+// and a copy to the host are two more dispatched ops per window, which a small window feels.
+// On a device, one transfer for all of them.
+std::vector<double> hostValues(const std::vector<torch::Tensor>& scalars) {
+  std::vector<double> values;
+  values.reserve(scalars.size());
+  if (scalars.empty()) return values;
+  if (scalars.front().is_cpu()) {
+    for (const auto& t : scalars) {
+      switch (t.scalar_type()) {
+        case torch::kFloat: values.push_back(*t.data_ptr<float>()); break;
+        case torch::kDouble: values.push_back(*t.data_ptr<double>()); break;
+        default: values.push_back(t.item<double>());
+      }
+    }
+    return values;
+  }
+  const torch::Tensor all = torch::stack(scalars).reshape(-1).to(torch::kCPU, torch::kFloat64);
+  const double* v = all.data_ptr<double>();
+  values.assign(v, v + all.numel());
+  return values;
+}
+
+// Σ over parameters of |grad|²: per-tensor sums in the parameters' dtype (vectorised
+// kernels; a sum with a dtype cast is not, and was 10× slower on wide layers), added up on
+// the host.
 double squaredGradNorm(const std::vector<torch::Tensor>& params) {
-  // Per-tensor norms are vectorised kernels; a sum with a dtype cast is not, and was 10×
-  // slower on wide layers. One host transfer at the end.
-  std::vector<torch::Tensor> grads;
-  grads.reserve(params.size());
-  for (const auto& p : params) grads.push_back(p.grad());
-  const double n = torch::stack(torch::_foreach_norm(grads)).norm().item<double>();
-  return n * n;
+  std::vector<torch::Tensor> squares;
+  squares.reserve(params.size());
+  for (const auto& p : params) squares.push_back(squaredNorm(p.grad()));
+  double sq = 0;
+  for (const double v : hostValues(squares)) sq += v;
+  return sq;
 }
 
 }  // namespace
@@ -78,9 +122,9 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   // A worker's share of a data-parallel window measures even its one micro-batch: the other
   // workers' make up the set.
   const bool noise = measure_noise && !hooks_.empty() && (k > 1 || plan.shard) && plan.exact_mean;
-  zeroGrad();
+  dropGrads();
   std::vector<torch::Tensor> sums;
-  std::vector<size_t> norms_end;  // captured_ index where each micro-batch's norms end
+  std::vector<size_t> squares_end;  // captured_ index where each micro-batch's squares end
   sums.reserve(k);
   {
     std::lock_guard<std::mutex> lock(hook_mutex_);
@@ -95,27 +139,25 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
     sums.push_back(sum.detach());
     if (noise) {
       std::lock_guard<std::mutex> lock(hook_mutex_);
-      norms_end.push_back(captured_.size());
+      squares_end.push_back(captured_.size());
     }
   }
+  fillMissingGrads();
   // A shard's gradient is a part: its norm is taken once the workers have summed it.
   if (!plan.shard) r.grad_sq = squaredGradNorm(params_);
   r.samples = static_cast<double>(plan.samples);
-  std::vector<torch::Tensor> norms;
+  std::vector<torch::Tensor> squares;
   {
     std::lock_guard<std::mutex> lock(hook_mutex_);
     capturing_ = false;
-    norms.swap(captured_);
+    squares.swap(captured_);
   }
   if (k == 0) {  // a worker with no share of a short window
     r.finish();
     return r;
   }
 
-  // One device-to-host transfer for all micro-batch losses.
-  torch::Tensor all = (k == 1 ? sums.front().reshape({1}) : torch::stack(sums))
-                          .to(torch::kCPU, torch::kFloat64);
-  const double* s = all.data_ptr<double>();
+  const std::vector<double> s = hostValues(sums);
   // Loss statistics are of the planned micro-batches: pieces cut after an out-of-memory
   // (plan.batch_of) add up to their micro-batch.
   const size_t groups = plan.batches();
@@ -132,17 +174,16 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
     r.mean_sq_sum += mean * mean;
   }
   r.batches = static_cast<double>(groups);
-  if (noise && std::isfinite(r.loss_sum) && !norms.empty()) {
-    torch::Tensor host = torch::stack(norms).to(torch::kCPU, torch::kFloat64);
-    const double* v = host.data_ptr<double>();
+  if (noise && std::isfinite(r.loss_sum) && !squares.empty()) {
+    const std::vector<double> v = hostValues(squares);
     size_t begin = 0;
     for (size_t i = 0; i < k; ++i) {
       // The hook saw c·g_i, c = the micro-batch's loss scale times its size.
       const double n = static_cast<double>(plan.micro_batches[i].size(0));
       const double c = plan.loss_scales[i] * n;
       double sq = 0;
-      for (size_t j = begin; j < norms_end[i]; ++j) sq += v[j] * v[j];
-      begin = norms_end[i];
+      for (size_t j = begin; j < squares_end[i]; ++j) sq += v[j];
+      begin = squares_end[i];
       r.small_sq_sum += sq / (c * c);
       r.inv_size_sum += 1.0 / n;
     }

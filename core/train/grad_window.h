@@ -61,11 +61,15 @@ class GradWindow {
   GradWindow& operator=(const GradWindow&) = delete;
 
   WindowResult run(const WindowPlan& plan, bool measure_noise);
-  /// Sets every parameter's gradient to zero (allocating it on first use).
-  void zeroGrad();
 
  private:
   torch::Tensor lossSum(const torch::Tensor& output, const torch::Tensor& target) const;
+  /// Drops every parameter's gradient before a window, as PyTorch's zero_grad() does: the
+  /// first backward then hands its gradient over instead of adding it to zeros.
+  void dropGrads();
+  /// Gives a zero gradient to each parameter the window's backward passes did not reach (or a
+  /// worker with no share of the window), so that every .grad is defined after run().
+  void fillMissingGrads();
 
   Model& model_;
   const Dataset& data_;
@@ -75,7 +79,7 @@ class GradWindow {
   std::vector<unsigned> hooks_;         ///< one per parameter, removed on destruction
   std::mutex hook_mutex_;
   bool capturing_ = false;              ///< guarded by hook_mutex_
-  std::vector<torch::Tensor> captured_; ///< per-parameter gradient norms; guarded by hook_mutex_
+  std::vector<torch::Tensor> captured_; ///< per-parameter |grad|²; guarded by hook_mutex_
 };
 
 }  // namespace accumlab
