@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The engine against the plainest LibTorch C++ loop (bench/bare_loop.cpp): samples/s of one
 # arm, MLP 784-256-10, 1 thread, noise statistics off and on; medians of REPEATS interleaved
-# runs. Usage: bench/compare_bare.sh [REPEATS]   (from the repository root, after a build)
+# runs. The bare loop runs twice: as written, and with the engine's malloc settings (freed
+# memory kept for reuse), which compares the loops alone; the ratios are against both.
+# Usage: bench/compare_bare.sh [REPEATS]   (from the repository root, after a build)
 # Run from a shell: started from a Python process, the bare loop measured up to 3× slower
 # on this machine (cause not found), while the engine did not.
 set -euo pipefail
@@ -18,16 +20,17 @@ engine() {  # m k samples [--no-noise-stats]
     --no-store ${4:-} | rate "$arm"
 }
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
-echo "| m | K | bare C++ | engine, noise off | engine, noise on | off/bare | on/bare |"
-echo "|---|---|---|---|---|---|---|"
+echo "| m | K | bare C++ | bare, engine's malloc | engine, noise off | engine, noise on | off/bare | on/bare | off/bare' | on/bare' |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for cfg in "8 1 24000" "8 8 24000" "32 1 64000" "32 8 64000"; do
   set -- $cfg
-  b=() off=() on=()
+  b=() bk=() off=() on=()
   for _ in $(seq "$repeats"); do
     b+=("$("$bare" --micro-batch "$1" --accum "$2" --samples "$3" --threads 1 | rate "")")
+    bk+=("$("$bare" --micro-batch "$1" --accum "$2" --samples "$3" --threads 1 --keep-freed 1 | rate "")")
     off+=("$(engine "$1" "$2" "$3" --no-noise-stats)")
     on+=("$(engine "$1" "$2" "$3")")
   done
-  mb=$(median "${b[@]}") moff=$(median "${off[@]}") mon=$(median "${on[@]}")
-  /usr/bin/python3 -c "print(f'| $1 | $2 | $mb | $moff | $mon | {$moff / $mb:.2f}× | {$mon / $mb:.2f}× |')"
+  mb=$(median "${b[@]}") mbk=$(median "${bk[@]}") moff=$(median "${off[@]}") mon=$(median "${on[@]}")
+  /usr/bin/python3 -c "print(f'| $1 | $2 | $mb | $mbk | $moff | $mon | {$moff / $mb:.2f}× | {$mon / $mb:.2f}× | {$moff / $mbk:.2f}× | {$mon / $mbk:.2f}× |')"
 done
