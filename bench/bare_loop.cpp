@@ -2,11 +2,11 @@
 // against. Same model (MLP 784-256-10), data layout (one float tensor, rows gathered per
 // micro-batch), m, K, optimizer (SGD, momentum 0.9) and loss normalisation (sum of per-sample
 // losses / window size) as the engine and bench/python_reference.py; no records, no hooks.
-// The training rows are taken from a larger generated set, 10% held out, as the engine's
-// datasets are: on a machine measured here, the first pass of random reads after a large
-// tensor is freed ran up to 8× slower, so both loops start in the same state.
-//   build/bench/bare_loop --micro-batch M --accum K --samples N [--threads T]
-//                         [--synthetic-samples S] [--keep-freed 1]
+// Its training rows are generated in place. The engine's datasets are split from a larger
+// set, which is then freed; on a machine measured here, the first epoch of random row reads
+// after such a free ran slower (up to 8× per gather, erratically), so runs of one epoch or
+// less favour this loop.
+//   build/bench/bare_loop --micro-batch M --accum K --samples N [--threads T] [--keep-freed 1]
 // --keep-freed 1 gives glibc's malloc the engine's settings (core/train/device.cpp: freed
 // memory stays in the process), so that the comparison is of the loops alone.
 // Prints one JSON object: {"samples_per_s": …, "samples": …, "seconds": …}.
@@ -33,7 +33,7 @@ struct Args {
   int64_t accum = 1;
   int64_t samples = 24000;
   int64_t threads = 1;
-  int64_t samples_generated = 20000;  ///< as --synthetic-samples; 90% are trained on
+  int64_t train_size = 20000;
   bool keep_freed = false;
 };
 
@@ -50,8 +50,8 @@ Args parse(int argc, char** argv) {
       a.samples = value;
     else if (key == "--threads")
       a.threads = value;
-    else if (key == "--synthetic-samples")
-      a.samples_generated = value;
+    else if (key == "--train-size")
+      a.train_size = value;
     else if (key == "--keep-freed")
       a.keep_freed = value != 0;
     else {
@@ -77,29 +77,21 @@ int main(int argc, char** argv) {
     set(static_cast<int>(a.threads));
   }
   torch::manual_seed(0);
-  torch::Tensor x_all, y_all;
-  {
-    const torch::Tensor x = torch::randn({a.samples_generated, kInputs});
-    const torch::Tensor y = torch::randint(kClasses, {a.samples_generated}, torch::kLong);
-    const int64_t held_out = (a.samples_generated + 5) / 10;
-    const torch::Tensor rows = torch::randperm(a.samples_generated).slice(0, held_out);
-    x_all = x.index_select(0, rows);
-    y_all = y.index_select(0, rows);
-  }
-  const int64_t train_size = x_all.size(0);
+  const torch::Tensor x_all = torch::randn({a.train_size, kInputs});
+  const torch::Tensor y_all = torch::randint(kClasses, {a.train_size}, torch::kLong);
   torch::nn::Sequential model(torch::nn::Linear(kInputs, kHidden), torch::nn::ReLU(),
                               torch::nn::Linear(kHidden, kClasses));
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(kLr).momentum(kMomentum));
 
   const int64_t window = a.micro_batch * a.accum;
-  torch::Tensor perm = torch::randperm(train_size);
+  torch::Tensor perm = torch::randperm(a.train_size);
   int64_t pos = 0, seen = 0;
   const auto start = std::chrono::steady_clock::now();
   while (seen < a.samples) {
     opt.zero_grad();
     for (int64_t i = 0; i < a.accum; ++i) {
-      if (pos + a.micro_batch > train_size) {
-        perm = torch::randperm(train_size);
+      if (pos + a.micro_batch > a.train_size) {
+        perm = torch::randperm(a.train_size);
         pos = 0;
       }
       const torch::Tensor idx = perm.slice(0, pos, pos + a.micro_batch);
