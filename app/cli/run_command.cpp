@@ -218,6 +218,7 @@ int RunCommand::execute() {
                               {"predicted_peak_tensor_bytes", fit->predicted_bytes},
                               {"fixed_bytes", memory.fixed_bytes},
                               {"per_sample_bytes", memory.per_sample_bytes},
+                              {"accum_extra_bytes", memory.accum_extra_bytes},
                               {"reason", fit->reason}};
     }
     std::cout << out.dump(2) << std::endl;

@@ -74,8 +74,8 @@ std::string memoryLine(const RunSummary& summary) {
   out << "peak tensors accum / big-batch: "
       << num(static_cast<double>(accum->peak_tensor_bytes) / static_cast<double>(big->peak_tensor_bytes), "%.2f")
       << " · only the batches and activations shrink with m; the weights, gradients and optimizer "
-         "state are the same in every arm, so a model whose weights outweigh its activations "
-         "saves little\n";
+         "state are the same in every arm, and accumulating also holds a micro-batch's gradient "
+         "while it adds it in, so a model whose weights outweigh its activations saves little\n";
   return out.str();
 }
 

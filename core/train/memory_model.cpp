@@ -16,7 +16,8 @@
 namespace accumlab {
 
 bool MemoryModel::valid() const {
-  return std::isfinite(fixed_bytes) && std::isfinite(per_sample_bytes);
+  return std::isfinite(fixed_bytes) && std::isfinite(per_sample_bytes) &&
+         std::isfinite(accum_extra_bytes);
 }
 
 MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small, int64_t large) {
@@ -35,16 +36,18 @@ MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small, int6
   const Dataset data = loadDataset(c);
   auto factory = makeModelFactory(c.model, data.sample_shape, data.num_outputs, c.seed);
 
-  auto peakAt = [&](int64_t m) -> int64_t {
+  auto peakAt = [&](int64_t m, int64_t k) -> int64_t {
     c.micro_batch = m;
+    c.accum = k;
     auto memory = std::make_unique<ArmMemory>(device);
     std::unique_ptr<ArmStepper> stepper;
     {
       const auto charge = memory->charge();
       auto model = factory->create();
       model->to(device, dtype);
-      stepper = std::make_unique<ArmStepper>(ArmKind::kNoAccum, std::move(model), data, c, device,
-                                             dtype, 2 * m, std::move(memory));
+      stepper = std::make_unique<ArmStepper>(k > 1 ? ArmKind::kAccum : ArmKind::kNoAccum,
+                                             std::move(model), data, c, device, dtype, 2 * m * k,
+                                             std::move(memory));
     }
     // The second update is the steady state: the optimizer's state (momentum, Adam's
     // moments) is created by the first step, after that window's peak.
@@ -55,9 +58,11 @@ MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small, int6
   MemoryModel model;
   model.probe_small = small;
   model.probe_large = large;
-  const int64_t p_small = peakAt(small);
-  const int64_t p_large = peakAt(large);
-  if (p_small < 0 || p_large < 0) return model;
+  const int64_t p_small = peakAt(small, 1);
+  const int64_t p_large = peakAt(large, 1);
+  const int64_t p_accum = peakAt(small, 2);
+  if (p_small < 0 || p_large < 0 || p_accum < 0) return model;
+  model.accum_extra_bytes = static_cast<double>(std::max<int64_t>(0, p_accum - p_small));
   model.per_sample_bytes =
       static_cast<double>(p_large - p_small) / static_cast<double>(large - small);
   model.fixed_bytes =
@@ -86,29 +91,38 @@ BudgetFit fitMemoryBudget(const MemoryModel& model, int64_t budget_bytes, int64_
         "measure it");
   }
   const double budget = static_cast<double>(budget_bytes);
-  if (model.predict(1) > budget) {
-    throw InputError("a memory budget of " + formatMemory(budget) + " is below the " +
-                     formatMemory(model.predict(1)) + " of tensors that one sample needs (m = 1: " +
-                     "weights, gradients and optimizer state alone take " +
-                     formatMemory(model.fixed_bytes) +
-                     "); raise the budget or choose a smaller model");
-  }
   int64_t m = effective_batch;
-  if (model.per_sample_bytes > 0 && model.predict(m) > budget) {
-    m = static_cast<int64_t>(std::floor((budget - model.fixed_bytes) / model.per_sample_bytes));
-    m = std::clamp<int64_t>(m, 1, effective_batch);
-    while (m > 1 && model.predict(m) > budget) --m;  // rounding of the division
+  if (model.predict(effective_batch) > budget) {
+    // Accumulation is needed: K > 1 at every m < B.
+    const int64_t one_k = effective_batch > 1 ? 2 : 1;
+    if (model.predict(1, one_k) > budget) {
+      throw InputError(
+          "a memory budget of " + formatMemory(budget) + " is below the " +
+          formatMemory(model.predict(1, one_k)) + " of tensors that one sample needs (m = 1: " +
+          "weights, gradients and optimizer state alone take " + formatMemory(model.fixed_bytes) +
+          (one_k > 1 ? ", and accumulating adds " + formatMemory(model.accum_extra_bytes) : "") +
+          "); raise the budget or choose a smaller model");
+    }
+    m = 1;
+    if (model.per_sample_bytes > 0) {
+      m = static_cast<int64_t>(std::floor((budget - model.fixed_bytes - model.accum_extra_bytes) /
+                                          model.per_sample_bytes));
+      m = std::clamp<int64_t>(m, 1, effective_batch - 1);
+      while (m > 1 && model.predict(m, 2) > budget) --m;  // rounding of the division
+    }
   }
   BudgetFit fit;
   fit.accum = (effective_batch + m - 1) / m;
   fit.micro_batch = (effective_batch + fit.accum - 1) / fit.accum;
-  fit.predicted_bytes = model.predict(fit.micro_batch);
+  fit.predicted_bytes = model.predict(fit.micro_batch, fit.accum);
   const int64_t covered = fit.micro_batch * fit.accum;
   fit.reason = "memory budget " + formatMemory(budget) +
                ": m = " + std::to_string(fit.micro_batch) + ", K = " + std::to_string(fit.accum) +
                " (predicted peak " + formatMemory(fit.predicted_bytes) +
                " of tensors = " + formatMemory(model.fixed_bytes) + " fixed + " +
-               formatMemory(model.per_sample_bytes) + " per sample; " +
+               formatMemory(model.per_sample_bytes) + " per sample" +
+               (fit.accum > 1 ? " + " + formatMemory(model.accum_extra_bytes) + " to accumulate" : "") +
+               "; " +
                (fit.accum == 1 ? "the whole batch fits at once"
                                : "m = " + std::to_string(m) + " is the largest that fits") +
                (covered == effective_batch

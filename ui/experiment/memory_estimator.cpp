@@ -105,7 +105,7 @@ QString memoryEstimateText(const MemoryModel& model, int64_t m, int64_t k) {
   return QObject::tr("m=%1: ≈ %2 MiB of tensors; m·K=%3 as one batch: ≈ %4 MiB (≈ %5 MiB of "
                      "both is weights, gradients, optimizer state and sample order, whatever m)")
       .arg(m)
-      .arg(mib(model.predict(m)))
+      .arg(mib(model.predict(m, k)))
       .arg(m * k)
       .arg(mib(model.predict(m * k)))
       .arg(mib(model.fixed_bytes));

@@ -91,25 +91,48 @@ TEST(MemoryModel, MlpIsDominatedByItsParameters) {
   EXPECT_GT(mlp, cnn);
 }
 
-TEST(MemoryModel, TwoProbesPredictTheArmsPeaks) {
-  const MemoryModel model = probeMemoryModel(imageConfig("cnn"), 8, 32);
-  ASSERT_TRUE(model.valid());
-  const double accum = measuredPeak("cnn", ArmKind::kAccum, 16, 16);
-  const double big = measuredPeak("cnn", ArmKind::kBigBatch, 16, 16);
-  std::printf(
-      "cnn model: %.0f B + %.0f B per sample; predicts m=16 %.0f B (accum measured "
-      "%.0f B), 256 %.0f B (big-batch measured %.0f B)\n",
-      model.fixed_bytes, model.per_sample_bytes, model.predict(16), accum, model.predict(256), big);
-  EXPECT_NEAR(model.predict(16) / accum, 1.0, 0.15);
-  EXPECT_NEAR(model.predict(256) / big, 1.0, 0.15);
+TEST(MemoryModel, TheProbesPredictTheArmsPeaks) {
+  // The CNN's activations dominate; the MLP's weights do, so there what accumulating adds (a
+  // later micro-batch's gradient before it is summed in) is most of the difference between
+  // accum and big-batch, and a model without it missed accum's peak by 40%.
+  for (const char* name : {"cnn", "mlp"}) {
+    const MemoryModel model = probeMemoryModel(imageConfig(name), 8, 32);
+    ASSERT_TRUE(model.valid());
+    const double accum = measuredPeak(name, ArmKind::kAccum, 16, 16);
+    const double big = measuredPeak(name, ArmKind::kBigBatch, 16, 16);
+    std::printf(
+        "%s model: %.0f B + %.0f B per sample + %.0f B to accumulate; predicts 16x16 %.0f B "
+        "(accum measured %.0f B), 256x1 %.0f B (big-batch measured %.0f B)\n",
+        name, model.fixed_bytes, model.per_sample_bytes, model.accum_extra_bytes,
+        model.predict(16, 16), accum, model.predict(256), big);
+    EXPECT_GT(model.accum_extra_bytes, 0.0) << name;
+    EXPECT_NEAR(model.predict(16, 16) / accum, 1.0, 0.1) << name;
+    EXPECT_NEAR(model.predict(256) / big, 1.0, 0.1) << name;
+  }
 }
 
-/// 1 MiB fixed + 64 KiB per sample.
-MemoryModel knownModel() {
+/// 1 MiB fixed + 64 KiB per sample (+ `extra` when K > 1).
+MemoryModel knownModel(double extra = 0) {
   MemoryModel m;
   m.fixed_bytes = 1 << 20;
   m.per_sample_bytes = 64 << 10;
+  m.accum_extra_bytes = extra;
   return m;
+}
+
+TEST(MemoryBudget, CountsWhatAccumulatingAddsOnlyWhenItAccumulates) {
+  // 256 KiB to accumulate: 3 MiB leaves 1.75 MiB for samples, 28 of 64 KiB; K = ceil(256/28)
+  // = 10, m = ceil(256/10) = 26.
+  const BudgetFit fit = fitMemoryBudget(knownModel(256 << 10), 3 << 20, 256);
+  EXPECT_EQ(fit.micro_batch, 26);
+  EXPECT_EQ(fit.accum, 10);
+  EXPECT_LE(fit.predicted_bytes, 3 << 20);
+  EXPECT_NE(fit.reason.find("256 KiB to accumulate"), std::string::npos) << fit.reason;
+  // A batch that fits whole pays nothing extra: 1 MiB + 16 × 64 KiB = 2 MiB exactly.
+  const BudgetFit whole = fitMemoryBudget(knownModel(256 << 10), 2 << 20, 16);
+  EXPECT_EQ(whole.accum, 1);
+  EXPECT_EQ(whole.micro_batch, 16);
+  EXPECT_DOUBLE_EQ(whole.predicted_bytes, 2 << 20);
 }
 
 TEST(MemoryBudget, PicksTheLargestMicroBatchThatFits) {
