@@ -56,6 +56,7 @@ MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small, int6
     return stepper->peakTensorBytes();
   };
   MemoryModel model;
+  model.k1_splits = config.noise_stats && !factory->create()->batchDependent();
   model.probe_small = small;
   model.probe_large = large;
   const int64_t p_small = peakAt(small, 1);

@@ -29,11 +29,13 @@ MemoryEstimator::~MemoryEstimator() {
 
 QString MemoryEstimator::keyOf(const ExperimentConfig& c) {
   // What the peak depends on: the input shape (data), the model, the dtype, the optimizer's
-  // state and where the tensors live. Not m, K, the LR or the budget.
+  // state, where the tensors live and whether K = 1 arms split windows to measure noise. Not
+  // m, K, the LR or the budget.
   return QString::fromStdString(c.data + "|" + c.label + "|" + std::to_string(c.synthetic_samples) +
                                 "|" + c.model + "|" + toString(c.dtype) + "|" +
                                 toString(c.optimizer.kind) + "|" +
-                                (c.optimizer.momentum > 0 ? "momentum" : "") + "|" + c.device);
+                                (c.optimizer.momentum > 0 ? "momentum" : "") + "|" + c.device +
+                                (c.noise_stats ? "|noise" : ""));
 }
 
 void MemoryEstimator::request(const ExperimentConfig& config) {

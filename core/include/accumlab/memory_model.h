@@ -18,21 +18,31 @@ struct MemoryModel {
   double fixed_bytes = kNaN;
   double per_sample_bytes = kNaN;
   double accum_extra_bytes = kNaN;
+  /// Whether a one-micro-batch arm accumulates too: with noise statistics on, a K = 1 arm
+  /// splits a window in halves every few windows to measure noise (not a batch-dependent
+  /// model), and those windows hold two half batches and what accumulating adds.
+  bool k1_splits = false;
   int64_t probe_small = 0;  ///< the two micro-batches that were probed
   int64_t probe_large = 0;
 
   /// Whether the probes measured anything (not on a device without tensor accounting).
   bool valid() const;
-  /// The predicted peak tensor bytes of an update of k micro-batches of m samples.
+  /// The predicted peak tensor bytes of an arm whose updates are k micro-batches of m samples.
   double predict(int64_t m, int64_t k = 1) const {
-    return fixed_bytes + per_sample_bytes * static_cast<double>(m) + (k > 1 ? accum_extra_bytes : 0.0);
+    const double line = fixed_bytes + per_sample_bytes * static_cast<double>(m);
+    if (k > 1) return line + accum_extra_bytes;
+    if (!k1_splits || m < 2) return line;
+    const double halves =
+        fixed_bytes + per_sample_bytes * static_cast<double>((m + 1) / 2) + accum_extra_bytes;
+    return halves > line ? halves : line;
   }
 };
 
 /// Measures `config`'s model on its data, optimizer, dtype and device (no noise statistics):
 /// two updates with one micro-batch of `small` samples, two with one of `large`, and two with
 /// two micro-batches of `small`, each pair from fresh weights. The first two fit the line, the
-/// third gives what accumulating adds. Loads the dataset and trains, so call it on a worker
+/// third gives what accumulating adds; `k1_splits` follows the config's noise statistics and
+/// the model. Loads the dataset and trains, so call it on a worker
 /// thread, never on the GUI thread. Throws InputError for a bad config (as Trainer::run does).
 MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small = 8, int64_t large = 32);
 

@@ -29,13 +29,14 @@ ExperimentConfig imageConfig(const std::string& model) {
   return c;
 }
 
-/// The peak tensor bytes of one arm of m × K trained for two windows.
+/// The peak tensor bytes of one arm of m × K trained for four windows (with noise statistics,
+/// a K = 1 arm's 4th window is split in halves).
 int64_t measuredPeak(const std::string& model, ArmKind arm, int64_t m, int64_t k) {
   ExperimentConfig c = imageConfig(model);
   c.arms = {arm};
   c.micro_batch = m;
   c.accum = k;
-  c.samples = 2 * armMicroBatch(arm, m, k) * armAccum(arm, m, k);
+  c.samples = 4 * armMicroBatch(arm, m, k) * armAccum(arm, m, k);
   Trainer trainer(c);
   RecordingSink sink;
   return armOf(trainer.run(sink), arm).peak_tensor_bytes;
@@ -106,6 +107,7 @@ TEST(MemoryModel, TheProbesPredictTheArmsPeaks) {
         name, model.fixed_bytes, model.per_sample_bytes, model.accum_extra_bytes,
         model.predict(16, 16), accum, model.predict(256), big);
     EXPECT_GT(model.accum_extra_bytes, 0.0) << name;
+    EXPECT_TRUE(model.k1_splits) << name;
     EXPECT_NEAR(model.predict(16, 16) / accum, 1.0, 0.1) << name;
     EXPECT_NEAR(model.predict(256) / big, 1.0, 0.1) << name;
   }
@@ -118,6 +120,32 @@ MemoryModel knownModel(double extra = 0) {
   m.per_sample_bytes = 64 << 10;
   m.accum_extra_bytes = extra;
   return m;
+}
+
+TEST(MemoryModel, WithoutNoiseStatisticsAOneMicroBatchArmDoesNotAccumulate) {
+  ExperimentConfig c = imageConfig("mlp");
+  c.noise_stats = false;
+  const MemoryModel model = probeMemoryModel(c, 8, 32);
+  EXPECT_FALSE(model.k1_splits);
+  c.arms = {ArmKind::kBigBatch};
+  c.micro_batch = 16;
+  c.accum = 16;
+  c.samples = 4 * 256;
+  Trainer trainer(c);
+  RecordingSink sink;
+  const double big = armOf(trainer.run(sink), ArmKind::kBigBatch).peak_tensor_bytes;
+  EXPECT_NEAR(model.predict(256) / big, 1.0, 0.02);
+  EXPECT_GT(model.predict(256, 2) / big, 1.1);  // the MLP's extra is a sixth of its peak
+}
+
+TEST(MemoryModel, AOneMicroBatchArmPeaksAtTheLargerOfItsWholeAndSplitWindows) {
+  // With noise statistics, a K = 1 arm's probe windows hold two halves and the extra: for the
+  // MLP at m = 32 that is more than the whole batch's activations (32 × ~3.7 KB < 400 KB).
+  const MemoryModel model = probeMemoryModel(imageConfig("mlp"), 8, 32);
+  ASSERT_TRUE(model.k1_splits);
+  const double whole = measuredPeak("mlp", ArmKind::kNoAccum, 32, 1);
+  EXPECT_NEAR(model.predict(32) / whole, 1.0, 0.02);
+  EXPECT_GT(model.predict(32), model.fixed_bytes + 32 * model.per_sample_bytes);
 }
 
 TEST(MemoryBudget, CountsWhatAccumulatingAddsOnlyWhenItAccumulates) {
