@@ -281,7 +281,7 @@ std::optional<WindowResult> ArmStepper::runFitting(WindowPlan& plan, WindowOutco
   const int64_t position = stream_.consumed() - plan.consumed;
   const bool recoverable = memory_->recoverable();
   // A failed attempt has run some forward passes: BatchNorm's running statistics are put
-  // back before the window starts over. (Gradients need no saving: run() zeroes them, and
+  // back before the window starts over. (Gradients need no saving: run() drops them first, and
   // a backward that fails midway has added to some .grad already, so the window starts
   // over rather than go on from there.)
   std::vector<torch::Tensor> buffers, saved;
