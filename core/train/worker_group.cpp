@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <thread>
 
@@ -165,6 +166,9 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
   // c10d and Gloo log every failed connection attempt through glog; the sentences below say
   // what went wrong once.
   FLAGS_minloglevel = std::max(FLAGS_minloglevel, 3);
+  // A write to a worker that died must fail as an error the roll call below can name, not
+  // end this process with SIGPIPE (seen once in DataParallel.ALostWorkerFailsTheRunWithItsRank).
+  std::signal(SIGPIPE, SIG_IGN);
   const std::string where = options.host + ":" + std::to_string(options.port);
   impl_->where = where;
   const auto timeout = millis(timeout_s_);
