@@ -21,10 +21,6 @@ int64_t largestPiece(const WindowPlan& plan) {
   return largest;
 }
 
-// A K = 1 arm measures gradient noise by splitting one window in two halves every this many
-// windows (each probe costs one extra forward/backward call).
-constexpr int64_t kNoiseProbeEvery = 4;
-
 using Clock = std::chrono::steady_clock;
 
 }  // namespace

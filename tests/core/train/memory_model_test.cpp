@@ -12,6 +12,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/trainer.h"
 #include "recording_sink.h"
+#include "train/window_plan.h"
 
 namespace accumlab {
 namespace {
@@ -29,14 +30,14 @@ ExperimentConfig imageConfig(const std::string& model) {
   return c;
 }
 
-/// The peak tensor bytes of one arm of m × K trained for four windows (with noise statistics,
-/// a K = 1 arm's 4th window is split in halves).
+/// The peak tensor bytes of one arm of m × K trained for kNoiseProbeEvery windows (with noise
+/// statistics, a K = 1 arm's last one is split in halves).
 int64_t measuredPeak(const std::string& model, ArmKind arm, int64_t m, int64_t k) {
   ExperimentConfig c = imageConfig(model);
   c.arms = {arm};
   c.micro_batch = m;
   c.accum = k;
-  c.samples = 4 * armMicroBatch(arm, m, k) * armAccum(arm, m, k);
+  c.samples = kNoiseProbeEvery * armMicroBatch(arm, m, k) * armAccum(arm, m, k);
   Trainer trainer(c);
   RecordingSink sink;
   return armOf(trainer.run(sink), arm).peak_tensor_bytes;

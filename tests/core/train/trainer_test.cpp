@@ -8,6 +8,7 @@
 
 #include "accumlab/input_error.h"
 #include "recording_sink.h"
+#include "train/window_plan.h"
 
 namespace accumlab {
 namespace {
@@ -161,15 +162,16 @@ TEST(Trainer, NoiseProbeWindowsAreMarkedAndKeptOutOfMicroBatchStatistics) {
     const auto records = sink.of(arm);
     int probes = 0;
     for (const auto& r : records) {
-      // Every 4th window of a K = 1 arm is a probe, and only probes measure noise.
-      EXPECT_EQ(r.probe, r.step % 4 == 0) << toString(arm) << " step " << r.step;
+      // Every kNoiseProbeEvery-th window of a K = 1 arm is a probe, and only probes measure
+      // noise.
+      EXPECT_EQ(r.probe, r.step % kNoiseProbeEvery == 0) << toString(arm) << " step " << r.step;
       EXPECT_EQ(r.probe, std::isfinite(r.g_small_sq)) << toString(arm) << " step " << r.step;
       EXPECT_EQ(r.accum, 1);
       EXPECT_EQ(r.mb_loss_var, 0.0) << toString(arm) << " step " << r.step;
       EXPECT_EQ(r.mb_loss_mean, r.loss) << toString(arm) << " step " << r.step;
       probes += r.probe;
     }
-    EXPECT_EQ(probes, static_cast<int>(records.size()) / 4);
+    EXPECT_EQ(probes, static_cast<int>(records.size() / kNoiseProbeEvery));
   }
   for (const auto& r : sink.of(ArmKind::kAccum)) {
     EXPECT_FALSE(r.probe);
