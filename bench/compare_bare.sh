@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The engine against the plainest LibTorch C++ loop (bench/bare_loop.cpp): samples/s of one
 # arm, MLP 784-256-10, 1 thread, noise statistics off and on; medians of REPEATS interleaved
-# runs. The bare loop runs twice: as written, and with the engine's malloc settings (freed
-# memory kept for reuse), which compares the loops alone; the ratios are against both.
+# rounds (the ratios: medians of each round's own ratio). The bare loop runs twice: as
+# written, and with the engine's malloc settings (freed memory kept for reuse), which compares
+# the loops alone; the ratios are against both.
 # Each run trains 4 epochs of 18,000 training rows (the engine's 90% of 20,000; the bare loop
 # is given as many): on a machine measured here, the first epoch after the engine's dataset
 # split (which frees the larger generated set) read rows up to 8× slower, erratically, and a
@@ -38,6 +39,16 @@ for cfg in "${configs[@]}"; do
     on+=("$(engine "$1" "$2" "$3")")
   done
   echo "m=$1 K=$2: bare ${b[*]} | bare' ${bk[*]} | off ${off[*]} | on ${on[*]}" >&2  # every run
-  mb=$(median "${b[@]}") mbk=$(median "${bk[@]}") moff=$(median "${off[@]}") mon=$(median "${on[@]}")
-  /usr/bin/python3 -c "print(f'| $1 | $2 | $mb | $mbk | $moff | $mon | {$moff / $mb:.2f}× | {$mon / $mb:.2f}× | {$moff / $mbk:.2f}× | {$mon / $mbk:.2f}× |')"
+  # Ratios are medians of each round's own ratio: a round runs the four back to back, and
+  # this machine switched between a slow and a fast state (18k and 26k samples/s at m = 8 for
+  # every program alike) for minutes at a time, so a ratio of medians mixed the two states.
+  /usr/bin/python3 - "$1" "$2" "${b[*]}" "${bk[*]}" "${off[*]}" "${on[*]}" <<'PY'
+import statistics as st, sys
+m, k, *runs = sys.argv[1:]
+b, bk, off, on = ([float(x) for x in r.split()] for r in runs)
+ratio = lambda x, y: st.median(p / q for p, q in zip(x, y))
+cells = [f"{st.median(r):.0f}" for r in (b, bk, off, on)]
+cells += [f"{ratio(x, y):.2f}×" for x, y in ((off, b), (on, b), (off, bk), (on, bk))]
+print(f"| {m} | {k} | " + " | ".join(cells) + " |")
+PY
 done

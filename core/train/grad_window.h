@@ -42,6 +42,11 @@ struct WindowResult {
   void finish();
 };
 
+/// |t|² of a CPU float32 or float64 tensor, summed in place with no dispatched op. In
+/// float32, lanes of float add blocks of 4,096 elements (at most 256 terms per lane) and the
+/// blocks add up in double. The noise hooks call it once per parameter per micro-batch.
+double hostSquaredNorm(const torch::Tensor& t);
+
 /// Forward and backward over the micro-batches of one window, leaving the accumulated
 /// gradient in the parameters' .grad (DESIGN.md §2: each micro-batch's loss is its sum of
 /// per-sample losses times the plan's scale, e.g. 1/N_window).
@@ -79,7 +84,10 @@ class GradWindow {
   std::vector<unsigned> hooks_;         ///< one per parameter, removed on destruction
   std::mutex hook_mutex_;
   bool capturing_ = false;              ///< guarded by hook_mutex_
-  std::vector<torch::Tensor> captured_; ///< per-parameter |grad|²; guarded by hook_mutex_
+  /// Per-parameter |grad|², guarded by hook_mutex_: read on the host for a model on the
+  /// CPU, else one-element tensors on the model's device, read after the window.
+  std::vector<double> captured_host_;
+  std::vector<torch::Tensor> captured_device_;
 };
 
 }  // namespace accumlab

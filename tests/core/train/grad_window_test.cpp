@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "models/model.h"
 
 namespace accumlab {
@@ -148,9 +152,31 @@ TEST(GradWindow, AWorkerWithNoShareHasZeroGradients) {
   EXPECT_EQ(r.measured, 0.0);
 }
 
+TEST(GradWindow, HostSquaredNormMatchesFloat64Sums) {
+  // Lengths around the 16 lanes and 4,096-element blocks, the MLP 784-256-10's largest
+  // gradient and a million; magnitudes spread over e^±9. float32 within 1e-6, float64 1e-12.
+  torch::manual_seed(11);
+  double worst = 0;
+  for (const int64_t n : {1, 15, 16, 17, 4095, 4096, 4097, 200704, 1048579}) {
+    const torch::Tensor x = torch::randn({n}, torch::kFloat64) * torch::exp(3 * torch::randn({n}, torch::kFloat64));
+    const torch::Tensor x32 = x.to(torch::kFloat32);
+    const double truth = x32.to(torch::kFloat64).pow(2).sum().item<double>();
+    const double error = std::abs(hostSquaredNorm(x32) - truth) / truth;
+    worst = std::max(worst, error);
+    EXPECT_LE(error, 1e-6) << n << " elements";
+    EXPECT_NEAR(hostSquaredNorm(x), x.pow(2).sum().item<double>(), 1e-12 * truth) << n;
+  }
+  std::printf("largest relative error in float32: %.2g\n", worst);
+  EXPECT_EQ(hostSquaredNorm(torch::zeros({0})), 0.0);
+  // A view that is not contiguous: a transposed matrix.
+  const torch::Tensor m = torch::randn({300, 70});
+  EXPECT_NEAR(hostSquaredNorm(m.t()), m.to(torch::kFloat64).pow(2).sum().item<double>(),
+              1e-6 * m.to(torch::kFloat64).pow(2).sum().item<double>());
+}
+
 TEST(GradWindow, Float32NoiseSumsMatchFloat64Truth) {
-  // The squared norms are float32 dot products over 2,600 weights (MLP 64-40-2): within 1e-5
-  // of the same gradients summed in float64.
+  // The squared norms of float32 gradients over 2,600 weights (MLP 64-40-2): within 1e-5 of
+  // the same gradients summed in float64.
   torch::manual_seed(5);
   Dataset data;
   data.name = "blobs";
