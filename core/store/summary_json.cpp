@@ -27,6 +27,7 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"peak_memory_bytes", a.peak_memory_bytes},
       {"peak_tensor_bytes", a.peak_tensor_bytes < 0 ? json() : json(a.peak_tensor_bytes)},
       {"equivalence_rel_diff", jsonNumber(a.equivalence_rel_diff)},
+      {"trajectories_parted_at_step", a.trajectories_parted_at_step},
       {"grad_equivalence_rel_diff", jsonNumber(a.grad_equivalence_rel_diff)},
       {"grad_equivalence_checks", a.grad_equivalence_checks},
       {"diverged_at_step", a.diverged_at_step < 0 ? json() : json(a.diverged_at_step)},
@@ -71,6 +72,7 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.peak_memory_bytes = integer("peak_memory_bytes", 0);
   a.peak_tensor_bytes = integer("peak_tensor_bytes", -1);
   a.equivalence_rel_diff = real("equivalence_rel_diff");
+  a.trajectories_parted_at_step = integer("trajectories_parted_at_step", -1);
   a.grad_equivalence_rel_diff = real("grad_equivalence_rel_diff");
   a.grad_equivalence_checks = integer("grad_equivalence_checks", 0);
   a.diverged_at_step = integer("diverged_at_step", -1);

@@ -85,6 +85,7 @@ struct ArmRun {
   int64_t next_eval = 0;  ///< samples seen at which the next evaluation is due
   std::optional<EvalRecord> last_eval;
   double equivalence_rel_diff = kNaN;
+  int64_t parted_at_step = -1;  ///< accum and big-batch: see ArmSummary
   bool awaiting_change = false;  ///< a scheduled m/K change has not reached this arm yet
 };
 
@@ -294,6 +295,7 @@ void Trainer::Impl::saveCheckpoint() {
     putInt(a, p + ".next_eval", arm.next_eval);
     putEval(a, p + ".last_eval", arm.last_eval);
     putDouble(a, p + ".equivalence_rel_diff", arm.equivalence_rel_diff);
+    putInt(a, p + ".parted_at_step", arm.parted_at_step);
     putInt(a, p + ".awaiting_change", arm.awaiting_change ? 1 : 0);
     NoiseTracker& noise = arm.recorder.noise();
     putDouble(a, p + ".noise.trace", noise.traceEma().raw());
@@ -358,6 +360,7 @@ void Trainer::Impl::loadCheckpoint() {
     arm.next_eval = getInt(a, p + ".next_eval", path);
     arm.last_eval = getEval(a, p + ".last_eval", path, arm.stepper->kind());
     arm.equivalence_rel_diff = getDouble(a, p + ".equivalence_rel_diff", path);
+    arm.parted_at_step = getInt(a, p + ".parted_at_step", path);
     arm.awaiting_change = getInt(a, p + ".awaiting_change", path) != 0;
     NoiseTracker& noise = arm.recorder.noise();
     noise.traceEma().restore(getDouble(a, p + ".noise.trace", path), getInt(a, p + ".noise.trace_n", path));
@@ -676,6 +679,10 @@ void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
           maxRelativeWeightDifference(accum->stepper->parameters(), arm.stepper->parameters());
       arm.equivalence_rel_diff = rec.weight_rel_diff;
       accum->equivalence_rel_diff = rec.weight_rel_diff;
+      if (arm.parted_at_step < 0 && rec.weight_rel_diff > roundingLevel(config.dtype)) {
+        arm.parted_at_step = rec.step;
+        accum->parted_at_step = rec.step;
+      }
     }
   }
   sink->onStep(rec);
@@ -756,6 +763,7 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
   s.peak_memory_bytes = peakMemory(device);
   s.peak_tensor_bytes = stepper.peakTensorBytes();
   s.equivalence_rel_diff = arm.equivalence_rel_diff;
+  s.trajectories_parted_at_step = arm.parted_at_step;
   s.grad_equivalence_rel_diff = stepper.maxGradEquivalence();
   s.grad_equivalence_checks = stepper.gradChecks();
   s.diverged_at_step = arm.diverged_at_step;

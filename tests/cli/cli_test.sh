@@ -24,6 +24,20 @@ assert arms["accum"]["steps"] == 4096 // 64 and arms["no-accum"]["steps"] == 409
 assert arms["accum"]["equivalence_rel_diff"] < 1e-5, arms["accum"]["equivalence_rel_diff"]
 PY
     ;;
+  trajectories_parted)
+    # Spirals at lr 0.1 parts in float32: the table says where and why, as the JSON has it;
+    # float64 stays together and says nothing.
+    common=(run --no-store --data spirals --model mlp:64 --lr 0.1 --samples 20000 --arms accum,big-batch -q)
+    "$cli" "${common[@]}" >"$tmp/table" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    "$cli" "${common[@]}" --json >"$tmp/json" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    step=$($py -c 'import json, sys; print(json.load(open(sys.argv[1]))["arms"]["big-batch"]["trajectories_parted_at_step"])' "$tmp/json")
+    [ "$step" -gt 1 ] || fail "the float32 run did not part: $step"
+    grep -q "^trajectories accum ↔ big-batch parted at update $step (beyond the 1e-05 of rounding)" "$tmp/table" ||
+      fail "no line saying where the trajectories parted: $(cat "$tmp/table")"
+    grep -q "accumulation itself stays exact" "$tmp/table" || fail "the line does not say what stays exact"
+    "$cli" "${common[@]}" --dtype float64 >"$tmp/table64" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
+    if grep -q "^trajectories" "$tmp/table64"; then fail "float64 should not part: $(cat "$tmp/table64")"; fi
+    ;;
   memory_budget)
     # The CNN on 28×28 images needs about 0.7 MiB + 70 KiB per sample: 3 MiB fits m = 32.
     "$cli" run --no-store --data blobs:1x28x28 --synthetic-samples 600 --model cnn \

@@ -51,10 +51,6 @@ int64_t currentAccum(const std::vector<StepRecord>& steps) {
   return best;
 }
 
-/// Relative differences up to this are rounding, not a broken equivalence (the engine's
-/// tests hold accum and big-batch to it).
-double roundingLevel(DType dtype) { return dtype == DType::kFloat64 ? 1e-12 : 1e-5; }
-
 QString sci(double v) { return QString::number(v, 'e', 1); }
 
 /// The equivalence plot's read-out.

@@ -133,6 +133,10 @@ struct EventRecord {
 /// The name of the event's arm, or "" for an event of all arms (as the store keeps it).
 inline std::string armName(const EventRecord& e) { return e.arm ? toString(*e.arm) : std::string(); }
 
+/// Relative differences between accum and big-batch up to this are rounding, not a broken
+/// equivalence: the engine's tests hold the pair to it after 100 steps.
+inline double roundingLevel(DType dtype) { return dtype == DType::kFloat64 ? 1e-12 : 1e-5; }
+
 struct ArmSummary {
   ArmKind arm = ArmKind::kNoAccum;
   ArmStatus status = ArmStatus::kRunning;
@@ -155,7 +159,11 @@ struct ArmSummary {
   double samples_per_s = kNaN;
   int64_t peak_memory_bytes = 0;
   int64_t peak_tensor_bytes = -1;  ///< largest per-window peak of tensor bytes; -1: unmeasured
-  double equivalence_rel_diff = kNaN;  ///< accum vs big-batch, max relative weight difference
+  double equivalence_rel_diff = kNaN;  ///< accum vs big-batch: relative weight difference at the end
+  /// accum and big-batch: the first update after which their relative weight difference
+  /// exceeded roundingLevel() (the trajectories parted: training amplifies a rounding
+  /// difference from there); -1 while they agree to rounding.
+  int64_t trajectories_parted_at_step = -1;
   double grad_equivalence_rel_diff = kNaN;  ///< accum: max of grad_equiv over checked steps
   int64_t grad_equivalence_checks = 0;      ///< accum: steps whose gradient was checked
   int64_t diverged_at_step = -1;

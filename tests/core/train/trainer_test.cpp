@@ -152,6 +152,38 @@ TEST(Trainer, RunsOnlyOnce) {
   EXPECT_THROW(trainer.run(sink), std::logic_error);
 }
 
+TEST(Trainer, SaysWhereTheTrajectoriesPartedFromRounding) {
+  // Spirals at lr 0.1: in float32 a rounding difference tips an activation over a ReLU's 0
+  // and the arms part; in float64 they stay together.
+  for (const DType dtype : {DType::kFloat32, DType::kFloat64}) {
+    ExperimentConfig c = smallConfig();
+    c.data = "spirals";
+    c.model = "mlp:64";
+    c.optimizer.lr = 0.1;
+    c.samples = 20000;
+    c.eval_every = 20000;
+    c.dtype = dtype;
+    c.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
+    Trainer trainer(c);
+    RecordingSink sink;
+    const RunSummary summary = trainer.run(sink);
+    int64_t expected = -1;
+    for (const auto& r : sink.of(ArmKind::kBigBatch)) {
+      if (r.weight_rel_diff > roundingLevel(dtype)) {
+        expected = r.step;
+        break;
+      }
+    }
+    if (dtype == DType::kFloat32) {
+      EXPECT_GT(expected, 1) << "the float32 run was meant to part";
+    } else {
+      EXPECT_EQ(expected, -1);
+    }
+    EXPECT_EQ(armOf(summary, ArmKind::kAccum).trajectories_parted_at_step, expected);
+    EXPECT_EQ(armOf(summary, ArmKind::kBigBatch).trajectories_parted_at_step, expected);
+  }
+}
+
 TEST(Trainer, NoiseProbeWindowsAreMarkedAndKeptOutOfMicroBatchStatistics) {
   ExperimentConfig c = smallConfig();
   c.samples = 1600;
