@@ -58,17 +58,20 @@ std::string varianceLines(const RunSummary& summary) {
   return out.str();
 }
 
+const ArmSummary* findArm(const RunSummary& summary, ArmKind kind) {
+  for (const ArmSummary& a : summary.arms) {
+    if (a.arm == kind) return &a;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 /// Accumulation's memory saving as measured, with what it can and cannot shrink: a small
 /// model's ratio near 1 is the truth, not a failure of accumulation.
 std::string memoryLine(const RunSummary& summary) {
-  const ArmSummary* accum = nullptr;
-  const ArmSummary* big = nullptr;
-  for (const ArmSummary& a : summary.arms) {
-    if (a.arm == ArmKind::kAccum) accum = &a;
-    if (a.arm == ArmKind::kBigBatch) big = &a;
-  }
+  const ArmSummary* accum = findArm(summary, ArmKind::kAccum);
+  const ArmSummary* big = findArm(summary, ArmKind::kBigBatch);
   if (!accum || !big || accum->peak_tensor_bytes <= 0 || big->peak_tensor_bytes <= 0) return "";
   std::ostringstream out;
   out << "peak tensors accum / big-batch: "
@@ -82,35 +85,33 @@ std::string memoryLine(const RunSummary& summary) {
 /// Where accum's and big-batch's weights parted, when they did: a float32 rounding difference
 /// that training amplified, which a reader of "equiv diff" must not take for accumulation.
 std::string trajectoryLine(const RunSummary& summary) {
-  const ArmSummary* accum = nullptr;
-  const ArmSummary* big = nullptr;
-  for (const ArmSummary& a : summary.arms) {
-    if (a.arm == ArmKind::kAccum) accum = &a;
-    if (a.arm == ArmKind::kBigBatch) big = &a;
-  }
+  const ArmSummary* accum = findArm(summary, ArmKind::kAccum);
+  const ArmSummary* big = findArm(summary, ArmKind::kBigBatch);
   // A batch-dependent or stochastic model parts for its own reason, said when the run starts.
   if (!accum || !big || big->trajectories_parted_at_step < 0 || big->batch_dependent ||
       big->stochastic) {
     return "";
   }
   std::ostringstream out;
+  const double level = roundingLevel(summary.info.config.dtype);
   out << "trajectories accum ↔ big-batch parted at update " << big->trajectories_parted_at_step
-      << " (beyond the " << num(roundingLevel(summary.info.config.dtype), "%.0e")
-      << " of rounding) and end " << num(big->equivalence_rel_diff, "%.2e")
-      << " apart · a rounding difference "
-         "most likely tipped an activation across a kink (a ReLU's 0) in one arm only, and "
-         "training amplified it";
+      << " (beyond the " << num(level, "%.0e") << " of rounding) and end "
+      << num(big->equivalence_rel_diff, "%.2e")
+      << " apart · a rounding difference most likely tipped an activation across a kink (a "
+         "ReLU's 0) in one arm only, and training amplified it";
   if (accum->grad_equivalence_checks > 0) {
     // The largest check can itself be a kink (one activation on the other side of a ReLU's
     // 0 in one pass); only a largest check at rounding level speaks for every one.
-    if (accum->grad_equivalence_rel_diff <= roundingLevel(summary.info.config.dtype)) {
+    if (accum->grad_equivalence_rel_diff <= level) {
       out << "; accumulation itself stays exact (gradient checks at most "
           << num(accum->grad_equivalence_rel_diff, "%.2e") << ")";
     } else {
       out << "; the gradient checks at equal weights (grad equiv) test accumulation itself";
     }
   }
-  if (summary.info.config.dtype == DType::kFloat32) out << "; --dtype float64 keeps them together far longer";
+  if (summary.info.config.dtype == DType::kFloat32) {
+    out << "; --dtype float64 keeps them together far longer";
+  }
   out << "\n";
   return out.str();
 }
@@ -126,7 +127,8 @@ std::string formatSummaryTable(const RunSummary& summary) {
                     armSizesText(a),
                     std::to_string(a.steps), num(a.final_train_loss), num(a.val_loss),
                     num(a.val_accuracy * 100, "%.2f%%"), num(a.loss_variance_detrended),
-                    num(a.noise_per_update), num(a.b_simple > 0 ? a.b_simple : kNaN, "%.1f"), num(a.samples_per_s, "%.0f"),
+                    num(a.noise_per_update), num(a.b_simple > 0 ? a.b_simple : kNaN, "%.1f"),
+                    num(a.samples_per_s, "%.0f"),
                     a.peak_tensor_bytes >= 0 ? formatBytes(a.peak_tensor_bytes) : "-",
                     formatBytes(a.peak_memory_bytes), num(a.grad_equivalence_rel_diff, "%.2e"),
                     num(a.equivalence_rel_diff, "%.2e")});

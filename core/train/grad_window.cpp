@@ -197,7 +197,8 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   {
     std::lock_guard<std::mutex> lock(hook_mutex_);
     capturing_ = false;
-    squares = captured_device_.empty() ? std::move(captured_host_) : hostValues(captured_device_);
+    squares =
+        captured_device_.empty() ? std::move(captured_host_) : hostValues(captured_device_);
     captured_host_.clear();
     captured_device_.clear();
   }

@@ -49,8 +49,8 @@ WindowPlan splitInHalves(const WindowPlan& plan);
 
 /// A K = 1 arm with noise statistics on splits every this many-th window in halves. A probe
 /// window costs 1.6× a whole one at m = 8 on the MLP 784-256-10 (449 against 280 µs; 1.35× at
-/// m = 32): every 4th window cost 8–13% of a K = 1 arm's samples/s, every 8th costs 4–5%. The noise
-/// EMAs weigh each probe alike, so they average over 8× as many windows as probes.
+/// m = 32): every 4th window cost 8–13% of a K = 1 arm's samples/s, every 8th costs 4–8%.
+/// The noise EMAs weigh each probe alike, so they average over 8× as many windows as probes.
 constexpr int64_t kNoiseProbeEvery = 8;
 
 /// The same window with every micro-batch larger than `cap` cut into consecutive pieces of

@@ -158,7 +158,8 @@ TEST(GradWindow, HostSquaredNormMatchesFloat64Sums) {
   torch::manual_seed(11);
   double worst = 0;
   for (const int64_t n : {1, 15, 16, 17, 4095, 4096, 4097, 200704, 1048579}) {
-    const torch::Tensor x = torch::randn({n}, torch::kFloat64) * torch::exp(3 * torch::randn({n}, torch::kFloat64));
+    const torch::Tensor x =
+        torch::randn({n}, torch::kFloat64) * torch::exp(3 * torch::randn({n}, torch::kFloat64));
     const torch::Tensor x32 = x.to(torch::kFloat32);
     const double truth = x32.to(torch::kFloat64).pow(2).sum().item<double>();
     const double error = std::abs(hostSquaredNorm(x32) - truth) / truth;
