@@ -221,11 +221,16 @@ void addLessonResults(SQLite::Database& db) {
 /// Version 8: the all-reduce time of a data-parallel window (StepRecord::allreduce_ms).
 void addStepColumnsOfVersion8(SQLite::Database& db) { addStepColumns(db, 8); }
 
+/// Version 9: the float64 repeat of a float32 gradient check above rounding
+/// (StepRecord::grad_equiv_f64).
+void addStepColumnsOfVersion9(SQLite::Database& db) { addStepColumns(db, 9); }
+
 /// kMigrations[v] takes a file from version v to v + 1.
 const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
     createVersion1, autoincrementIds, addStepColumnsOfVersion3, addVarianceProbes,
-    addStepColumnsOfVersion5, addSweeps, addLessonResults, addStepColumnsOfVersion8};
-static_assert(kSchemaVersion == 8, "add the migration to kMigrations");
+    addStepColumnsOfVersion5, addSweeps, addLessonResults, addStepColumnsOfVersion8,
+    addStepColumnsOfVersion9};
+static_assert(kSchemaVersion == 9, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

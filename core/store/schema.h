@@ -9,7 +9,8 @@ namespace accumlab::store {
 /// 3: steps record the applied gradient norm, the gradient check, and mark noise probes.
 /// 4: steps record the detrended loss variance; the variance probes get their table.
 /// 5: steps record the peak tensor bytes of their window. 6: sweeps. 7: lesson results.
-inline constexpr int kSchemaVersion = 8;
+/// 8: steps record the all-reduce time. 9: steps record the float64 repeat of a gradient check.
+inline constexpr int kSchemaVersion = 9;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.

@@ -54,6 +54,7 @@ const std::vector<StepColumn>& stepColumns() {
       integer("loss_var_count", &StepRecord::loss_var_count, 4),
       integer("peak_tensor_bytes", &StepRecord::peak_tensor_bytes, 5),
       real("allreduce_ms", &StepRecord::allreduce_ms, 8),
+      real("grad_equiv_f64", &StepRecord::grad_equiv_f64, 9),
   };
   return kColumns;
 }

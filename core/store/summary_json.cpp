@@ -30,6 +30,9 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"trajectories_parted_at_step", a.trajectories_parted_at_step},
       {"grad_equivalence_rel_diff", jsonNumber(a.grad_equivalence_rel_diff)},
       {"grad_equivalence_checks", a.grad_equivalence_checks},
+      {"grad_equivalence_kinks", a.grad_equivalence_kinks},
+      {"grad_equivalence_rel_diff_without_kinks",
+       jsonNumber(a.grad_equivalence_rel_diff_without_kinks)},
       {"diverged_at_step", a.diverged_at_step < 0 ? json() : json(a.diverged_at_step)},
       {"wall_s", a.wall_s},
       {"batch_dependent", a.batch_dependent},
@@ -75,6 +78,12 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.trajectories_parted_at_step = integer("trajectories_parted_at_step", -1);
   a.grad_equivalence_rel_diff = real("grad_equivalence_rel_diff");
   a.grad_equivalence_checks = integer("grad_equivalence_checks", 0);
+  a.grad_equivalence_kinks = integer("grad_equivalence_kinks", 0);
+  // Before kinks were told apart, every check counted.
+  a.grad_equivalence_rel_diff_without_kinks =
+      j.contains("grad_equivalence_rel_diff_without_kinks")
+          ? real("grad_equivalence_rel_diff_without_kinks")
+          : a.grad_equivalence_rel_diff;
   a.diverged_at_step = integer("diverged_at_step", -1);
   const double wall = real("wall_s");
   a.wall_s = std::isfinite(wall) ? wall : 0.0;

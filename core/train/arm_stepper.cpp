@@ -23,6 +23,39 @@ int64_t largestPiece(const WindowPlan& plan) {
 
 using Clock = std::chrono::steady_clock;
 
+/// The window's samples as one batch, normalised by the window's true sample count (so an
+/// under-scaled flush-divide-by-K window shows).
+WindowPlan asOneBatch(const WindowPlan& plan) {
+  WindowPlan big;
+  big.micro_batches = {torch::cat(plan.micro_batches)};
+  big.loss_scales = {1.0 / static_cast<double>(plan.samples)};
+  big.samples = plan.samples;
+  big.consumed = plan.consumed;
+  return big;
+}
+
+/// |a − b| / |b| over all parameters. (Per tensor, max|Δ| / max|g| blows up where a tensor's
+/// per-sample gradients nearly cancel: rounding scales with the summands, not with their
+/// small sum. Measured: 2e-5 in float32 on the bias of the default MLP.)
+double relativeDifference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> diff_norms, ref_norms;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff_norms.push_back((a[i] - b[i]).norm());
+    ref_norms.push_back(b[i].norm());
+  }
+  const double ref = torch::stack(ref_norms).norm().item<double>();
+  const double delta = torch::stack(diff_norms).norm().item<double>();
+  return ref > 0 ? delta / ref : (delta > 0 ? kNaN : 0.0);
+}
+
+std::vector<torch::Tensor> gradsOf(const std::vector<torch::Tensor>& params) {
+  std::vector<torch::Tensor> grads;
+  grads.reserve(params.size());
+  for (const auto& p : params) grads.push_back(p.grad());
+  return grads;
+}
+
 }  // namespace
 
 ArmStepper::ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset& data,
@@ -66,8 +99,10 @@ void ArmStepper::save(torch::serialize::OutputArchive& archive, const std::strin
   putInt(archive, prefix + ".steps", steps_);
   putInt(archive, prefix + ".windows_since_probe", windows_since_probe_);
   putDouble(archive, prefix + ".train_seconds", train_seconds_);
-  putDouble(archive, prefix + ".max_grad_equiv", max_grad_equiv_);
-  putInt(archive, prefix + ".grad_checks", grad_checks_);
+  putDouble(archive, prefix + ".max_grad_equiv", grad_checks_.max);
+  putInt(archive, prefix + ".grad_checks", grad_checks_.checks);
+  putInt(archive, prefix + ".grad_kinks", grad_checks_.kinks);
+  putDouble(archive, prefix + ".max_grad_equiv_without_kinks", grad_checks_.max_without_kinks);
   putInt(archive, prefix + ".peak_tensor_bytes", peak_tensor_bytes_);
 }
 
@@ -92,8 +127,11 @@ void ArmStepper::load(torch::serialize::InputArchive& archive, const std::string
   steps_ = getInt(archive, prefix + ".steps", path);
   windows_since_probe_ = getInt(archive, prefix + ".windows_since_probe", path);
   train_seconds_ = getDouble(archive, prefix + ".train_seconds", path);
-  max_grad_equiv_ = getDouble(archive, prefix + ".max_grad_equiv", path);
-  grad_checks_ = getInt(archive, prefix + ".grad_checks", path);
+  grad_checks_.max = getDouble(archive, prefix + ".max_grad_equiv", path);
+  grad_checks_.checks = getInt(archive, prefix + ".grad_checks", path);
+  grad_checks_.kinks = getInt(archive, prefix + ".grad_kinks", path);
+  grad_checks_.max_without_kinks =
+      getDouble(archive, prefix + ".max_grad_equiv_without_kinks", path);
   peak_tensor_bytes_ = getInt(archive, prefix + ".peak_tensor_bytes", path);
 }
 
@@ -161,13 +199,10 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   if (gradCheckDue(plan)) {
     const auto t_check = Clock::now();
     memory_->pause();  // the check runs the window as one big batch: not this arm's training
-    const std::optional<double> equiv = checkAgainstBigBatch(pieces);
-    memory_->resume();
-    if (equiv) {
-      rec.grad_equiv = *equiv;
-      max_grad_equiv_ = std::isnan(max_grad_equiv_) ? *equiv : std::max(max_grad_equiv_, *equiv);
-      ++grad_checks_;
+    if (const std::optional<double> equiv = checkAgainstBigBatch(pieces)) {
+      recordGradCheck(pieces, *equiv, rec);
     }
+    memory_->resume();
     // A measurement, not training: keep it out of the arm's samples/s.
     train_seconds_ -= std::chrono::duration<double>(Clock::now() - t_check).count();
   }
@@ -334,52 +369,76 @@ std::string ArmStepper::budgetText() const {
 std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
   // run() drops the parameters' gradients before it starts, so the accumulated ones need no
   // copy: they are kept here and handed back afterwards.
-  std::vector<torch::Tensor> accumulated;
-  accumulated.reserve(params_.size());
-  for (const auto& p : params_) accumulated.push_back(p.grad());
+  const std::vector<torch::Tensor> accumulated = gradsOf(params_);
   std::vector<torch::Tensor> buffers = model_->buffers();  // BatchNorm's running statistics
   std::vector<torch::Tensor> saved_buffers;
   for (const auto& b : buffers) saved_buffers.push_back(b.clone());
-
-  // The same samples as one batch, normalised by the window's true sample count (so an
-  // under-scaled flush-divide-by-K window shows), from the same random stream.
-  WindowPlan big;
-  big.micro_batches = {torch::cat(plan.micro_batches)};
-  big.loss_scales = {1.0 / static_cast<double>(plan.samples)};
-  big.samples = plan.samples;
-  big.consumed = plan.consumed;
-  if (model_->stochastic()) random_.seedWindow(stream_.consumed() - plan.consumed);
-  bool fits = true;
-  try {
-    window_.run(big, false);
-  } catch (const std::exception& e) {
-    if (!isOutOfMemory(e)) throw;
-    memory_->afterOutOfMemory();
-    fits = false;
-  }
-  if (!fits) {
+  const auto restore = [&] {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = accumulated[i];
     for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
+  };
+
+  // The same samples as one batch, from the same random stream.
+  if (model_->stochastic()) random_.seedWindow(stream_.consumed() - plan.consumed);
+  try {
+    window_.run(asOneBatch(plan), false);
+  } catch (const std::exception& e) {
+    if (!isOutOfMemory(e)) throw;
+    memory_->afterOutOfMemory();
+    restore();
     return std::nullopt;
   }
-
-  // |g_acc − g_big| / |g_big| over all parameters. (Per tensor, max|Δ| / max|g| blows up
-  // where a tensor's per-sample gradients nearly cancel: rounding scales with the summands,
-  // not with their small sum. Measured: 2e-5 in float32 on the bias of the default MLP.)
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> diff_norms, ref_norms;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    diff_norms.push_back((accumulated[i] - params_[i].grad()).norm());
-    ref_norms.push_back(params_[i].grad().norm());
-  }
-  const double ref = torch::stack(ref_norms).norm().item<double>();
-  const double delta = torch::stack(diff_norms).norm().item<double>();
-  const double diff = ref > 0 ? delta / ref : (delta > 0 ? kNaN : 0.0);
-
-  for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = accumulated[i];
-  for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
+  const double diff = relativeDifference(accumulated, gradsOf(params_));
+  restore();
   return diff;
+}
+
+std::optional<double> ArmStepper::repeatInFloat64(const WindowPlan& plan) {
+  const std::vector<torch::Tensor> kept = gradsOf(params_);
+  std::vector<torch::Tensor> buffers = model_->buffers();
+  std::vector<torch::Tensor> saved_buffers;
+  for (const auto& b : buffers) saved_buffers.push_back(b.clone());
+  const torch::Device device = window_.device();
+  const auto narrow = [&] {
+    torch::NoGradGuard no_grad;
+    // .grad must match its parameter's dtype: drop the float64 ones before narrowing.
+    for (auto& p : params_) p.mutable_grad().reset();
+    model_->to(device, window_.dtype());
+    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = kept[i];
+    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
+  };
+  std::optional<double> diff;
+  try {
+    for (auto& p : params_) p.mutable_grad().reset();
+    model_->to(device, torch::kFloat64);
+    GradWindow wide(*model_, data_, device, torch::kFloat64, false);
+    const int64_t position = stream_.consumed() - plan.consumed;
+    if (model_->stochastic()) random_.seedWindow(position);
+    wide.run(plan, false);
+    const std::vector<torch::Tensor> accumulated = gradsOf(params_);
+    if (model_->stochastic()) random_.seedWindow(position);
+    wide.run(asOneBatch(plan), false);
+    diff = relativeDifference(accumulated, gradsOf(params_));
+  } catch (const std::exception& e) {
+    narrow();
+    if (!isOutOfMemory(e)) throw;
+    memory_->afterOutOfMemory();
+    return std::nullopt;
+  }
+  narrow();
+  return diff;
+}
+
+void ArmStepper::recordGradCheck(const WindowPlan& plan, double equiv, StepRecord& rec) {
+  rec.grad_equiv = equiv;
+  // Widening a model converts all its buffers, BatchNorm's integer count included; a
+  // batch-dependent model differs from its big batch anyway.
+  if (config_.dtype == DType::kFloat32 && equiv > roundingLevel(DType::kFloat32) &&
+      !model_->batchDependent()) {
+    if (const std::optional<double> wide = repeatInFloat64(plan)) rec.grad_equiv_f64 = *wide;
+  }
+  grad_checks_.add(rec);
 }
 
 }  // namespace accumlab

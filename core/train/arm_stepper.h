@@ -86,9 +86,8 @@ class ArmStepper {
   double lr() const { return lr_; }
   /// Seconds spent training this arm's windows.
   double trainSeconds() const { return train_seconds_; }
-  /// Max of the gradient checks so far (NaN before the first) and their count.
-  double maxGradEquivalence() const { return max_grad_equiv_; }
-  int64_t gradChecks() const { return grad_checks_; }
+  /// The gradient checks so far: count, kinks and largest differences.
+  const GradCheckTally& gradChecks() const { return grad_checks_; }
   /// The largest peak tensor bytes of a window so far; -1 before the first or unmeasured.
   int64_t peakTensorBytes() const { return peak_tensor_bytes_; }
   /// Data-parallel: seconds spent in all-reduces so far; NaN for an arm of one process.
@@ -121,6 +120,13 @@ class ArmStepper {
   /// the same weights; leaves .grad, buffers and random draws as they were. Empty when the
   /// big batch does not fit in memory.
   std::optional<double> checkAgainstBigBatch(const WindowPlan& plan);
+  /// checkAgainstBigBatch on a float64 copy of the weights (the parameters are widened in
+  /// place and narrowed back, which float32 → float64 → float32 does exactly); leaves .grad,
+  /// buffers and random draws as they were. Empty when it does not fit in memory.
+  std::optional<double> repeatInFloat64(const WindowPlan& plan);
+  /// Records one gradient check in `rec` and the arm's tallies; repeats one above float32
+  /// rounding in float64 to tell a kink from a real difference.
+  void recordGradCheck(const WindowPlan& plan, double equiv, StepRecord& rec);
 
   ArmKind kind_;
   std::unique_ptr<ArmMemory> memory_;  // first: the arm's tensors are counted until they go
@@ -141,8 +147,7 @@ class ArmStepper {
   int64_t steps_ = 0;
   int64_t windows_since_probe_ = 0;  ///< K = 1 arms: windows since the last noise probe
   double train_seconds_ = 0;
-  double max_grad_equiv_ = kNaN;
-  int64_t grad_checks_ = 0;
+  GradCheckTally grad_checks_;
   int64_t peak_tensor_bytes_ = -1;
   WorkerGroup* group_ = nullptr;  ///< data-parallel accum arm: the other ranks
 };

@@ -66,6 +66,8 @@ class GradWindow {
   GradWindow& operator=(const GradWindow&) = delete;
 
   WindowResult run(const WindowPlan& plan, bool measure_noise);
+  torch::Device device() const { return device_; }
+  torch::Dtype dtype() const { return dtype_; }
 
  private:
   torch::Tensor lossSum(const torch::Tensor& output, const torch::Tensor& target) const;

@@ -119,6 +119,7 @@ class LivePlotsTest : public QObject {
         r.accum = arm == ArmKind::kAccum ? 8 : 1;
         r.loss = 1;
         if (arm == ArmKind::kAccum) r.grad_equiv = i == 20 ? 1.4e-2 : 4e-7;
+        if (arm == ArmKind::kAccum && i == 20) r.grad_equiv_f64 = 2e-16;  // float64 agreed
         if (arm == ArmKind::kBigBatch) r.weight_rel_diff = i < 30 ? 1e-6 : 5e-2 * (i - 29);
         b.steps.push_back(r);
       }
@@ -135,6 +136,10 @@ class LivePlotsTest : public QObject {
     const QString tip = equivalence->readoutTip();
     QVERIFY2(tip.contains("median of 41 checks") && tip.contains("1.4e-02, at update 21"), qPrintable(tip));
     QVERIFY2(tip.contains("rounding level until update 31"), qPrintable(tip));
+    QVERIFY2(tip.contains("One check above float32 rounding was a kink") &&
+                 tip.contains("the two passes agreed to 2.0e-16"),
+             qPrintable(tip));
+    QVERIFY2(!tip.contains("are real differences"), qPrintable(tip));
 
     // Before the parting, the trajectories are rounding and the read-out says no more.
     RecordBatch early = b;

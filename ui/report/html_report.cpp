@@ -66,13 +66,12 @@ ArmSummary summaryOf(const ArmSeries& arm) {
     s.peak_memory_bytes = last.memory_bytes;
     for (const StepRecord& r : arm.steps) s.peak_tensor_bytes = std::max(s.peak_tensor_bytes, r.peak_tensor_bytes);
     s.equivalence_rel_diff = last.weight_rel_diff;
-    for (const StepRecord& r : arm.steps) {
-      if (!std::isfinite(r.grad_equiv)) continue;
-      s.grad_equivalence_rel_diff = s.grad_equivalence_checks == 0
-                                        ? r.grad_equiv
-                                        : std::max(s.grad_equivalence_rel_diff, r.grad_equiv);
-      ++s.grad_equivalence_checks;
-    }
+    GradCheckTally checks;
+    for (const StepRecord& r : arm.steps) checks.add(r);
+    s.grad_equivalence_rel_diff = checks.max;
+    s.grad_equivalence_checks = checks.checks;
+    s.grad_equivalence_kinks = checks.kinks;
+    s.grad_equivalence_rel_diff_without_kinks = checks.max_without_kinks;
   }
   if (!arm.evals.empty()) {
     s.val_loss = arm.evals.back().loss;
@@ -99,8 +98,8 @@ QString summaryTable(const RunData& run) {
       "<th>loss var</th><th>no-accum ÷ arm<br>loss var</th><th>trΣ/B<sub>eff</sub></th>"
       "<th>no-accum ÷ arm<br>noise</th><th>B<sub>simple</sub></th><th>samples/s</th>"
       "<th>arm ÷ no-accum<br>speed</th><th>peak<br>tensors</th><th>peak RSS<br>(process)</th>"
-      "<th>grad equiv<br>(max)</th>"
-      "<th>equiv diff</th></tr>";
+      "<th>grad equiv<br>(max, kinks aside)</th>"
+      "<th>traj diff</th></tr>";
   for (const ArmSeries& arm : run.arms) {
     const ArmSummary s = summaryOf(arm);
     html += QString("<tr><td class=k style='color:%1'><b>%2</b></td><td>%3</td><td>%4</td>")
@@ -125,7 +124,14 @@ QString summaryTable(const RunData& run) {
     html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
                 .arg(num(s.samples_per_s, 6), ratio(s.samples_per_s, base.samples_per_s),
                      mib(s.peak_tensor_bytes), mib(s.peak_memory_bytes),
-                     sci(s.grad_equivalence_rel_diff), sci(s.equivalence_rel_diff));
+                     sci(s.grad_equivalence_rel_diff_without_kinks) +
+                         (s.grad_equivalence_kinks > 0
+                              ? QString("<br><small>%1 %2 at %3</small>")
+                                    .arg(s.grad_equivalence_kinks)
+                                    .arg(s.grad_equivalence_kinks == 1 ? "kink" : "kinks",
+                                         sci(s.grad_equivalence_rel_diff))
+                              : QString()),
+                     sci(s.equivalence_rel_diff));
     if (!s.message.empty()) {
       html += QString("<tr><td class='k muted' colspan=19>%1: %2</td></tr>")
                   .arg(armName(arm.arm), esc(s.message));

@@ -29,7 +29,8 @@ struct LessonTolerance {
 struct LessonMeasure {
   /// Per arm: loss_variance (detrended), loss_variance_plain, final_train_loss, val_loss,
   /// val_accuracy, samples_per_s, peak_tensor_bytes, noise_per_update, b_simple, steps,
-  /// grad_equivalence (accum), weight_equivalence (big-batch). Per run: probe_ratio.
+  /// grad_equivalence (accum: the largest check that was not a kink), weight_equivalence
+  /// (big-batch). Per run: probe_ratio.
   /// Per sweep: sweep_b_crit, sweep_b_simple, sweep_variance_slope.
   std::string metric;
   std::string run;  ///< the run's id in the lesson; empty: its first run

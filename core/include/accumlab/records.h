@@ -1,5 +1,7 @@
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -59,6 +61,10 @@ struct StepRecord {
   /// parameters, where g_big is the same window's gradient computed as one big batch at the
   /// same weights. NaN on unchecked steps.
   double grad_equiv = kNaN;
+  /// Accum arm, float32, where grad_equiv exceeds float32 rounding: the same check repeated in
+  /// float64 at the same weights on the same samples. At float64 rounding there, the float32
+  /// difference was a kink (see isKinkCheck), not accumulation. NaN otherwise.
+  double grad_equiv_f64 = kNaN;
   /// Data-parallel accum arm (workers > 1): milliseconds this window waited in the all-reduce
   /// of the gradient sums, the wait for slower workers included. NaN otherwise.
   double allreduce_ms = kNaN;
@@ -137,6 +143,36 @@ inline std::string armName(const EventRecord& e) { return e.arm ? toString(*e.ar
 /// equivalence: the engine's tests hold the pair to it after 100 steps.
 inline double roundingLevel(DType dtype) { return dtype == DType::kFloat64 ? 1e-12 : 1e-5; }
 
+/// A float32 gradient check above rounding that its float64 repeat puts at float64 rounding:
+/// one activation rounded to the other side of a kink (a ReLU's 0, a tie in a max-pool) in one
+/// of the two float32 passes, so that sample's gradient took another path. Accumulation did
+/// not differ: in float64 the two passes agree.
+inline bool isKinkCheck(const StepRecord& r) {
+  return r.grad_equiv > roundingLevel(DType::kFloat32) &&
+         r.grad_equiv_f64 <= roundingLevel(DType::kFloat64);
+}
+
+/// An accum arm's gradient checks (StepRecord::grad_equiv), summed up.
+struct GradCheckTally {
+  int64_t checks = 0;
+  int64_t kinks = 0;                ///< checks that were kinks (isKinkCheck)
+  double max = kNaN;                ///< the largest check
+  double max_without_kinks = kNaN;  ///< the largest of the others: accumulation's own error
+
+  /// Adds the step's check, if it has one.
+  void add(const StepRecord& r) {
+    if (!std::isfinite(r.grad_equiv)) return;
+    ++checks;
+    max = std::isnan(max) ? r.grad_equiv : std::max(max, r.grad_equiv);
+    if (isKinkCheck(r)) {
+      ++kinks;
+    } else {
+      max_without_kinks = std::isnan(max_without_kinks) ? r.grad_equiv
+                                                        : std::max(max_without_kinks, r.grad_equiv);
+    }
+  }
+};
+
 struct ArmSummary {
   ArmKind arm = ArmKind::kNoAccum;
   ArmStatus status = ArmStatus::kRunning;
@@ -166,6 +202,10 @@ struct ArmSummary {
   int64_t trajectories_parted_at_step = -1;
   double grad_equivalence_rel_diff = kNaN;  ///< accum: max of grad_equiv over checked steps
   int64_t grad_equivalence_checks = 0;      ///< accum: steps whose gradient was checked
+  /// accum: checks that were kinks (isKinkCheck), and the max of grad_equiv over the others:
+  /// how far accumulation itself is from the big batch.
+  int64_t grad_equivalence_kinks = 0;
+  double grad_equivalence_rel_diff_without_kinks = kNaN;
   int64_t diverged_at_step = -1;
   double wall_s = 0;
   /// The model normalises over its batch (BatchNorm): accum and big-batch train different

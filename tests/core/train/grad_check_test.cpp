@@ -3,6 +3,7 @@
 // level for any run length; it shows flush-divide-by-K and BatchNorm, and changes nothing.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -57,17 +58,72 @@ TEST_P(GradientCheck, HoldsAtEveryCheckedStepOf2000) {
     EXPECT_EQ(std::isfinite(r.grad_equiv), r.step % kEvery == 0) << "step " << r.step;
     if (!std::isfinite(r.grad_equiv)) continue;
     ++checked;
-    ASSERT_LE(r.grad_equiv, tol) << "step " << r.step;
+    // A float32 check above rounding must be a kink: its float64 repeat at rounding level.
+    if (r.grad_equiv > tol) EXPECT_TRUE(isKinkCheck(r)) << "step " << r.step;
   }
   EXPECT_EQ(checked, kSteps / kEvery);
   const ArmSummary& accum = armOf(s, ArmKind::kAccum);
   EXPECT_EQ(accum.grad_equivalence_checks, kSteps / kEvery);
-  EXPECT_LE(accum.grad_equivalence_rel_diff, tol);
-  EXPECT_GT(accum.grad_equivalence_rel_diff, 0.0);  // a real comparison, not a copy
+  EXPECT_LE(accum.grad_equivalence_rel_diff_without_kinks, tol);
+  EXPECT_GT(accum.grad_equivalence_rel_diff_without_kinks, 0.0);  // a real comparison, not a copy
   // The trajectories may part (rounding grows); the gradient check does not care.
   ::testing::Test::RecordProperty("trajectory_rel_diff",
                                   std::to_string(accum.equivalence_rel_diff));
   EXPECT_EQ(armOf(s, ArmKind::kBigBatch).grad_equivalence_checks, 0);
+}
+
+// A check at a kink: float32 rounding puts one activation on the other side of a ReLU's 0 in
+// one of the two passes, and the check reads 1e-4 … 1e-2. Seed 6 of the default experiment
+// has one in its first epoch (seeds 1 and 3 have one too, seed 42 none). Each must be
+// repeated in float64, agree there to rounding, and be left out of the accumulation figure;
+// and widening the model for the repeat and narrowing it back must change no bit of training.
+TEST(GradientCheckEdges, KinksAreFloat32RoundingThatFloat64Removes) {
+  if (!std::ifstream(kFashionMnist)) GTEST_SKIP() << kFashionMnist << " is not installed";
+  auto run = [](int64_t every, RecordingSink& sink) {
+    ExperimentConfig c = defaultExperiment(DType::kFloat32);
+    c.seed = 6;
+    c.samples = 938 * 64;
+    c.grad_check_every = every;
+    return Trainer(c).run(sink);
+  };
+  RecordingSink checked, plain;
+  const RunSummary s = run(1, checked);
+  run(0, plain);
+
+  int64_t kinks = 0, repeats = 0;
+  double largest = 0, largest_other = 0;
+  for (const StepRecord& r : checked.of(ArmKind::kAccum)) {
+    ASSERT_TRUE(std::isfinite(r.grad_equiv)) << "step " << r.step;
+    largest = std::max(largest, r.grad_equiv);
+    if (r.grad_equiv <= kFloat32Tolerance) {
+      EXPECT_TRUE(std::isnan(r.grad_equiv_f64)) << "step " << r.step << ": repeated needlessly";
+      largest_other = std::max(largest_other, r.grad_equiv);
+      continue;
+    }
+    ++repeats;
+    EXPECT_LE(r.grad_equiv_f64, kFloat64Tolerance) << "step " << r.step;
+    EXPECT_GT(r.grad_equiv_f64, 0.0) << "step " << r.step << ": a real repeat, not a copy";
+    kinks += isKinkCheck(r);
+  }
+  // Measured: one, at step 870 (1.06e-2 in float32, 2.0e-16 in float64); without the repeat it
+  // would read as a broken accumulation.
+  EXPECT_GE(kinks, 1);
+  EXPECT_EQ(kinks, repeats);
+  const ArmSummary& accum = armOf(s, ArmKind::kAccum);
+  EXPECT_EQ(accum.grad_equivalence_checks, 938);
+  EXPECT_EQ(accum.grad_equivalence_kinks, kinks);
+  EXPECT_EQ(accum.grad_equivalence_rel_diff, largest);
+  EXPECT_GT(accum.grad_equivalence_rel_diff, 1e-4);
+  EXPECT_EQ(accum.grad_equivalence_rel_diff_without_kinks, largest_other);
+
+  for (ArmKind arm : {ArmKind::kAccum, ArmKind::kBigBatch}) {
+    const auto a = checked.of(arm), b = plain.of(arm);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a[i].loss, b[i].loss) << toString(arm) << " step " << a[i].step;
+      ASSERT_EQ(a[i].grad_norm, b[i].grad_norm) << toString(arm) << " step " << a[i].step;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Engine, GradientCheck, ::testing::Values(DType::kFloat32, DType::kFloat64),
@@ -87,17 +143,23 @@ TEST(GradientCheckEdges, FlushDivideByKShowsAtEachEpochEnd) {
   c.grad_check_every = 1;
   c.device = "cpu";
   RecordingSink sink;
-  Trainer(c).run(sink);
+  const RunSummary s = Trainer(c).run(sink);
   int epoch_ends = 0;
   for (const StepRecord& r : sink.of(ArmKind::kAccum)) {
     if (r.window_samples == 37) {
       ++epoch_ends;
       EXPECT_GT(r.grad_equiv, 1e-3) << "step " << r.step;
+      // Not rounding: float64 finds the same under-scaled window.
+      EXPECT_GT(r.grad_equiv_f64, 1e-3) << "step " << r.step;
+      EXPECT_FALSE(isKinkCheck(r)) << "step " << r.step;
     } else {
       EXPECT_LE(r.grad_equiv, kFloat32Tolerance) << "step " << r.step;
     }
   }
   EXPECT_EQ(epoch_ends, 2);
+  const ArmSummary& accum = armOf(s, ArmKind::kAccum);
+  EXPECT_EQ(accum.grad_equivalence_kinks, 0);
+  EXPECT_GT(accum.grad_equivalence_rel_diff_without_kinks, 1e-3);  // the lessons read this one
 }
 
 TEST(GradientCheckEdges, BatchNormShowsItsBatchDependence) {
