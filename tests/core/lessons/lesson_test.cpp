@@ -215,6 +215,14 @@ TEST(Lesson, ChoicePredictionIsJudgedByWhichChecksHold) {
   EXPECT_FALSE(both.prediction->correct);
   EXPECT_THROW(evaluateLesson(lesson, {}, "3"), InputError);
 
+  // A kink (float32 rounding at a ReLU's 0, which float64 removed) is not accumulation's error.
+  LessonRunResult kinked = run("a", 1.1e-2);
+  kinked.summary.arms[0].grad_equivalence_kinks = 1;
+  kinked.summary.arms[0].grad_equivalence_rel_diff_without_kinks = 3e-7;
+  const LessonVerdict at_kink = evaluateLesson(lesson, {kinked, run("b", 0.2)}, "only a");
+  EXPECT_TRUE(at_kink.allHold());
+  EXPECT_DOUBLE_EQ(at_kink.checks[0].measured, 3e-7);
+
   // The verdict survives its JSON form (the store and the app read it back).
   const LessonVerdict back = verdictFromJson(verdictToJson(v));
   ASSERT_EQ(back.checks.size(), 2u);

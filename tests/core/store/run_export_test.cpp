@@ -100,7 +100,7 @@ TEST_F(StoreTest, JsonExportReadsBackAsExactlyWhatTheStoreHolds) {
       EXPECT_EQ(m["loss_var_count"][k], r.loss_var_count);
       EXPECT_EQ(m["peak_tensor_bytes"][k], r.peak_tensor_bytes);  // -1: not measured
     }
-    EXPECT_EQ(m.size(), 32u);  // every StepRecord field but arm
+    EXPECT_EQ(m.size(), 33u);  // every StepRecord field but arm
     ASSERT_EQ(run["evals"]["step"].size(), s.evals.size());
     for (size_t k = 0; k < s.evals.size(); ++k) {
       EXPECT_EQ(run["evals"]["step"][k], s.evals[k].step);
@@ -126,7 +126,7 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
     std::string c;
     while (std::getline(in, c, ',')) cells.push_back(c);
     if (!line.empty() && line.back() == ',') cells.push_back("");
-    ASSERT_EQ(cells.size(), 36u) << line;  // run_id, arm, 32 step columns, 2 eval columns
+    ASSERT_EQ(cells.size(), 37u) << line;  // run_id, arm, 33 step columns, 2 eval columns
     rows.push_back(cells);
   }
   // Per run: kSteps rows plus one for the evaluation at step 0, which has no step row.
@@ -134,7 +134,7 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
   EXPECT_EQ(rows[0][0], std::to_string(ids[0]));
   EXPECT_EQ(rows[0][2], "0");  // the step-0 evaluation comes first
   EXPECT_EQ(rows[0][8], "");   // it has no loss of a step
-  EXPECT_EQ(rows[0][35], "");  // and its accuracy was NaN
+  EXPECT_EQ(rows[0][36], "");  // and its accuracy was NaN
   const RunSeries s = store.series(ids[0]);
   for (int64_t k = 1; k <= kSteps; ++k) {
     const auto& row = rows[k];
@@ -142,9 +142,9 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
     EXPECT_EQ(std::stoll(row[2]), r.step);
     EXPECT_EQ(std::stod(row[8]), r.loss);  // the shortest text reads back exactly
     EXPECT_EQ(row[10].empty(), std::isnan(r.mb_loss_var));
-    EXPECT_EQ(row[34].empty(), r.step % 40 != 0);  // evaluated every 40 steps
+    EXPECT_EQ(row[35].empty(), r.step % 40 != 0);  // evaluated every 40 steps
   }
-  EXPECT_EQ(std::stod(rows[40][35]), 0.5 + 40 * 1e-3);
+  EXPECT_EQ(std::stod(rows[40][36]), 0.5 + 40 * 1e-3);
 }
 
 TEST_F(StoreTest, ExportOfAMissingRunOrToABadPathFailsCleanly) {

@@ -198,6 +198,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     raw.exec("DROP TABLE lesson_results");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN allreduce_ms");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv_f64");
     raw.exec("PRAGMA user_version = 2");
   }
   RunStore store(db_);
@@ -210,6 +211,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     EXPECT_TRUE(std::isnan(r.grad_equiv));
     EXPECT_EQ(r.peak_tensor_bytes, -1);
     EXPECT_TRUE(std::isnan(r.allreduce_ms));
+    EXPECT_TRUE(std::isnan(r.grad_equiv_f64));
   }
   SQLite::Database raw(db_);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
@@ -230,6 +232,7 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
     raw.exec("DROP TABLE lesson_results");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN allreduce_ms");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv_f64");
     raw.exec("PRAGMA user_version = 3");
   }
   RunStore store(db_);
