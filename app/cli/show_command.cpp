@@ -71,7 +71,17 @@ int ShowCommand::execute() {
   summary.add({"peak tensors", s.peak_tensor_bytes >= 0 ? formatBytes(s.peak_tensor_bytes) : "-"});
   summary.add({"peak RSS (process)",
                s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes) : "-"});
-  summary.add({"equivalence diff", cell(s.equivalence_rel_diff, "%.2e")});
+  if (s.grad_equivalence_checks > 0) {
+    summary.add({"grad equiv (kinks aside)", cell(s.grad_equivalence_rel_diff_without_kinks, "%.2e")});
+    summary.add({"gradient checks", std::to_string(s.grad_equivalence_checks) + " (" +
+                                        std::to_string(s.grad_equivalence_kinks) +
+                                        (s.grad_equivalence_kinks == 1 ? " kink" : " kinks") +
+                                        ", largest " + cell(s.grad_equivalence_rel_diff, "%.2e") + ")"});
+  }
+  summary.add({"trajectory diff", cell(s.equivalence_rel_diff, "%.2e")});
+  if (s.trajectories_parted_at_step >= 0) {
+    summary.add({"trajectories parted", "at update " + std::to_string(s.trajectories_parted_at_step)});
+  }
   summary.add({"wall time", cell(s.wall_s, "%.2f s")});
   std::cout << summary.str() << "\nconfig\n"
             << nlohmann::json::parse(d.config_json).dump(2) << "\n\n";
