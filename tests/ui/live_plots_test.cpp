@@ -140,6 +140,18 @@ class LivePlotsTest : public QObject {
                  tip.contains("the two passes agreed to 2.0e-16"),
              qPrintable(tip));
     QVERIFY2(!tip.contains("are real differences"), qPrintable(tip));
+    // The float64 repeat is one diamond, inside the fitted axis (not cut by its edge).
+    QCPGraph* repeat = nullptr;
+    for (int i = 0; i < equivalence->plot()->graphCount(); ++i) {
+      if (equivalence->plot()->graph(i)->name().contains("float64 repeat")) {
+        repeat = equivalence->plot()->graph(i);
+      }
+    }
+    QVERIFY(repeat != nullptr);
+    QCOMPARE(repeat->dataCount(), 1);
+    QCOMPARE(repeat->lineStyle(), QCPGraph::lsNone);
+    QCOMPARE(repeat->scatterStyle().shape(), QCPScatterStyle::ssDiamond);
+    QVERIFY(repeat->valueAxis()->range().lower < 2e-16 / 3);
 
     // Before the parting, the trajectories are rounding and the read-out says no more.
     RecordBatch early = b;

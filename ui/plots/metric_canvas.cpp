@@ -265,6 +265,10 @@ QCPGraph* MetricCanvas::graphFor(int source, ArmKind arm, int series, const QStr
       pen = QPen(QColor(40, 40, 40), 1.5, Qt::DashDotLine);
       g->setLineStyle(QCPGraph::lsStepLeft);
       break;
+    case SeriesLook::kMarkers:
+      g->setLineStyle(QCPGraph::lsNone);
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, pen.color(), pen.color(), 9));
+      break;
   }
   g->setPen(pen);
   if (def.eval_value) {
@@ -443,7 +447,11 @@ void MetricCanvas::fitToData() {
     QCPAxis* y = panes_[i]->axis(QCPAxis::atLeft);
     if (paneIsLog(static_cast<int>(i))) {
       const double lo = std::max(b.lo, std::numeric_limits<double>::min());
-      y->setRange(lo / kLogMargin, std::max(b.hi, lo) * kLogMargin);
+      const double hi = std::max(b.hi, lo);
+      // The same share of the span as a linear axis, in decades, so that a marker at either
+      // end stays whole however many decades the pane spans.
+      const double margin = std::max(kLogMargin, std::pow(hi / lo, kLinearMargin));
+      y->setRange(lo / margin, hi * margin);
     } else {
       const double span = b.hi > b.lo ? b.hi - b.lo : std::max(std::fabs(b.hi), 1.0);
       y->setRange(b.lo - kLinearMargin * span, b.hi + kLinearMargin * span);

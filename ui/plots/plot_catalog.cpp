@@ -139,7 +139,12 @@ std::vector<CanvasDef> makeCatalog() {
                   "batch of m·K, so this stays at rounding level (about 1e-7 in float32, 1e-15 "
                   "in float64) for as long as the run lasts. Values of 1e-3 and more mean "
                   "something breaks the equivalence: BatchNorm (statistics per micro-batch), "
-                  "or the flush-divide-by-K policy at each epoch end.<br><b>Thin: "
+                  "or the flush-divide-by-K policy at each epoch end.<br><b>Diamonds: "
+                  "kinks.</b> Now and then one float32 check spikes to 1e-4 … 1e-2: one "
+                  "activation sat within rounding of a ReLU's 0, and the big product and the "
+                  "small ones rounded it to different sides. Every float32 check above 1e-5 "
+                  "is repeated in float64 at the same weights; a diamond is that repeat. Near "
+                  "1e-16, it says the spike was rounding, not accumulation.<br><b>Thin: "
                   "trajectories.</b> The weights of <i>accum</i> and <i>big-batch</i> after "
                   "each update. They start equal to rounding, but training amplifies tiny "
                   "differences (a ReLU that flips for one sample in one arm only), so the two "
@@ -149,6 +154,9 @@ std::vector<CanvasDef> makeCatalog() {
                {{"grad_equiv", tr("gradient"),
                  [](const StepRecord& r) { return r.grad_equiv; }, nullptr, false, 0,
                  SeriesLook::kBold, ArmKind::kAccum},
+                {"grad_equiv_f64", tr("gradient, float64 repeat"),
+                 [](const StepRecord& r) { return r.grad_equiv_f64; }, nullptr, false, 0,
+                 SeriesLook::kMarkers, ArmKind::kAccum},
                 {"weight_rel_diff", tr("trajectories"),
                  [](const StepRecord& r) { return r.weight_rel_diff; }, nullptr, false, 0,
                  SeriesLook::kNormal, ArmKind::kBigBatch}}});

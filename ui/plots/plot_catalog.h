@@ -18,6 +18,7 @@ enum class SeriesLook {
   kFaint,      ///< raw values under a smoothed line: light arm colour
   kBold,       ///< the smoothed line: 2 px
   kReference,  ///< grey dotted reference (e.g. the effective batch)
+  kMarkers,    ///< rare points, no line: a marker each in arm colour
 };
 
 /// One line per arm (or only for `only_arm`) taken from step or eval records.
