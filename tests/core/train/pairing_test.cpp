@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <regex>
 #include <set>
@@ -144,6 +145,10 @@ TEST_P(ArmsStayPaired, ThroughFiveRandomChangesOfMAndK) {
   const double tol = GetParam() == DType::kFloat32 ? kFloat32Tolerance : kFloat64Tolerance;
   EXPECT_LE(armOf(s, ArmKind::kAccum).equivalence_rel_diff, tol);
   EXPECT_EQ(armOf(s, ArmKind::kAccum).equivalence_rel_diff, big.back().weight_rel_diff);
+  ::testing::Test::RecordProperty("changes", static_cast<int>(changes.size()));
+  char diff[32];
+  std::snprintf(diff, sizeof diff, "%.3e", armOf(s, ArmKind::kAccum).equivalence_rel_diff);
+  ::testing::Test::RecordProperty("accum_big_batch_rel_diff", diff);
   for (const auto& arm : s.arms) EXPECT_EQ(arm.samples_seen, c.samples) << toString(arm.arm);
 }
 
