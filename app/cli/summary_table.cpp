@@ -91,7 +91,7 @@ std::string kinkLine(const RunSummary& summary) {
   const int64_t kinks = accum->grad_equivalence_kinks;
   out << "gradient checks: " << kinks << " of " << accum->grad_equivalence_checks
       << (kinks == 1 ? " was a kink (" : " were kinks (at most ")
-      << num(accum->grad_equivalence_rel_diff, "%.2e")
+      << num(accum->grad_equivalence_largest_kink, "%.2e")
       << " in float32) · float32 rounding put an activation on the other side of a ReLU's 0 in "
          "one of the two passes, so that sample's gradient took another path; repeated in "
          "float64 at the same weights, "

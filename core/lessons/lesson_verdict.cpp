@@ -156,10 +156,7 @@ class Evidence {
     if (metric == "b_simple") out.value = a->b_simple;
     if (metric == "steps") out.value = static_cast<double>(a->steps);
     // A kink is float32 rounding at a ReLU's 0, not accumulation: its float64 repeat agreed.
-    if (metric == "grad_equivalence") {
-      out.value = a->grad_equivalence_kinks > 0 ? a->grad_equivalence_rel_diff_without_kinks
-                                                : a->grad_equivalence_rel_diff;
-    }
+    if (metric == "grad_equivalence") out.value = a->grad_equivalence_rel_diff_without_kinks;
     if (metric == "weight_equivalence") out.value = a->equivalence_rel_diff;
     if (std::isnan(out.value)) {
       out.missing = "the " + toString(kind) + " arm of " + run_name + " has no " + metric;

@@ -31,6 +31,7 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"grad_equivalence_rel_diff", jsonNumber(a.grad_equivalence_rel_diff)},
       {"grad_equivalence_checks", a.grad_equivalence_checks},
       {"grad_equivalence_kinks", a.grad_equivalence_kinks},
+      {"grad_equivalence_largest_kink", jsonNumber(a.grad_equivalence_largest_kink)},
       {"grad_equivalence_rel_diff_without_kinks",
        jsonNumber(a.grad_equivalence_rel_diff_without_kinks)},
       {"diverged_at_step", a.diverged_at_step < 0 ? json() : json(a.diverged_at_step)},
@@ -79,6 +80,7 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   a.grad_equivalence_rel_diff = real("grad_equivalence_rel_diff");
   a.grad_equivalence_checks = integer("grad_equivalence_checks", 0);
   a.grad_equivalence_kinks = integer("grad_equivalence_kinks", 0);
+  a.grad_equivalence_largest_kink = real("grad_equivalence_largest_kink");
   // Before kinks were told apart, every check counted.
   a.grad_equivalence_rel_diff_without_kinks =
       j.contains("grad_equivalence_rel_diff_without_kinks")

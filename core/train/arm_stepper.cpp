@@ -56,6 +56,32 @@ std::vector<torch::Tensor> gradsOf(const std::vector<torch::Tensor>& params) {
   return grads;
 }
 
+/// The parameters' .grad and copies of the model's buffers (BatchNorm's running statistics),
+/// taken before a measurement runs the window again and put back by restore(). The gradients
+/// need no copy: GradWindow::run() drops them before it starts, so these handles stay as they
+/// were.
+class KeptTrainingState {
+ public:
+  KeptTrainingState(std::vector<torch::Tensor>& params, Model& model)
+      : params_(params), grads_(gradsOf(params)), buffers_(model.buffers()) {
+    for (const auto& b : buffers_) saved_.push_back(b.clone());
+  }
+  const std::vector<torch::Tensor>& grads() const { return grads_; }
+  void restore() {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = grads_[i];
+    for (size_t i = 0; i < buffers_.size(); ++i) buffers_[i].copy_(saved_[i]);
+  }
+
+ private:
+  std::vector<torch::Tensor>& params_;
+  std::vector<torch::Tensor> grads_, buffers_, saved_;
+};
+
+void dropGrads(std::vector<torch::Tensor>& params) {
+  for (auto& p : params) p.mutable_grad().reset();
+}
+
 }  // namespace
 
 ArmStepper::ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset& data,
@@ -99,9 +125,9 @@ void ArmStepper::save(torch::serialize::OutputArchive& archive, const std::strin
   putInt(archive, prefix + ".steps", steps_);
   putInt(archive, prefix + ".windows_since_probe", windows_since_probe_);
   putDouble(archive, prefix + ".train_seconds", train_seconds_);
-  putDouble(archive, prefix + ".max_grad_equiv", grad_checks_.max);
   putInt(archive, prefix + ".grad_checks", grad_checks_.checks);
   putInt(archive, prefix + ".grad_kinks", grad_checks_.kinks);
+  putDouble(archive, prefix + ".max_grad_kink", grad_checks_.max_kink);
   putDouble(archive, prefix + ".max_grad_equiv_without_kinks", grad_checks_.max_without_kinks);
   putInt(archive, prefix + ".peak_tensor_bytes", peak_tensor_bytes_);
 }
@@ -127,9 +153,9 @@ void ArmStepper::load(torch::serialize::InputArchive& archive, const std::string
   steps_ = getInt(archive, prefix + ".steps", path);
   windows_since_probe_ = getInt(archive, prefix + ".windows_since_probe", path);
   train_seconds_ = getDouble(archive, prefix + ".train_seconds", path);
-  grad_checks_.max = getDouble(archive, prefix + ".max_grad_equiv", path);
   grad_checks_.checks = getInt(archive, prefix + ".grad_checks", path);
   grad_checks_.kinks = getInt(archive, prefix + ".grad_kinks", path);
+  grad_checks_.max_kink = getDouble(archive, prefix + ".max_grad_kink", path);
   grad_checks_.max_without_kinks =
       getDouble(archive, prefix + ".max_grad_equiv_without_kinks", path);
   peak_tensor_bytes_ = getInt(archive, prefix + ".peak_tensor_bytes", path);
@@ -367,18 +393,7 @@ std::string ArmStepper::budgetText() const {
 }
 
 std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
-  // run() drops the parameters' gradients before it starts, so the accumulated ones need no
-  // copy: they are kept here and handed back afterwards.
-  const std::vector<torch::Tensor> accumulated = gradsOf(params_);
-  std::vector<torch::Tensor> buffers = model_->buffers();  // BatchNorm's running statistics
-  std::vector<torch::Tensor> saved_buffers;
-  for (const auto& b : buffers) saved_buffers.push_back(b.clone());
-  const auto restore = [&] {
-    torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = accumulated[i];
-    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
-  };
-
+  KeptTrainingState kept(params_, *model_);
   // The same samples as one batch, from the same random stream.
   if (model_->stochastic()) random_.seedWindow(stream_.consumed() - plan.consumed);
   try {
@@ -386,31 +401,26 @@ std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
   } catch (const std::exception& e) {
     if (!isOutOfMemory(e)) throw;
     memory_->afterOutOfMemory();
-    restore();
+    kept.restore();
     return std::nullopt;
   }
-  const double diff = relativeDifference(accumulated, gradsOf(params_));
-  restore();
+  const double diff = relativeDifference(kept.grads(), gradsOf(params_));
+  kept.restore();
   return diff;
 }
 
 std::optional<double> ArmStepper::repeatInFloat64(const WindowPlan& plan) {
-  const std::vector<torch::Tensor> kept = gradsOf(params_);
-  std::vector<torch::Tensor> buffers = model_->buffers();
-  std::vector<torch::Tensor> saved_buffers;
-  for (const auto& b : buffers) saved_buffers.push_back(b.clone());
+  KeptTrainingState kept(params_, *model_);
   const torch::Device device = window_.device();
+  // .grad must match its parameter's dtype: the gradients go before each change of dtype.
   const auto narrow = [&] {
-    torch::NoGradGuard no_grad;
-    // .grad must match its parameter's dtype: drop the float64 ones before narrowing.
-    for (auto& p : params_) p.mutable_grad().reset();
+    dropGrads(params_);
     model_->to(device, window_.dtype());
-    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = kept[i];
-    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved_buffers[i]);
+    kept.restore();
   };
   std::optional<double> diff;
   try {
-    for (auto& p : params_) p.mutable_grad().reset();
+    dropGrads(params_);
     model_->to(device, torch::kFloat64);
     GradWindow wide(*model_, data_, device, torch::kFloat64, false);
     const int64_t position = stream_.consumed() - plan.consumed;

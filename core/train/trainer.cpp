@@ -764,11 +764,7 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
   s.peak_tensor_bytes = stepper.peakTensorBytes();
   s.equivalence_rel_diff = arm.equivalence_rel_diff;
   s.trajectories_parted_at_step = arm.parted_at_step;
-  const GradCheckTally& checks = stepper.gradChecks();
-  s.grad_equivalence_rel_diff = checks.max;
-  s.grad_equivalence_checks = checks.checks;
-  s.grad_equivalence_kinks = checks.kinks;
-  s.grad_equivalence_rel_diff_without_kinks = checks.max_without_kinks;
+  setGradChecks(s, stepper.gradChecks());
   s.diverged_at_step = arm.diverged_at_step;
   s.wall_s = stepper.trainSeconds();
   s.batch_dependent = arm.stepper->model().batchDependent();

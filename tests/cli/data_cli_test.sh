@@ -200,8 +200,10 @@ assert a["grad_equivalence_rel_diff"] > 1e-4, a
 assert 0 < a["grad_equivalence_rel_diff_without_kinks"] <= 1e-5, a
 row = next(l for l in table.splitlines() if l.startswith("accum "))
 assert row.split()[-2] == "%.2e" % a["grad_equivalence_rel_diff_without_kinks"], row
+assert a["grad_equivalence_largest_kink"] == a["grad_equivalence_rel_diff"], a
 line = "gradient checks: %d of %d " % (kinks, checks)
-assert any(l.startswith(line) and "repeated in float64 at the same weights" in l
+size = "%.2e in float32)" % a["grad_equivalence_largest_kink"]
+assert any(l.startswith(line) and size in l and "repeated in float64 at the same weights" in l
            for l in table.splitlines()), table
 PY
     ;;

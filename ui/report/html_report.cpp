@@ -68,10 +68,7 @@ ArmSummary summaryOf(const ArmSeries& arm) {
     s.equivalence_rel_diff = last.weight_rel_diff;
     GradCheckTally checks;
     for (const StepRecord& r : arm.steps) checks.add(r);
-    s.grad_equivalence_rel_diff = checks.max;
-    s.grad_equivalence_checks = checks.checks;
-    s.grad_equivalence_kinks = checks.kinks;
-    s.grad_equivalence_rel_diff_without_kinks = checks.max_without_kinks;
+    setGradChecks(s, checks);
   }
   if (!arm.evals.empty()) {
     s.val_loss = arm.evals.back().loss;
@@ -129,7 +126,7 @@ QString summaryTable(const RunData& run) {
                               ? QString("<br><small>%1 %2 at %3</small>")
                                     .arg(s.grad_equivalence_kinks)
                                     .arg(s.grad_equivalence_kinks == 1 ? "kink" : "kinks",
-                                         sci(s.grad_equivalence_rel_diff))
+                                         sci(s.grad_equivalence_largest_kink))
                               : QString()),
                      sci(s.equivalence_rel_diff));
     if (!s.message.empty()) {

@@ -156,21 +156,26 @@ inline bool isKinkCheck(const StepRecord& r) {
 struct GradCheckTally {
   int64_t checks = 0;
   int64_t kinks = 0;                ///< checks that were kinks (isKinkCheck)
-  double max = kNaN;                ///< the largest check
+  double max_kink = kNaN;           ///< the largest kink
   double max_without_kinks = kNaN;  ///< the largest of the others: accumulation's own error
 
   /// Adds the step's check, if it has one.
   void add(const StepRecord& r) {
     if (!std::isfinite(r.grad_equiv)) return;
     ++checks;
-    max = std::isnan(max) ? r.grad_equiv : std::max(max, r.grad_equiv);
-    if (isKinkCheck(r)) {
-      ++kinks;
-    } else {
-      max_without_kinks = std::isnan(max_without_kinks) ? r.grad_equiv
-                                                        : std::max(max_without_kinks, r.grad_equiv);
-    }
+    const bool kink = isKinkCheck(r);
+    kinks += kink;
+    raise(kink ? max_kink : max_without_kinks, r.grad_equiv);
   }
+  /// The largest check of all.
+  double max() const {
+    if (std::isnan(max_kink)) return max_without_kinks;
+    if (std::isnan(max_without_kinks)) return max_kink;
+    return std::max(max_kink, max_without_kinks);
+  }
+
+ private:
+  static void raise(double& largest, double v) { largest = std::isnan(largest) ? v : std::max(largest, v); }
 };
 
 struct ArmSummary {
@@ -202,9 +207,11 @@ struct ArmSummary {
   int64_t trajectories_parted_at_step = -1;
   double grad_equivalence_rel_diff = kNaN;  ///< accum: max of grad_equiv over checked steps
   int64_t grad_equivalence_checks = 0;      ///< accum: steps whose gradient was checked
-  /// accum: checks that were kinks (isKinkCheck), and the max of grad_equiv over the others:
-  /// how far accumulation itself is from the big batch.
+  /// accum: checks that were kinks (isKinkCheck) and the largest of them (NaN without one),
+  /// and the max of grad_equiv over the others: how far accumulation itself is from the big
+  /// batch.
   int64_t grad_equivalence_kinks = 0;
+  double grad_equivalence_largest_kink = kNaN;
   double grad_equivalence_rel_diff_without_kinks = kNaN;
   int64_t diverged_at_step = -1;
   double wall_s = 0;
@@ -220,6 +227,15 @@ struct ArmSummary {
   /// Data-parallel accum arm: seconds spent in all-reduces (of wall_s). NaN otherwise.
   double allreduce_s = kNaN;
 };
+
+/// Puts an accum arm's gradient checks into its summary.
+inline void setGradChecks(ArmSummary& s, const GradCheckTally& t) {
+  s.grad_equivalence_rel_diff = t.max();
+  s.grad_equivalence_checks = t.checks;
+  s.grad_equivalence_kinks = t.kinks;
+  s.grad_equivalence_largest_kink = t.max_kink;
+  s.grad_equivalence_rel_diff_without_kinks = t.max_without_kinks;
+}
 
 /// What the run was: the resolved config and where it ran.
 struct RunInfo {

@@ -201,6 +201,7 @@ TEST(Lesson, ChoicePredictionIsJudgedByWhichChecksHold) {
     ArmSummary a;
     a.arm = ArmKind::kAccum;
     a.grad_equivalence_rel_diff = equiv;
+    a.grad_equivalence_rel_diff_without_kinks = equiv;
     r.summary.arms = {a};
     return r;
   };
@@ -218,6 +219,7 @@ TEST(Lesson, ChoicePredictionIsJudgedByWhichChecksHold) {
   // A kink (float32 rounding at a ReLU's 0, which float64 removed) is not accumulation's error.
   LessonRunResult kinked = run("a", 1.1e-2);
   kinked.summary.arms[0].grad_equivalence_kinks = 1;
+  kinked.summary.arms[0].grad_equivalence_largest_kink = 1.1e-2;
   kinked.summary.arms[0].grad_equivalence_rel_diff_without_kinks = 3e-7;
   const LessonVerdict at_kink = evaluateLesson(lesson, {kinked, run("b", 0.2)}, "only a");
   EXPECT_TRUE(at_kink.allHold());

@@ -113,6 +113,7 @@ TEST(GradientCheckEdges, KinksAreFloat32RoundingThatFloat64Removes) {
   EXPECT_EQ(accum.grad_equivalence_checks, 938);
   EXPECT_EQ(accum.grad_equivalence_kinks, kinks);
   EXPECT_EQ(accum.grad_equivalence_rel_diff, largest);
+  EXPECT_EQ(accum.grad_equivalence_largest_kink, largest);  // every check above 1e-5 was a kink
   EXPECT_GT(accum.grad_equivalence_rel_diff, 1e-4);
   EXPECT_EQ(accum.grad_equivalence_rel_diff_without_kinks, largest_other);
 
@@ -124,6 +125,34 @@ TEST(GradientCheckEdges, KinksAreFloat32RoundingThatFloat64Removes) {
       ASSERT_EQ(a[i].grad_norm, b[i].grad_norm) << toString(arm) << " step " << a[i].step;
     }
   }
+}
+
+// A run can have both: a kink, and a real difference above it (a flush-divide-by-K window).
+// The kink's own size is kept, not the largest check's.
+TEST(GradCheckTally, KeepsTheLargestKinkApartFromARealDifference) {
+  GradCheckTally t;
+  auto check = [&](double f32, double f64) {
+    StepRecord r;
+    r.grad_equiv = f32;
+    r.grad_equiv_f64 = f64;
+    t.add(r);
+  };
+  EXPECT_TRUE(std::isnan(t.max()));
+  check(4e-7, kNaN);    // at rounding: not repeated
+  check(3e-3, 2e-16);   // a kink
+  check(0.75, 0.75);    // real: float64 finds it too
+  check(1e-2, 1.5e-16); // a larger kink
+  t.add(StepRecord{});  // an unchecked step
+  EXPECT_EQ(t.checks, 4);
+  EXPECT_EQ(t.kinks, 2);
+  EXPECT_EQ(t.max_kink, 1e-2);
+  EXPECT_EQ(t.max_without_kinks, 0.75);
+  EXPECT_EQ(t.max(), 0.75);
+  ArmSummary s;
+  setGradChecks(s, t);
+  EXPECT_EQ(s.grad_equivalence_largest_kink, 1e-2);
+  EXPECT_EQ(s.grad_equivalence_rel_diff, 0.75);
+  EXPECT_EQ(s.grad_equivalence_rel_diff_without_kinks, 0.75);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engine, GradientCheck, ::testing::Values(DType::kFloat32, DType::kFloat64),

@@ -141,6 +141,10 @@ TEST_P(ResumeTest, ContinuesBitForBitAfterACrash) {
       EXPECT_TRUE(same(a.b_simple, b.b_simple));
       EXPECT_TRUE(same(a.grad_equivalence_rel_diff, b.grad_equivalence_rel_diff));
       EXPECT_EQ(a.grad_equivalence_checks, b.grad_equivalence_checks);
+      EXPECT_EQ(a.grad_equivalence_kinks, b.grad_equivalence_kinks);
+      EXPECT_TRUE(same(a.grad_equivalence_largest_kink, b.grad_equivalence_largest_kink));
+      EXPECT_TRUE(same(a.grad_equivalence_rel_diff_without_kinks,
+                       b.grad_equivalence_rel_diff_without_kinks));
       EXPECT_TRUE(same(a.equivalence_rel_diff, b.equivalence_rel_diff));
     }
     ASSERT_TRUE(resumed.variance_probe.has_value());
