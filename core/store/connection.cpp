@@ -11,6 +11,7 @@
 
 #include "accumlab/input_error.h"
 #include "store/schema.h"
+#include "store/store_file.h"
 
 namespace accumlab::store {
 
@@ -117,7 +118,7 @@ void Connection::open(const StoreOptions& options) {
   // NOMUTEX: a connection belongs to one thread, so SQLite's per-call locking is pure cost.
   const int flags = SQLite::OPEN_NOMUTEX |
                     (read_only_ ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db_ = std::make_unique<SQLite::Database>(path_, flags, options.busy_timeout_ms);
+  db_ = std::make_unique<SQLite::Database>(openStoreFile(path_, flags, options.busy_timeout_ms));
 
   // Refuse what we cannot read before changing anything in the file (journal mode included).
   // A file that is not SQLite fails here with SQLITE_NOTADB (see describeStoreError).

@@ -9,6 +9,7 @@
 
 #include "accumlab/input_error.h"
 #include "store_fixture.h"
+#include "store/store_file.h"
 
 namespace accumlab {
 namespace {
@@ -72,7 +73,7 @@ int64_t deadPid() {
 
 TEST_F(StoreTest, CreatesTheSchemaInWalModeWithItsVersion) {
   { RunStore store(db_); }
-  SQLite::Database raw(db_);
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
   EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
   for (const char* table : {"experiments", "runs", "step_metrics", "evals", "events", "tags", "notes"}) {
@@ -137,7 +138,7 @@ TEST_F(StoreTest, TrainingThreadNeverWaitsOnABlockedDisk) {
   StoreSink sink(db_);
   sink.onRunStarted(makeInfo({ArmKind::kAccum}));
   // Another writer holds the lock for 1 s: every commit of the sink's writer blocks.
-  SQLite::Database other(db_, SQLite::OPEN_READWRITE);
+  SQLite::Database other = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
   other.exec("BEGIN IMMEDIATE");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the writer is now stuck
   const auto t0 = Clock::now();
@@ -217,7 +218,7 @@ TEST_F(StoreTest, TagsNotesNamesAndDeletion) {
   EXPECT_EQ(store.stepRowCount(), 50);
   EXPECT_EQ(store.allTags().size(), 0u);
   store.deleteRuns({other});
-  SQLite::Database raw(db_);
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM experiments").getInt(), 0);
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM evals").getInt(), 0);
   EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM events").getInt(), 0);
@@ -304,7 +305,7 @@ TEST_F(StoreTest, RunOfAGoneProcessBecomesInterruptedWithItsRows) {
   const auto runs = storeExperiment(db_, 40);
   {
     // Make the first run look like one whose writer died mid-run.
-    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
     SQLite::Statement q(raw, "UPDATE runs SET status = 'running', ended_at = NULL, "
                              "owner_pid = ?, owner_start = 12345 WHERE id = ?");
     q.bind(1, deadPid());
@@ -333,7 +334,7 @@ TEST_F(StoreTest, RunOfALiveProcessStaysRunningWhenOthersOpenTheFile) {
 TEST_F(StoreTest, RunOnAnotherHostIsInterruptedOnlyAfterItsHeartbeatStops) {
   const auto runs = storeExperiment(db_, 3);
   {
-    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
     raw.exec("UPDATE runs SET status = 'running', owner_host = 'elsewhere', "
              "heartbeat_at = strftime('%s', 'now')");
     SQLite::Statement old(raw, "UPDATE runs SET heartbeat_at = heartbeat_at - 3600 WHERE id = ?");

@@ -8,6 +8,7 @@
 
 #include "store/schema.h"
 #include "store_fixture.h"
+#include "store/store_file.h"
 
 namespace accumlab {
 namespace {
@@ -48,7 +49,7 @@ std::vector<int64_t> idsOf(const std::vector<StoredRun>& runs) {
 /// A version-1 file (the first release's schema) with two experiments: runs 1, 2 of the
 /// first, run 3 of the second; steps, evals, events, tags and notes on each.
 void writeVersion1File(const std::string& db) {
-  SQLite::Database raw(db, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  SQLite::Database raw = store::openStoreFile(db, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, 0);
   raw.exec("PRAGMA journal_mode = WAL");
   store::migrateSchema(raw, 1);
   ASSERT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), 1);
@@ -114,7 +115,7 @@ TEST_F(StoreTest, VersionOneFileMigratesWithEveryRowAndStopsReusingIds) {
     store.deleteRuns({1});
     store.deleteRuns({3});  // the newest run: version 1 would give its id to the next run
   }
-  SQLite::Database raw(db_);
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
   for (const char* table : {"runs", "experiments"}) {
     const std::string sql =
@@ -154,7 +155,7 @@ TEST_F(StoreTest, ProcessesOpeningAVersionOneFileTogetherMigrateItOnce) {
   }
   for (auto& t : openers) t.join();
   for (const std::string& e : errors) EXPECT_EQ(e, "");
-  SQLite::Database raw(db_);
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
   EXPECT_EQ(count(raw, "SELECT count(*) FROM step_metrics"), 30);
 }
@@ -186,7 +187,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
   {
     // Turn the file back into what version 2 wrote: no grad_norm_applied, probe, grad_equiv
     // (version 3) nor peak_tensor_bytes (version 5).
-    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
     raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_norm_applied");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN probe");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv");
@@ -213,7 +214,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     EXPECT_TRUE(std::isnan(r.allreduce_ms));
     EXPECT_TRUE(std::isnan(r.grad_equiv_f64));
   }
-  SQLite::Database raw(db_);
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
   EXPECT_EQ(raw.execAndGet("PRAGMA integrity_check").getString(), "ok");
 }
@@ -223,7 +224,7 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
   {
     // Turn the file back into what version 3 wrote: no detrended variance, no probes
     // table, no peak_tensor_bytes.
-    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
     raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_detrended");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_count");
     raw.exec("DROP TABLE probes");
@@ -249,7 +250,7 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
   for (const StepRecord& r : store.series(next).steps) {
     EXPECT_EQ(r.peak_tensor_bytes, makeStep(ArmKind::kAccum, r.step).peak_tensor_bytes);
   }
-  SQLite::Database raw(db_);
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
   EXPECT_EQ(raw.execAndGet("PRAGMA integrity_check").getString(), "ok");
 }

@@ -7,6 +7,7 @@
 
 #include "accumlab/input_error.h"
 #include "store_fixture.h"
+#include "store/store_file.h"
 
 namespace accumlab {
 namespace {
@@ -44,7 +45,7 @@ void expectInputError(Fn&& fn, const std::string& path, const std::string& words
 }
 
 int64_t stepRows(const std::string& db) {
-  SQLite::Database raw(db);
+  SQLite::Database raw = store::openStoreFile(db, SQLite::OPEN_READONLY, 0);
   return raw.execAndGet("SELECT count(*) FROM step_metrics").getInt64();
 }
 
@@ -65,7 +66,7 @@ TEST_F(StoreTest, ReadOnlyFileIsReadableButRefusesWrites) {
 
 TEST_F(StoreTest, WriterLockedOutPastTheBusyTimeoutGetsAClearError) {
   const int64_t id = storeRun(db_, 10);
-  SQLite::Database other(db_, SQLite::OPEN_READWRITE);
+  SQLite::Database other = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
   other.exec("BEGIN EXCLUSIVE");
   other.exec("UPDATE runs SET name = 'held'");
   StoreOptions options;
@@ -102,7 +103,7 @@ TEST_F(StoreTest, NonSqliteFileIsRefusedAndLeftAlone) {
 
 TEST_F(StoreTest, ForeignSqliteDatabaseIsRefusedAndLeftAlone) {
   {
-    SQLite::Database raw(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, 0);
     raw.exec("CREATE TABLE contacts (name TEXT)");
   }
   const std::string before = fileBytes(db_);
@@ -135,7 +136,7 @@ TEST_F(StoreTest, CorruptFileGivesAClearError) {
 TEST_F(StoreTest, NewerSchemaIsRefusedAndNeverModified) {
   storeRun(db_, 5);
   {
-    SQLite::Database raw(db_, SQLite::OPEN_READWRITE);
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
     raw.exec("PRAGMA user_version = " + std::to_string(RunStore::schemaVersion() + 5));
     raw.exec("PRAGMA journal_mode = DELETE");  // WAL on again would show as a change
   }
@@ -150,7 +151,7 @@ TEST_F(StoreTest, FullDiskStopsStoringAndKeepsEarlierRows) {
   { RunStore store(db_); }
   int64_t pages = 0;
   {
-    SQLite::Database raw(db_);
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
     pages = raw.execAndGet("PRAGMA page_count").getInt64();
   }
   StoreOptions options;
