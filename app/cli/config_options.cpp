@@ -135,7 +135,8 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
     app_->add_flag("--no-noise-stats", no_noise_, "Skip the gradient-noise estimators");
   }
   if (auto* o = add("--grad-check-every", [](auto& c) -> auto& { return c.grad_check_every; },
-                    "Every N-th accum step, compare the accumulated gradient with one big batch's (0: off)")) {
+                    "Every N-th accum step and every irregular window (epoch end, first after a "
+                    "change or a resume), compare the accumulated gradient with one big batch's (0: off)")) {
     o->check(kNonNegative);
   }
 }

@@ -98,10 +98,15 @@ ArmStepper::ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset
       stream_(data.trainSize(), config.seed),
       random_(config.seed, device),
       optimizer_(makeOptimizer(config.optimizer, params_, config.optimizer.lr)) {
-  setSizes(config.micro_batch, config.accum);
+  adoptSizes(config.micro_batch, config.accum);
 }
 
 void ArmStepper::setSizes(int64_t m, int64_t k) {
+  adoptSizes(m, k);
+  check_next_window_ = true;
+}
+
+void ArmStepper::adoptSizes(int64_t m, int64_t k) {
   // N workers put K·N micro-batches into each accum window; big-batch matches m·K·N.
   k *= config_.workers;
   micro_batch_ = armMicroBatch(kind_, m, k);
@@ -159,6 +164,8 @@ void ArmStepper::load(torch::serialize::InputArchive& archive, const std::string
   grad_checks_.max_without_kinks =
       getDouble(archive, prefix + ".max_grad_equiv_without_kinks", path);
   peak_tensor_bytes_ = getInt(archive, prefix + ".peak_tensor_bytes", path);
+  // A restored state is where a resume would go wrong: the first window after it is checked.
+  check_next_window_ = true;
 }
 
 int64_t ArmStepper::boundaryAtOrAfter(int64_t position) const {
@@ -222,7 +229,9 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
                   "; lower the learning rate or enable gradient clipping";
     return out;
   }
-  if (gradCheckDue(plan)) {
+  const bool check = gradCheckDue(plan);
+  check_next_window_ = false;
+  if (check) {
     const auto t_check = Clock::now();
     memory_->pause();  // the check runs the window as one big batch: not this arm's training
     if (const std::optional<double> equiv = checkAgainstBigBatch(pieces)) {
@@ -287,8 +296,23 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
 bool ArmStepper::gradCheckDue(const WindowPlan& plan) const {
   // A data-parallel window's shards live in different processes: the pairing with the
   // big-batch arm checks the distributed path instead.
-  return kind_ == ArmKind::kAccum && !group_ && config_.grad_check_every > 0 &&
-         plan.micro_batches.size() > 1 && (steps_ + 1) % config_.grad_check_every == 0;
+  if (kind_ != ArmKind::kAccum || group_ || config_.grad_check_every <= 0) return false;
+  // Every N-th window alone would miss the few windows that differ from the rest, and there
+  // accumulation goes wrong if it does (flush-divide-by-K under-scales only the short window
+  // at an epoch end). They are rare (about one per epoch), so checking each costs little.
+  // Even a window of one micro-batch: its scale can still be wrong (flush-divide-by-K).
+  if (irregularWindow(plan)) return true;
+  // A regular window of one micro-batch is the big batch itself.
+  return plan.micro_batches.size() > 1 && (steps_ + 1) % config_.grad_check_every == 0;
+}
+
+bool ArmStepper::irregularWindow(const WindowPlan& plan) const {
+  if (check_next_window_ || plan.partial) return true;
+  // The window's samples are [end − consumed, end) of the sample stream; it reaches an epoch
+  // end when its first and its end lie in different epochs.
+  const int64_t epoch = data_.trainSize();
+  const int64_t end = stream_.consumed();
+  return (end - plan.consumed) / epoch != end / epoch;
 }
 
 void ArmStepper::reduceAcrossWorkers(const WindowPlan& share, WindowResult& r) {

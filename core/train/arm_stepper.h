@@ -60,8 +60,9 @@ class ArmStepper {
   /// communication, and one all-reduce sums the gradients, the sample count and the window's
   /// statistics, so every rank takes the same step. Call before the first step().
   void shareWith(WorkerGroup& group) { group_ = &group; }
-  /// Adopts the experiment's m and K (this arm derives its own micro-batch, K and LR from
-  /// them). Optimizer state (momentum, Adam moments) is kept.
+  /// Adopts the experiment's m and K mid-run (this arm derives its own micro-batch, K and LR
+  /// from them). Optimizer state (momentum, Adam moments) is kept. The next window is
+  /// gradient-checked whatever its number.
   void setSizes(int64_t m, int64_t k);
   /// Trains the next window. Requires samplesLeft() > 0.
   WindowOutcome step();
@@ -99,7 +100,8 @@ class ArmStepper {
   /// position, sizes, LR, counters) under keys starting with `prefix`.
   void save(torch::serialize::OutputArchive& archive, const std::string& prefix);
   /// Restores what save() wrote into this stepper, built from the same config; throws
-  /// InputError naming `path` when the archive holds another model.
+  /// InputError naming `path` when the archive holds another model. The next window is
+  /// gradient-checked whatever its number.
   void load(torch::serialize::InputArchive& archive, const std::string& prefix,
             const std::string& path);
 
@@ -112,7 +114,15 @@ class ArmStepper {
   std::string piecesText() const;
   /// " in the memory budget of 200.0 MiB (they take 190.3 MiB)", or "" without a budget.
   std::string budgetText() const;
+  /// Derives this arm's micro-batch, K and LR from the experiment's m and K.
+  void adoptSizes(int64_t m, int64_t k);
+  /// Whether `plan` (just taken from the stream) is gradient-checked: every grad_check_every-th
+  /// window, and every irregular one (irregularWindow).
   bool gradCheckDue(const WindowPlan& plan) const;
+  /// A window where accumulation is most likely to go wrong: short (an epoch end under a
+  /// flush policy, or the end of the budget), reaching an epoch end (stream: its samples come
+  /// from two shuffles), or the first after a change of m or K or after a resume.
+  bool irregularWindow(const WindowPlan& plan) const;
   /// Data-parallel: sums this rank's gradient (in .grad) and its sums in `r` with every
   /// rank's in one all-reduce, and derives `r`'s figures for the whole window.
   void reduceAcrossWorkers(const WindowPlan& share, WindowResult& r);
@@ -146,6 +156,9 @@ class ArmStepper {
   double lr_ = 0;
   int64_t steps_ = 0;
   int64_t windows_since_probe_ = 0;  ///< K = 1 arms: windows since the last noise probe
+  /// The next window follows a change of m or K or a resume: it is checked (irregularWindow).
+  /// Not saved: load() sets it.
+  bool check_next_window_ = false;
   double train_seconds_ = 0;
   GradCheckTally grad_checks_;
   int64_t peak_tensor_bytes_ = -1;

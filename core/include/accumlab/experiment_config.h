@@ -58,8 +58,9 @@ struct ExperimentConfig {
   int64_t samples = 0;            ///< budget in samples seen per arm; overrides epochs
   int64_t eval_every = 0;         ///< evaluate every N samples seen; 0 = once per epoch
   bool noise_stats = true;        ///< gradient-noise estimators on/off
-  /// Every N-th step of the accum arm, compare its accumulated gradient with the same
-  /// window's gradient as one big batch at the same weights; 0 = off.
+  /// Every N-th step of the accum arm, and at every irregular window (a short or epoch-end
+  /// window, the first after a change of m or K or a resume), compare its accumulated
+  /// gradient with the same window's gradient as one big batch at the same weights; 0 = off.
   int64_t grad_check_every = 10;
   int64_t variance_window = 50;   ///< W: rolling window of the per-update loss variance
   /// Fixed-weight variance probe of the accum arm: R micro-batches and R windows per probe;

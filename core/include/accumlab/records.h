@@ -57,9 +57,10 @@ struct StepRecord {
   /// A K = 1 arm's noise-probe window: its one micro-batch ran as two halves to measure
   /// gradient noise (same update); the halves are not micro-batches of the update.
   bool probe = false;
-  /// Accum arm, every grad_check_every-th step: |g_accumulated − g_big| / |g_big| over all
-  /// parameters, where g_big is the same window's gradient computed as one big batch at the
-  /// same weights. NaN on unchecked steps.
+  /// Accum arm, every grad_check_every-th step and every irregular window (short or at an
+  /// epoch end, the first after a change of m or K or a resume): |g_accumulated − g_big| /
+  /// |g_big| over all parameters, where g_big is the same window's gradient computed as one big
+  /// batch at the same weights. NaN on unchecked steps.
   double grad_equiv = kNaN;
   /// Accum arm, float32, where grad_equiv exceeds float32 rounding: the same check repeated in
   /// float64 at the same weights on the same samples. At float64 rounding there, the float32
@@ -151,6 +152,14 @@ inline bool isKinkCheck(const StepRecord& r) {
   return r.grad_equiv > roundingLevel(DType::kFloat32) &&
          r.grad_equiv_f64 <= roundingLevel(DType::kFloat64);
 }
+
+/// The name of the gradient check's headline figure, the same in the app, the CLI table,
+/// `show` and the reports: the largest check that was not a kink
+/// (GradCheckTally::max_without_kinks; in JSON grad_equivalence_rel_diff_without_kinks).
+inline constexpr char kGradCheckHeadline[] = "gradient check (largest, kinks excluded)";
+/// printf format of the headline figure wherever it is written as text, so that every place
+/// shows the same digits.
+inline constexpr char kGradCheckFormat[] = "%.2e";
 
 /// An accum arm's gradient checks (StepRecord::grad_equiv), summed up.
 struct GradCheckTally {

@@ -1,11 +1,14 @@
-// The gradient check: every N-th accum step, the accumulated gradient against the same window
-// as one big batch at the same weights. Immune to trajectory chaos, so it stays at rounding
-// level for any run length; it shows flush-divide-by-K and BatchNorm, and changes nothing.
+// The gradient check: every N-th accum step and every irregular window (short or at an epoch
+// end, the first after a change of m or K or a resume), the accumulated gradient against the
+// same window as one big batch at the same weights. Immune to trajectory chaos, so it stays at
+// rounding level for any run length; it shows flush-divide-by-K and BatchNorm, and changes
+// nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <vector>
 
 #include "accumlab/trainer.h"
 #include "recording_sink.h"
@@ -45,6 +48,18 @@ ExperimentConfig defaultExperiment(DType dtype) {
   return c;
 }
 
+/// Whether the window of `r` reaches the end of an epoch of `train` samples (or is the run's
+/// last, short one): such windows are checked whatever their number.
+bool reachesEpochEnd(const StepRecord& r, int64_t train) {
+  return (r.samples_seen - r.window_samples) / train != r.samples_seen / train;
+}
+
+/// Whether the accum step `r` must carry a gradient check: every `every`-th, and every
+/// irregular window (short, or at an epoch end).
+bool checkDue(const StepRecord& r, int64_t every, int64_t full_window, int64_t train) {
+  return r.step % every == 0 || r.window_samples < full_window || reachesEpochEnd(r, train);
+}
+
 class GradientCheck : public ::testing::TestWithParam<DType> {};
 
 TEST_P(GradientCheck, HoldsAtEveryCheckedStepOf2000) {
@@ -53,17 +68,21 @@ TEST_P(GradientCheck, HoldsAtEveryCheckedStepOf2000) {
   RecordingSink sink;
   const RunSummary s = Trainer(c).run(sink);
   const double tol = GetParam() == DType::kFloat32 ? kFloat32Tolerance : kFloat64Tolerance;
-  int64_t checked = 0;
+  int64_t checked = 0, irregular = 0;
   for (const StepRecord& r : sink.of(ArmKind::kAccum)) {
-    EXPECT_EQ(std::isfinite(r.grad_equiv), r.step % kEvery == 0) << "step " << r.step;
+    const bool due = checkDue(r, kEvery, 64, sink.info.train_samples);
+    EXPECT_EQ(std::isfinite(r.grad_equiv), due) << "step " << r.step;
     if (!std::isfinite(r.grad_equiv)) continue;
     ++checked;
+    irregular += r.step % kEvery != 0;
     // A float32 check above rounding must be a kink: its float64 repeat at rounding level.
     if (r.grad_equiv > tol) EXPECT_TRUE(isKinkCheck(r)) << "step " << r.step;
   }
-  EXPECT_EQ(checked, kSteps / kEvery);
+  // 128,000 samples are two epochs and a part: windows across both epoch ends are checked too.
+  EXPECT_GE(irregular, 1);
+  EXPECT_EQ(checked, kSteps / kEvery + irregular);
   const ArmSummary& accum = armOf(s, ArmKind::kAccum);
-  EXPECT_EQ(accum.grad_equivalence_checks, kSteps / kEvery);
+  EXPECT_EQ(accum.grad_equivalence_checks, checked);
   EXPECT_LE(accum.grad_equivalence_rel_diff_without_kinks, tol);
   EXPECT_GT(accum.grad_equivalence_rel_diff_without_kinks, 0.0);  // a real comparison, not a copy
   // The trajectories may part (rounding grows); the gradient check does not care.
@@ -191,6 +210,117 @@ TEST(GradientCheckEdges, FlushDivideByKShowsAtEachEpochEnd) {
   EXPECT_GT(accum.grad_equivalence_rel_diff_without_kinks, 1e-3);  // the lessons read this one
 }
 
+/// A run whose epoch of 864 samples is 13 windows of 64 (m = 16, K = 4) and a short one of 32:
+/// two whole micro-batches, so that flush-divide-by-K's short window is exactly half of the
+/// big batch's gradient. At the default interval (every 10th) the regular checks fall on
+/// steps 10 and 20, the short windows are steps 14 and 28.
+ExperimentConfig shortWindowExperiment(WindowPolicy policy, DType dtype) {
+  ExperimentConfig c;
+  c.data = "blobs:64";
+  c.synthetic_samples = 13 * 64 + 32;
+  c.val_fraction = 0;
+  c.model = "mlp:32";
+  c.micro_batch = 16;
+  c.accum = 4;
+  c.arms = {ArmKind::kAccum};
+  c.window_policy = policy;
+  c.epochs = 2;
+  c.dtype = dtype;
+  c.noise_stats = false;
+  c.device = "cpu";
+  EXPECT_EQ(c.grad_check_every, 10);  // the default: the test is about it
+  return c;
+}
+
+class IrregularWindows : public ::testing::TestWithParam<DType> {};
+
+// Every 10th window alone never met flush-divide-by-K's short windows (steps 14 and 28 of this
+// run) and called it exact. Checked there, the accumulated gradient is short/full of the big
+// batch's: (1/K)·Σ mean(mb) over 2 of K = 4 micro-batches, i.e. 32/64 of the true mean, so
+// |g_acc − g_big| / |g_big| = 1 − 32/64 = 0.5.
+TEST_P(IrregularWindows, FlushDivideByKShowsAtTheDefaultInterval) {
+  RecordingSink sink;
+  const RunSummary s =
+      Trainer(shortWindowExperiment(WindowPolicy::kFlushDivideByK, GetParam())).run(sink);
+  const double tol = GetParam() == DType::kFloat32 ? kFloat32Tolerance : kFloat64Tolerance;
+  constexpr double kExpected = 1.0 - 32.0 / 64.0;
+  int short_windows = 0;
+  for (const StepRecord& r : sink.of(ArmKind::kAccum)) {
+    if (r.window_samples != 32) continue;
+    ++short_windows;
+    EXPECT_NE(r.step % 10, 0) << "the test needs its short windows off the interval";
+    EXPECT_NEAR(r.grad_equiv, kExpected, tol) << "step " << r.step;
+  }
+  EXPECT_EQ(short_windows, 2);
+  const ArmSummary& accum = armOf(s, ArmKind::kAccum);
+  EXPECT_EQ(accum.grad_equivalence_checks, 2 + 2);  // steps 10, 20 and the two short ones
+  EXPECT_NEAR(accum.grad_equivalence_rel_diff_without_kinks, kExpected, tol);
+}
+
+// The policies that normalise by the true count stay at rounding level on the same windows
+// (flush-exact: the short windows; stream: the windows across each epoch end).
+TEST_P(IrregularWindows, ExactPoliciesStayAtRoundingOnTheirEpochEnds) {
+  const double tol = GetParam() == DType::kFloat32 ? kFloat32Tolerance : kFloat64Tolerance;
+  for (WindowPolicy policy : {WindowPolicy::kFlushExact, WindowPolicy::kStream}) {
+    SCOPED_TRACE(toString(policy));
+    RecordingSink sink;
+    const RunSummary s = Trainer(shortWindowExperiment(policy, GetParam())).run(sink);
+    int epoch_ends = 0;
+    for (const StepRecord& r : sink.of(ArmKind::kAccum)) {
+      const bool irregular = r.window_samples < 64 || reachesEpochEnd(r, 864);
+      EXPECT_EQ(std::isfinite(r.grad_equiv), irregular || r.step % 10 == 0) << "step " << r.step;
+      epoch_ends += irregular;
+    }
+    // flush-exact: the short window of each epoch; stream: the windows across sample 864 and
+    // to 1728 (the last one ends the budget exactly).
+    EXPECT_EQ(epoch_ends, 2);
+    const ArmSummary& accum = armOf(s, ArmKind::kAccum);
+    EXPECT_GE(accum.grad_equivalence_checks, 3);
+    EXPECT_LE(accum.grad_equivalence_rel_diff_without_kinks, tol);
+    EXPECT_GT(accum.grad_equivalence_rel_diff_without_kinks, 0.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Engine, IrregularWindows,
+                         ::testing::Values(DType::kFloat32, DType::kFloat64),
+                         [](const auto& info) { return toString(info.param); });
+
+// The first window after a change of K is checked, whatever its number: a change is where a
+// wrong count would show first.
+TEST(GradientCheckEdges, TheFirstWindowAfterAChangeOfKIsChecked) {
+  ExperimentConfig c;
+  c.data = "blobs";
+  c.synthetic_samples = 4000;
+  c.val_fraction = 0;
+  c.model = "mlp:32";
+  c.micro_batch = 8;
+  c.accum = 4;
+  c.arms = {ArmKind::kNoAccum, ArmKind::kAccum};
+  c.samples = 4000;           // one epoch: the last window reaches its end
+  c.grad_check_every = 1000;  // no regular check in this run: only irregular ones
+  c.device = "cpu";
+  Trainer trainer(c);
+  RecordingSink sink;
+  sink.on_step = [&](const StepRecord& r) {
+    if (r.arm == ArmKind::kAccum && r.step == 7) trainer.requestAccum(3);
+  };
+  const RunSummary s = trainer.run(sink);
+  const std::vector<StepRecord> accum = sink.of(ArmKind::kAccum);
+  const auto first = std::find_if(accum.begin(), accum.end(),
+                                  [](const StepRecord& r) { return r.accum == 3; });
+  ASSERT_NE(first, accum.end()) << "K did not change";
+  EXPECT_GT(first->step, 7);
+  EXPECT_TRUE(std::isfinite(first->grad_equiv)) << "step " << first->step;
+  EXPECT_LE(first->grad_equiv, kFloat32Tolerance);
+  for (auto it = accum.begin(); it != accum.end(); ++it) {
+    if (it == first) continue;
+    // Besides the change, only the last window (at the epoch end) is irregular.
+    EXPECT_EQ(std::isfinite(it->grad_equiv), it->samples_seen == c.samples) << "step " << it->step;
+  }
+  EXPECT_EQ(armOf(s, ArmKind::kAccum).grad_equivalence_checks, 2);
+  for (const StepRecord& r : sink.of(ArmKind::kNoAccum)) EXPECT_TRUE(std::isnan(r.grad_equiv));
+}
+
 TEST(GradientCheckEdges, BatchNormShowsItsBatchDependence) {
   ExperimentConfig c;
   c.data = "blobs:1x12x12";
@@ -229,8 +359,9 @@ TEST(GradientCheckEdges, ChangesNothingAndNeedsNoBigBatchArm) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(a[i].loss, b[i].loss) << "step " << i + 1;  // bitwise: the check left no trace
-    EXPECT_EQ(std::isfinite(a[i].grad_equiv), a[i].step % 5 == 0);
-    EXPECT_TRUE(std::isnan(b[i].grad_equiv));
+    EXPECT_EQ(std::isfinite(a[i].grad_equiv), checkDue(a[i], 5, 32, checked.info.train_samples))
+        << "step " << a[i].step;
+    EXPECT_TRUE(std::isnan(b[i].grad_equiv));  // 0: off, irregular windows included
   }
   ASSERT_EQ(checked.evals.size(), plain.evals.size());
   for (size_t i = 0; i < checked.evals.size(); ++i) {

@@ -1,6 +1,10 @@
 // A run that crashes after a checkpoint and is resumed from it continues as if it had never
 // stopped: the same records after the checkpoint and the same final weights, to the bit
-// (DESIGN.md §3).
+// (ARCHITECTURE.md). One measurement differs on purpose: the resumed run checks the gradient
+// of its first accum window after the resume (a restored state is where a resume would go
+// wrong), which the uninterrupted run, having no resume, checks only if it falls on the
+// interval. The check leaves training untouched, so everything it could change is compared
+// to the bit; only that one step's check and the tallies it enters may differ.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -108,15 +112,29 @@ TEST_P(ResumeTest, ContinuesBitForBitAfterACrash) {
     EXPECT_GT(rest.info.resumed_after_ms, 0);
     ASSERT_FALSE(rest.steps.empty());
 
-    // Every step after the checkpoint is the uninterrupted run's step, field for field.
+    // Every step after the checkpoint is the uninterrupted run's step, field for field, but
+    // for the gradient check of the first accum window after the resume.
     std::map<std::pair<ArmKind, int64_t>, StepRecord> reference;
     for (const StepRecord& r : whole.steps) reference[{r.arm, r.step}] = r;
+    const int64_t first_resumed = rest.of(ArmKind::kAccum).front().step;
+    EXPECT_TRUE(std::isfinite(rest.of(ArmKind::kAccum).front().grad_equiv))
+        << "the first window after the resume was not checked";
     for (const StepRecord& r : rest.steps) {
       const auto it = reference.find({r.arm, r.step});
       ASSERT_NE(it, reference.end());
-      expectSameStep(r, it->second);
+      StepRecord expected = it->second;
+      if (r.arm == ArmKind::kAccum && r.step == first_resumed && std::isnan(expected.grad_equiv)) {
+        expected.grad_equiv = r.grad_equiv;  // checked because of the resume only
+      }
+      expectSameStep(r, expected);
       EXPECT_GE(r.wall_ms, rest.info.resumed_after_ms);
     }
+    // The accum arm's checks: the uninterrupted run's before the resume, the resumed run's after.
+    GradCheckTally checks;
+    for (const StepRecord& r : whole.of(ArmKind::kAccum)) {
+      if (r.step < first_resumed) checks.add(r);
+    }
+    for (const StepRecord& r : rest.of(ArmKind::kAccum)) checks.add(r);
     // Nothing is missing: each arm's resumed steps run on to the end without a gap.
     for (ArmKind arm : config.arms) {
       const auto mine = rest.of(arm);
@@ -139,12 +157,20 @@ TEST_P(ResumeTest, ContinuesBitForBitAfterACrash) {
       EXPECT_TRUE(same(a.final_train_loss, b.final_train_loss));
       EXPECT_TRUE(same(a.loss_variance_detrended, b.loss_variance_detrended));
       EXPECT_TRUE(same(a.b_simple, b.b_simple));
-      EXPECT_TRUE(same(a.grad_equivalence_rel_diff, b.grad_equivalence_rel_diff));
-      EXPECT_EQ(a.grad_equivalence_checks, b.grad_equivalence_checks);
-      EXPECT_EQ(a.grad_equivalence_kinks, b.grad_equivalence_kinks);
-      EXPECT_TRUE(same(a.grad_equivalence_largest_kink, b.grad_equivalence_largest_kink));
+      // The gradient checks as the records say (the uninterrupted run's tally is one too).
+      ArmSummary expected = b;
+      if (a.arm == ArmKind::kAccum) {
+        setGradChecks(expected, checks);
+        EXPECT_GE(expected.grad_equivalence_checks, b.grad_equivalence_checks);
+        EXPECT_LE(expected.grad_equivalence_checks, b.grad_equivalence_checks + 1);
+      }
+      EXPECT_TRUE(same(a.grad_equivalence_rel_diff, expected.grad_equivalence_rel_diff));
+      EXPECT_EQ(a.grad_equivalence_checks, expected.grad_equivalence_checks);
+      EXPECT_EQ(a.grad_equivalence_kinks, expected.grad_equivalence_kinks);
+      EXPECT_TRUE(
+          same(a.grad_equivalence_largest_kink, expected.grad_equivalence_largest_kink));
       EXPECT_TRUE(same(a.grad_equivalence_rel_diff_without_kinks,
-                       b.grad_equivalence_rel_diff_without_kinks));
+                       expected.grad_equivalence_rel_diff_without_kinks));
       EXPECT_TRUE(same(a.equivalence_rel_diff, b.equivalence_rel_diff));
     }
     ASSERT_TRUE(resumed.variance_probe.has_value());
