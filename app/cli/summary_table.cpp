@@ -83,7 +83,7 @@ std::string memoryLine(const RunSummary& summary) {
 }
 
 /// The gradient checks that were kinks, when there were: float32 rounding at a ReLU's 0, which a
-/// reader of "grad equiv" must not take for accumulation (their float64 repeats agreed).
+/// reader of "grad check" must not take for accumulation (their float64 repeats agreed).
 std::string kinkLine(const RunSummary& summary) {
   const ArmSummary* accum = findArm(summary, ArmKind::kAccum);
   if (!accum || accum->grad_equivalence_kinks <= 0) return "";
@@ -96,8 +96,28 @@ std::string kinkLine(const RunSummary& summary) {
          "one of the two passes, so that sample's gradient took another path; repeated in "
          "float64 at the same weights, "
       << (kinks == 1 ? "it agreed" : "they agreed")
-      << " to rounding, so accumulation was exact there too; grad equiv leaves "
-      << (kinks == 1 ? "it" : "them") << " aside\n";
+      << " to rounding, so accumulation was exact there too; the headline leaves "
+      << (kinks == 1 ? "it" : "them") << " out\n";
+  return out.str();
+}
+
+/// The headline of accum's gradient checks, under the name every place gives it: "gradient
+/// check (largest, kinks excluded): 3.04e-07 of 94 checks".
+std::string gradCheckLine(const RunSummary& summary) {
+  const ArmSummary* accum = findArm(summary, ArmKind::kAccum);
+  if (!accum || accum->grad_equivalence_checks <= 0) return "";
+  std::ostringstream out;
+  out << kGradCheckHeadline << ": ";
+  if (std::isnan(accum->grad_equivalence_rel_diff_without_kinks)) {
+    out << "every one of its " << accum->grad_equivalence_checks << " checks was a kink";
+  } else {
+    out << num(accum->grad_equivalence_rel_diff_without_kinks, kGradCheckFormat) << " of "
+        << accum->grad_equivalence_checks << (accum->grad_equivalence_checks == 1 ? " check" : " checks");
+  }
+  const int64_t every = summary.info.config.grad_check_every;
+  out << " (" << (every == 1 ? std::string("every update") : "every " + std::to_string(every) + " updates")
+      << " and every irregular window: epoch ends, the first after a change of m or K or a "
+         "resume)\n";
   return out.str();
 }
 
@@ -122,10 +142,10 @@ std::string trajectoryLine(const RunSummary& summary) {
     // The largest check can itself be a kink (one activation on the other side of a ReLU's
     // 0 in one pass); only a largest check at rounding level speaks for every one.
     if (accum->grad_equivalence_rel_diff_without_kinks <= level) {
-      out << "; accumulation itself stays exact (grad equiv "
-          << num(accum->grad_equivalence_rel_diff_without_kinks, "%.2e") << ")";
+      out << "; accumulation itself stays exact (" << kGradCheckHeadline << " "
+          << num(accum->grad_equivalence_rel_diff_without_kinks, kGradCheckFormat) << ")";
     } else {
-      out << "; the gradient checks at equal weights (grad equiv) test accumulation itself";
+      out << "; the gradient checks at equal weights (grad check) test accumulation itself";
     }
   }
   if (summary.info.config.dtype == DType::kFloat32) {
@@ -139,7 +159,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
   const std::vector<std::string> header = {"arm",      "status",   "m x K",   "steps",
                                            "train loss", "val loss", "val acc", "loss var",
                                            "trΣ/B_eff", "B_simple", "samples/s", "peak tensors",
-                                           "peak RSS", "grad equiv", "traj diff"};
+                                           "peak RSS", "grad check", "traj diff"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const ArmSummary& a : summary.arms) {
     rows.push_back({toString(a.arm), toString(a.status),
@@ -150,7 +170,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
                     num(a.samples_per_s, "%.0f"),
                     a.peak_tensor_bytes >= 0 ? formatBytes(a.peak_tensor_bytes) : "-",
                     formatBytes(a.peak_memory_bytes),
-                    num(a.grad_equivalence_rel_diff_without_kinks, "%.2e"),
+                    num(a.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat),
                     num(a.equivalence_rel_diff, "%.2e")});
   }
   // Column widths in characters (UTF-8 aware for the Σ in the header).
@@ -173,17 +193,19 @@ std::string formatSummaryTable(const RunSummary& summary) {
   for (const ArmSummary& a : summary.arms) {
     if (!a.message.empty()) out << toString(a.arm) << ": " << a.message << '\n';
   }
-  out << varianceLines(summary) << memoryLine(summary) << kinkLine(summary)
-      << trajectoryLine(summary);
+  out << varianceLines(summary) << memoryLine(summary) << gradCheckLine(summary)
+      << kinkLine(summary) << trajectoryLine(summary);
   out << "loss var: detrended variance of the per-update loss (successive differences) over "
          "the last "
       << summary.info.config.variance_window
-      << " updates; grad equiv: max relative difference between accum's accumulated gradient "
-         "and the same window as one big batch, at the same weights ("
+      << " updates; grad check: the " << kGradCheckHeadline
+      << ", the largest relative difference between accum's accumulated gradient and the same "
+         "window as one big batch, at the same weights ("
       << (summary.info.config.grad_check_every > 0
-              ? "every " + std::to_string(summary.info.config.grad_check_every) + " steps"
+              ? "every " + std::to_string(summary.info.config.grad_check_every) +
+                    " steps and every irregular window"
               : std::string("off: --grad-check-every 0"))
-      << ", kinks aside); traj diff: relative weight difference between accum and big-batch "
+      << "); traj diff: relative weight difference between accum and big-batch "
          "at the end (their trajectories); "
          "B_simple: trΣ/|G|² of the smoothed estimates, - where one is not above 0 (the noise "
          "swamps the mean gradient); peak "

@@ -95,7 +95,7 @@ QString summaryTable(const RunData& run) {
       "<th>loss var</th><th>no-accum ÷ arm<br>loss var</th><th>trΣ/B<sub>eff</sub></th>"
       "<th>no-accum ÷ arm<br>noise</th><th>B<sub>simple</sub></th><th>samples/s</th>"
       "<th>arm ÷ no-accum<br>speed</th><th>peak<br>tensors</th><th>peak RSS<br>(process)</th>"
-      "<th>grad equiv<br>(max, kinks aside)</th>"
+      "<th>" + QString::fromUtf8(kGradCheckHeadline).replace(" (", "<br>(") + "</th>"
       "<th>traj diff</th></tr>";
   for (const ArmSeries& arm : run.arms) {
     const ArmSummary s = summaryOf(arm);
@@ -118,10 +118,14 @@ QString summaryTable(const RunData& run) {
     auto sci = [](double v) {
       return std::isfinite(v) ? QString::number(v, 'e', 2) : QStringLiteral("–");
     };
+    // The headline in the digits the app and the CLI give it.
+    auto gradCheck = [](double v) {
+      return std::isfinite(v) ? QString::asprintf(kGradCheckFormat, v) : QStringLiteral("–");
+    };
     html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
                 .arg(num(s.samples_per_s, 6), ratio(s.samples_per_s, base.samples_per_s),
                      mib(s.peak_tensor_bytes), mib(s.peak_memory_bytes),
-                     sci(s.grad_equivalence_rel_diff_without_kinks) +
+                     gradCheck(s.grad_equivalence_rel_diff_without_kinks) +
                          (s.grad_equivalence_kinks > 0
                               ? QString("<br><small>%1 %2 at %3</small>")
                                     .arg(s.grad_equivalence_kinks)
@@ -209,13 +213,16 @@ QString semantics(const std::vector<RunData>& runs) {
              "<tt>|G|² ≈ (B<sub>big</sub>|G<sub>big</sub>|² − B<sub>small</sub>|g<sub>small</sub>|²)"
              "/(B<sub>big</sub> − B<sub>small</sub>)</tt>, kept as debiased EMAs; "
              "noise per update <tt>trΣ/B<sub>eff</sub></tt>, critical batch "
-             "<tt>B<sub>simple</sub> = trΣ/|G|²</tt>. <b>Grad equiv</b> (the accumulation "
-             "check): every N-th accum update, <tt>|g<sub>accum</sub> − g<sub>big</sub>| / "
+             "<tt>B<sub>simple</sub> = trΣ/|G|²</tt>. <b>Gradient check</b> (the accumulation "
+             "check): every N-th accum update and every irregular window (the short or "
+             "epoch-end window, the first after a change of m or K or a resume), "
+             "<tt>|g<sub>accum</sub> − g<sub>big</sub>| / "
              "|g<sub>big</sub>|</tt> for the same window run as one big batch at the same "
              "weights; rounding level is about 1e-7 in float32. A float32 check above 1e-5 is "
              "repeated in float64; where the two passes then agree to 1e-12 it was a "
              "<i>kink</i> (an activation rounded to the other side of a ReLU's 0 in one pass) "
-             "and is counted, not shown as the accumulation's error. <b>Traj diff</b> (the "
+             "and is counted, not shown as the accumulation's error: the table gives the "
+             "<i>gradient check (largest, kinks excluded)</i>. <b>Traj diff</b> (the "
              "trajectories): the last <tt>max|w<sub>accum</sub> − w<sub>big</sub>| / "
              "max|w<sub>big</sub>|</tt> over weight tensors; in float32 it may grow "
              "chaotically from rounding, which is dynamics, not accumulation. Ratios in the summary compare each arm with <i>no-accum</i> as "
