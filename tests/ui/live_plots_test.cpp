@@ -3,21 +3,58 @@
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QToolTip>
+#include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <qcustomplot.h>
 
+#include "accumlab/experiment_config.h"
+#include "accumlab/run_store.h"
+#include "accumlab/trainer.h"
 #include "controller/training_controller.h"
 #include "plots/arm_style.h"
 #include "plots/compact_ticker.h"
 #include "plots/live_plots.h"
+#include "plots/log_ticker.h"
 #include "plots/metric_canvas.h"
+#include "runs/run_loader.h"
 #include "series/live_run.h"
+#include "summary_table.h"
 #include "ui_test_support.h"
 
 using namespace accumlab;
 using namespace accumlab::ui;
 
 namespace {
+/// The value a tick label names: "20", "0.05", "20k", "1.5M", "2·10⁻⁷", "10⁻⁶".
+double labelValue(const QString& label) {
+  static const QString kSuperscripts = QStringLiteral("⁰¹²³⁴⁵⁶⁷⁸⁹");
+  const int power = label.indexOf(QStringLiteral("10"), label.indexOf(QChar(u'·')) + 1);
+  if (label.contains(QChar(u'⁻')) || std::any_of(label.begin(), label.end(), [](QChar c) {
+        return kSuperscripts.contains(c);
+      })) {
+    const int dot = label.indexOf(QChar(u'·'));
+    const double mantissa = dot >= 0 ? label.left(dot).toDouble() : 1.0;
+    QString exponent;
+    for (QChar c : label.mid(power + 2)) {
+      exponent += c == QChar(u'⁻') ? QChar('-') : QChar(static_cast<char16_t>(u'0' + kSuperscripts.indexOf(c)));
+    }
+    return mantissa * std::pow(10.0, exponent.toInt());
+  }
+  const QChar last = label.isEmpty() ? QChar() : label.back();
+  const double unit = last == 'k' ? 1e3 : last == 'M' ? 1e6 : last == 'G' ? 1e9 : 1;
+  bool ok = false;
+  const double v = (unit == 1 ? label : label.chopped(1)).toDouble(&ok);
+  return ok ? v * unit : kNaN;
+}
+
+/// Whether `v` is 1, 2 or 5 times a power of ten.
+bool onOneTwoFive(double v) {
+  const double mantissa = v / std::pow(10.0, std::floor(std::log10(v) + 1e-9));
+  return std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 ||
+         std::fabs(mantissa - 5) < 1e-9;
+}
+
 MetricCanvas* canvasById(const LivePlots& plots, const QString& id) {
   for (MetricCanvas* c : plots.canvases()) {
     if (c->definition().id == id) return c;
@@ -131,10 +168,13 @@ class LivePlotsTest : public QObject {
     live.append(b);
     MetricCanvas* equivalence = canvasById(plots, "equivalence");
     const QString text = equivalence->readout();
-    QVERIFY2(text.contains("gradient <b>4.0e-07</b>"), qPrintable(text));  // the median, not the kink
+    // The headline every place gives: the largest check that was not a kink.
+    QVERIFY2(text.contains("gradient check (largest, kinks excluded) <b>4.00e-07</b>"),
+             qPrintable(text));
     QVERIFY2(text.contains("trajectories 5.5e-01 (parted at update 31: rounding"), qPrintable(text));
     const QString tip = equivalence->readoutTip();
-    QVERIFY2(tip.contains("median of 41 checks") && tip.contains("1.4e-02, at update 21"), qPrintable(tip));
+    QVERIFY2(tip.contains("41 checks at equal weights") && tip.contains("(at most 1.4e-02)"),
+             qPrintable(tip));
     QVERIFY2(tip.contains("rounding level until update 31"), qPrintable(tip));
     QVERIFY2(tip.contains("One check above float32 rounding was a kink") &&
                  tip.contains("the two passes agreed to 2.0e-16"),
@@ -388,6 +428,127 @@ class LivePlotsTest : public QObject {
     plots.setLogY(true);
     QCOMPARE(loss->plot()->axisRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLogarithmic);
     QCOMPARE(loss->pointCount(), linear - 2);  // the raw 0 and its EMA (also 0) are dropped
+  }
+
+  void ratioTicksSayTheValueTheySitAtWithOneAtK() {
+    QCOMPARE(logTickLabel(25), QString("25"));
+    QCOMPARE(logTickLabel(0.05), QString("0.05"));
+    QCOMPARE(logTickLabel(20000), QString("20k"));
+    QCOMPARE(logTickLabel(12345), QString("12345"));  // three digits would say 12.3k
+    QCOMPARE(logTickLabel(2e-7), QString("2·10⁻⁷"));
+    QCOMPARE(logTickLabel(1e-6), QString("10⁻⁶"));
+    LiveRun live;
+    LivePlots plots;
+    plots.setLiveRun(&live);
+    plots.resize(1024, 900);
+    plots.show();
+    live.begin("live");
+    RecordBatch b = syntheticBatch(0, 60);  // accum: K = 4
+    for (StepRecord& r : b.steps) {
+      if (r.arm == ArmKind::kAccum) r.accum = 8;
+    }
+    live.append(b);
+    MetricCanvas* variance = canvasById(plots, "variance");
+    QCPAxis* ratio = variance->plot()->axisRect(1)->axis(QCPAxis::atLeft);
+    QCOMPARE(ratio->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(ratio->ticker().dynamicCast<LogTicker>());
+    // Each tick is where its label says, K = 8 has one, and the others are 1, 2, 5 × 10ⁿ where
+    // the span holds a step of them. Spans: the user's (QCustomPlot's own ticker wrote "3·10¹"
+    // at 25 there), a few decades, narrow ones around K, and many decades.
+    const std::vector<std::pair<double, double>> spans = {
+        {1.5, 40}, {0.3, 300}, {6, 11}, {7.5, 8.5}, {1e-3, 1e5}, {0.9, 9.5}};
+    auto check = [&](const QString& where, double lo, double hi, const QVector<double>& ticks,
+                     const QVector<QString>& labels) {
+      const QString all = where + QString(" [%1, %2]: ").arg(lo).arg(hi) + QStringList(labels).join(" ");
+      QCOMPARE(labels.size(), ticks.size());
+      QVERIFY2(ticks.size() >= 2, qPrintable(all));
+      bool at_k = false;
+      for (int i = 0; i < ticks.size(); ++i) {
+        QVERIFY2(ticks[i] >= lo && ticks[i] <= hi, qPrintable(all));
+        const double named = labelValue(labels[i]);
+        QVERIFY2(std::fabs(named - ticks[i]) <= 1e-9 * ticks[i],
+                 qPrintable(all + QString(": \"%1\" sits at %2").arg(labels[i]).arg(ticks[i])));
+        at_k |= ticks[i] == 8;
+        if (hi / lo >= 2.5 && ticks[i] != 8) QVERIFY2(onOneTwoFive(ticks[i]), qPrintable(all));
+      }
+      QVERIFY2(at_k, qPrintable(all));
+    };
+    for (const auto& [lo, hi] : spans) {
+      // On the canvas, at the tick count its pane's height gives it.
+      ratio->setRange(lo, hi);
+      variance->plot()->replot();
+      check("canvas", lo, hi, ratio->tickVector(), ratio->tickVectorLabels());
+      // The ticker alone, for a short pane (2 ticks wanted) and a tall one (5).
+      for (int count : {2, 5}) {
+        LogTicker ticker;
+        ticker.setTickCount(count);
+        ticker.setMarkedValue(8);
+        QVector<double> ticks;
+        QVector<QString> labels;
+        ticker.generate(QCPRange(lo, hi), QLocale(), 'g', 6, ticks, nullptr, &labels);
+        check(QString("%1 ticks wanted").arg(count), lo, hi, ticks, labels);
+      }
+    }
+    // K follows the run: a change of K moves the tick.
+    RecordBatch more = syntheticBatch(60, 10);
+    for (StepRecord& r : more.steps) {
+      if (r.arm == ArmKind::kAccum) r.accum = 16;
+    }
+    live.append(more);
+    ratio->setRange(1.5, 40);
+    variance->plot()->replot();
+    QVERIFY(ratio->tickVector().contains(16));
+    QVERIFY(!ratio->tickVector().contains(8));
+  }
+
+  void readoutAndCliTableGiveTheSameGradientCheck() {
+    // One stored run whose headline is far from its typical (median) check: flush-divide-by-K,
+    // two epochs that each end in a short window, checks every 3rd update.
+    QTemporaryDir dir;
+    const std::string db = dir.filePath("runs.sqlite").toStdString();
+    ExperimentConfig c;
+    c.data = "blobs:16";
+    c.synthetic_samples = 13 * 32 + 8;
+    c.val_fraction = 0;
+    c.model = "mlp:16";
+    c.micro_batch = 8;
+    c.accum = 4;
+    c.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
+    c.window_policy = WindowPolicy::kFlushDivideByK;
+    c.epochs = 2;
+    c.grad_check_every = 3;
+    c.probe_repeats = 0;
+    c.threads = 1;
+    c.device = "cpu";
+    RunSummary trained;
+    {
+      StoreSink sink(db);
+      trained = Trainer(c).run(sink);
+      sink.finish();
+    }
+    RunStore store(db);
+    int64_t accum_id = 0;
+    for (const RunRow& r : store.listRuns()) {
+      if (r.arm == ArmKind::kAccum) accum_id = r.id;
+    }
+    QVERIFY(accum_id > 0);
+    // The CLI's table of the stored run.
+    const RunDetail detail = store.run(accum_id);
+    RunSummary stored;
+    stored.info.config = configFromJson(detail.config_json, "the stored run");
+    stored.arms = {detail.summary};
+    const QString table = QString::fromStdString(cli::formatSummaryTable(stored));
+    const double headline = detail.summary.grad_equivalence_rel_diff_without_kinks;
+    QVERIFY2(headline > 0.1, qPrintable(table));  // 1 − 8/32 at each epoch end
+    const QString figure = QString::asprintf("%.2e", headline);
+    const QString line = QString("gradient check (largest, kinks excluded): %1 of ").arg(figure);
+    QVERIFY2(table.contains(line), qPrintable(table));
+    // The app's read-out of the same stored run.
+    LivePlots plots;
+    plots.showRuns(loadRuns(store, {accum_id}));
+    const QString readout = canvasById(plots, "equivalence")->readout();
+    QVERIFY2(readout.contains(QString("gradient check (largest, kinks excluded) <b>%1</b>").arg(figure)),
+             qPrintable(readout + "\n" + table));
   }
 
   void compareModeOverlaysRunsWithTheirLabels() {

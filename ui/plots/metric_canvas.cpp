@@ -11,6 +11,7 @@
 
 #include "plots/arm_style.h"
 #include "plots/compact_ticker.h"
+#include "plots/log_ticker.h"
 
 namespace accumlab::ui {
 
@@ -105,6 +106,7 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
     panes_.push_back(rect);
   }
   y_bounds_.resize(panes_.size());
+  marks_.assign(panes_.size(), std::numeric_limits<double>::quiet_NaN());
   plot_->legend->setVisible(true);
   plot_->legend->setBrush(QColor(255, 255, 255, 220));
   plot_->legend->setRowSpacing(0);
@@ -224,9 +226,9 @@ void MetricCanvas::applyAxisScales() {
     QCPAxis* y = panes_[i]->axis(QCPAxis::atLeft);
     if (paneIsLog(static_cast<int>(i))) {
       y->setScaleType(QCPAxis::stLogarithmic);
-      y->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-      y->setNumberFormat("eb");
-      y->setNumberPrecision(0);
+      auto ticker = QSharedPointer<LogTicker>::create();
+      ticker->setMarkedValue(marks_[i]);
+      y->setTicker(ticker);
     } else {
       y->setScaleType(QCPAxis::stLinear);
       y->setTicker(QSharedPointer<CompactTicker>(new CompactTicker));
@@ -390,6 +392,9 @@ void MetricCanvas::clear() {
   markers_.clear();
   x_bounds_ = Bounds{};
   for (Bounds& b : y_bounds_) b = Bounds{};
+  for (int i = 0; i < static_cast<int>(marks_.size()); ++i) {
+    markValue(i, std::numeric_limits<double>::quiet_NaN());
+  }
   readout_->clear();
 }
 
@@ -401,6 +406,15 @@ void MetricCanvas::setLogY(bool log) {
   if (log == log_toggle_) return;
   log_toggle_ = log;
   applyAxisScales();
+}
+
+void MetricCanvas::markValue(int pane, double value) {
+  double& mark = marks_[static_cast<size_t>(pane)];
+  if (mark == value || (std::isnan(mark) && std::isnan(value))) return;
+  mark = value;
+  QCPAxis* y = panes_[static_cast<size_t>(pane)]->axis(QCPAxis::atLeft);
+  if (auto ticker = y->ticker().dynamicCast<LogTicker>()) ticker->setMarkedValue(value);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MetricCanvas::setReadout(const QString& html, const QString& more) {

@@ -48,6 +48,9 @@ class MetricCanvas : public QWidget {
   void setXLabel(const QString& label);
   /// Switches the panes that follow the log toggle between linear and logarithmic y.
   void setLogY(bool log);
+  /// Puts a tick at `value` on pane `pane` while it is logarithmic (K on the variance ratio,
+  /// m·K on the batch sizes); NaN: none.
+  void markValue(int pane, double value);
   /// Sets the text next to the title (e.g. a measured ratio); rich text allowed. `more`
   /// joins it in the tooltip (what a short read-out leaves out).
   void setReadout(const QString& html, const QString& more = QString());
@@ -109,6 +112,7 @@ class MetricCanvas : public QWidget {
   QHash<QString, QCPErrorBars*> interval_bars_;  ///< their interval bars, same keys
   Bounds x_bounds_;
   std::vector<Bounds> y_bounds_;  ///< per pane, of the values drawn
+  std::vector<double> marks_;     ///< per pane, the value markValue() ticks; NaN: none
   bool log_toggle_ = false;
   bool follow_ = true;
   bool syncing_ = false;  ///< set while ranges are changed by code, not by the user

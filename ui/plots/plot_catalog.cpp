@@ -131,7 +131,9 @@ std::vector<CanvasDef> makeCatalog() {
   c.push_back({"equivalence", tr("Gradient equivalence"),
                tr("<b>What it shows (bold): accumulated gradient = big-batch gradient.</b> "
                   "Every N-th update of <i>accum</i> "
-                  "(<tt>--grad-check-every</tt>), the same window's samples are also run as "
+                  "(<tt>--grad-check-every</tt>) and every irregular window (the short or "
+                  "epoch-end window, the first after a change of m or K or a resume), the "
+                  "same window's samples are also run as "
                   "one big batch at the same weights, and the two gradients are compared:<br>"
                   "<tt>|g<sub>accum</sub> − g<sub>big</sub>| / |g<sub>big</sub>|</tt> (norms "
                   "over all parameters).<br><b>Read it:</b> K micro-batches of m, summed "
@@ -149,7 +151,9 @@ std::vector<CanvasDef> makeCatalog() {
                   "each update. They start equal to rounding, but training amplifies tiny "
                   "differences (a ReLU that flips for one sample in one arm only), so the two "
                   "runs part slowly, like two weather simulations; in float64 they stay "
-                  "together far longer. That is rounding, not accumulation."),
+                  "together far longer. That is rounding, not accumulation.<br><b>Read-out:</b> the "
+                  "gradient check (largest, kinks excluded), the figure the CLI, <tt>show</tt> "
+                  "and the report give."),
                {{tr("max relative difference"), true, false}},
                {{"grad_equiv", tr("gradient"),
                  [](const StepRecord& r) { return r.grad_equiv; }, nullptr, false, 0,

@@ -53,15 +53,19 @@ int64_t currentAccum(const std::vector<StepRecord>& steps) {
 
 QString sci(double v) { return QString::number(v, 'e', 1); }
 
+/// The gradient check's headline figure as every place writes it (kGradCheckFormat).
+QString gradCheckText(double v) { return QString::asprintf(kGradCheckFormat, v); }
+
 /// The equivalence plot's read-out.
 struct EquivalenceReadout {
   QString text;  ///< next to the title
   QString more;  ///< in its tooltip
 };
 
-/// The typical gradient check (the median: one check at a ReLU's kink must not speak for
-/// hundreds) and, when the trajectories have parted, the update where they left rounding
-/// level: from there on training amplifies a rounding difference, which is not accumulation.
+/// The gradient check's headline (kGradCheckHeadline: the largest check that was not a kink,
+/// the figure the CLI, `show`, JSON and the report give) and, when the trajectories have parted,
+/// the update where they left rounding level: from there on training amplifies a rounding
+/// difference, which is not accumulation.
 EquivalenceReadout equivalenceReadout(const RunData& run) {
   EquivalenceReadout out;
   const ArmSeries* accum = run.find(ArmKind::kAccum);
@@ -69,44 +73,47 @@ EquivalenceReadout equivalenceReadout(const RunData& run) {
   const double level = roundingLevel(run.info.config.dtype);
   QStringList parts, more;
   if (accum) {
-    std::vector<std::pair<double, int64_t>> checks;  // (difference, step)
+    GradCheckTally tally;
+    double widest_repeat = kNaN;  // the largest float64 repeat of a kink
+    int64_t largest_at = 0;       // the update of the headline check
     for (const StepRecord& r : accum->steps) {
-      if (std::isfinite(r.grad_equiv)) checks.emplace_back(r.grad_equiv, r.step);
+      const double before = tally.max_without_kinks;
+      tally.add(r);
+      if (isKinkCheck(r) && !(r.grad_equiv_f64 <= widest_repeat)) widest_repeat = r.grad_equiv_f64;
+      if (tally.max_without_kinks != before && !std::isnan(tally.max_without_kinks)) largest_at = r.step;
     }
-    if (!checks.empty()) {
-      const auto largest = *std::max_element(checks.begin(), checks.end());
-      auto mid = checks.begin() + static_cast<std::ptrdiff_t>(checks.size() / 2);
-      std::nth_element(checks.begin(), mid, checks.end());
-      parts << QObject::tr("gradient <b>%1</b>").arg(sci(mid->first));
-      more << (checks.size() == 1 ? QObject::tr("Gradient: one check at equal weights.")
-                                  : QObject::tr("Gradient: the median of %1 checks at equal "
-                                                "weights; the largest, %2, at update %3.")
-                                        .arg(checks.size())
-                                        .arg(sci(largest.first))
-                                        .arg(largest.second));
-      GradCheckTally tally;
-      double widest_repeat = kNaN;  // the largest float64 repeat of a kink
-      for (const StepRecord& r : accum->steps) {
-        tally.add(r);
-        if (isKinkCheck(r) && !(r.grad_equiv_f64 <= widest_repeat)) widest_repeat = r.grad_equiv_f64;
+    if (tally.checks > 0) {
+      const QString name = QString::fromUtf8(kGradCheckHeadline);
+      if (std::isnan(tally.max_without_kinks)) {
+        parts << QObject::tr("%1: every check a kink").arg(name);
+      } else {
+        parts << QObject::tr("%1 <b>%2</b>").arg(name, gradCheckText(tally.max_without_kinks));
       }
+      const QString count = tally.checks == 1 ? QObject::tr("one check")
+                                              : QObject::tr("%1 checks").arg(tally.checks);
+      more << QObject::tr("Gradient: %1 at equal weights (every N-th update and every irregular "
+                          "window: epoch ends, the first after a change or a resume)")
+                      .arg(count) +
+                  (std::isnan(tally.max_without_kinks)
+                       ? QObject::tr(".")
+                       : QObject::tr("; the largest that was not a kink at update %1.").arg(largest_at));
       if (tally.kinks > 0) {
         const QString which = tally.kinks == 1
                                   ? QObject::tr("One check above float32 rounding was a kink")
                                   : QObject::tr("%1 checks above float32 rounding were kinks")
                                         .arg(tally.kinks);
-        more << QObject::tr("%1: an activation rounded to the other side of a ReLU's 0 (or a "
-                            "tie in a max-pool) in one of the two passes, so that sample's "
-                            "gradient took another path. Repeated in float64 at the same "
-                            "weights, the two passes agreed to %2: accumulation was exact "
-                            "there too.")
-                    .arg(which, sci(widest_repeat));
+        more << QObject::tr("%1 (at most %2): an activation rounded to the other side of a "
+                            "ReLU's 0 (or a tie in a max-pool) in one of the two passes, so that "
+                            "sample's gradient took another path. Repeated in float64 at the same "
+                            "weights, the two passes agreed to %3: accumulation was exact there "
+                            "too, and the headline leaves it out.")
+                    .arg(which, sci(tally.max_kink), sci(widest_repeat));
       }
       if (tally.max_without_kinks > level) {
         more << QObject::tr("Checks beyond rounding that are not kinks (at most %1) are real "
                             "differences: a batch-dependent layer, random masks, or a window "
                             "that is not normalised by its true size.")
-                    .arg(sci(tally.max_without_kinks));
+                    .arg(gradCheckText(tally.max_without_kinks));
       }
     }
   }
@@ -280,8 +287,16 @@ void PlotFeed::updateReadouts() {
   const QString whose = sources_.size() > 1
                             ? QString::fromStdString(run.label).section(' ', 0, 0) + ": "
                             : QString();
+  // The ratio's theory K and the batch sizes' m·K get a tick of their own (log panes 1).
+  double k = kNaN, mk = kNaN;
+  if (const ArmSeries* accum = run.find(ArmKind::kAccum); accum && !accum->steps.empty()) {
+    k = static_cast<double>(currentAccum(accum->steps));
+    mk = k * static_cast<double>(accum->steps.back().micro_batch);
+  }
   for (MetricCanvas* c : canvases_) {
     const QString& id = c->definition().id;
+    if (id == "variance") c->markValue(1, k);
+    if (id == "noise") c->markValue(1, mk);
     if (id == "variance") {
       const QString text = varianceReadout(run);
       c->setReadout(text.isEmpty() ? text : whose + text);
