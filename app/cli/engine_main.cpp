@@ -3,6 +3,9 @@
 // the store commands are registered too, so that --help-all describes everything.
 #include <CLI/CLI.hpp>
 
+#include <cstring>
+
+#include "accumlab/torchscript_check.h"
 #include "cli_main.h"
 #include "lesson_command.h"
 #include "run_command.h"
@@ -13,6 +16,12 @@
 #include "sweep_command.h"
 
 int main(int argc, char** argv) {
+  // `check-model FILE`: the child in which a user's TorchScript file loads first, under memory
+  // and time limits (core/include/accumlab/torchscript_check.h). Not a user's command: it is
+  // in no help text, and it loads straight in this process.
+  if (argc == 3 && std::strcmp(argv[1], accumlab::kCheckModelCommand) == 0) {
+    return accumlab::checkModelHere(argv[2]);
+  }
   CLI::App app{"AccumLab: gradient accumulation, measured", "accumlab-cli"};
   accumlab::cli::configureApp(app);
   app.set_help_all_flag("--help-all", "Print the help of every subcommand and exit");

@@ -43,9 +43,14 @@ class TorchScriptModel : public Model {
 };
 
 /// Loads `path` once and returns a factory of independent replicas; nullptr when `spec` does
-/// not start with "torchscript:". Throws InputError when the file is missing, not a
-/// TorchScript archive, or has no forward method.
+/// not start with "torchscript:". The file is first loaded in a child process with limits
+/// (checkModelInChild). Throws InputError when the file is missing, not a TorchScript archive,
+/// crashes or exhausts the loader, or has no forward method.
 std::unique_ptr<ModelFactory> makeTorchScriptFactory(const std::string& spec);
+
+/// makeTorchScriptFactory without the child: loads straight in this process. Only for that
+/// child (checkModelHere) and the loader's fuzzer, which must reach LibTorch's loader itself.
+std::unique_ptr<ModelFactory> makeTorchScriptFactoryHere(const std::string& spec);
 
 /// The one line of an exception that says what went wrong: for TorchScript errors the
 /// "SomethingError: …" line after the interpreter's traceback, else the first line.

@@ -1,9 +1,12 @@
 // TrainingController: start, pause, resume, stop and mid-run slider changes (DESIGN.md §5).
+#include <QDir>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTest>
 #include <algorithm>
 #include <cmath>
 
+#include "accumlab/torchscript_check.h"
 #include "controller/training_controller.h"
 #include "series/run_data.h"
 #include "ui_test_support.h"
@@ -146,6 +149,28 @@ class TrainingControllerTest : public QObject {
     QVERIFY(finished.first().at(1).toBool());  // an input error, for a dialog
     QVERIFY(controller.start(test::smallExperiment(800)));  // the controller still works
     QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
+  }
+
+  void modelThatCrashesTheLoaderIsReportedAndTheAppStaysUp() {
+    // The engine beside the accumlab-cli that $ACCUMLAB_CLI names loads the file first.
+    const QString engine = QFileInfo(qEnvironmentVariable("ACCUMLAB_CLI")).dir().filePath("accumlab-engine");
+    if (!QFileInfo(engine).isExecutable()) QSKIP("no accumlab-engine beside $ACCUMLAB_CLI");
+    setModelCheckProgram(engine.toStdString());
+    const QString model = QFINDTESTDATA("../fuzz/findings/torchscript/segv-in-libtorch-loader.pt");
+    QVERIFY(!model.isEmpty());
+    TrainingController controller;
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    ExperimentConfig c = test::smallExperiment();
+    c.model = "torchscript:" + model.toStdString();
+    QVERIFY(controller.start(c));
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    const QString error = finished.first().at(0).toString();
+    QVERIFY2(error.startsWith(model + " is not a loadable TorchScript model: the loader crashed (signal "),
+             qPrintable(error));
+    QVERIFY(finished.first().at(1).toBool());  // an input error, for a dialog
+    QVERIFY(controller.start(test::smallExperiment(800)));  // this process still trains
+    QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
+    QCOMPARE(finished.at(1).at(0).toString(), QString());
   }
 
   void twoWorkersTrainAccumDataParallelAndRefuseAPause() {

@@ -12,6 +12,7 @@
 
 #include "../data/temp_files.h"
 #include "accumlab/input_error.h"
+#include "accumlab/torchscript_check.h"
 #include "accumlab/trainer.h"
 
 namespace accumlab {
@@ -123,6 +124,8 @@ class TorchScriptModelTest : public ::testing::Test {
   static void TearDownTestSuite() { dir_.reset(); }
 
   void SetUp() override {
+    // Every load is checked in the engine's child first; this binary has none beside it.
+    setModelCheckProgram(ACCUMLAB_ENGINE);
     const std::string probe = std::string(kPython) + " -c 'import torch' > /dev/null 2>&1";
     if (!generated_ && std::system(probe.c_str()) != 0) {
       GTEST_SKIP() << kPython << " cannot import torch (Debian package python3-torch)";

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace accumlab {
+
+/// What to start as a child process (fork + exec, no shell, no PATH search) and within which
+/// limits. The child starts with no signal blocked, only fds 0–2 open, and is killed when the
+/// thread that started it exits.
+struct ChildSpec {
+  std::vector<std::string> argv;     ///< the program's path first, then its arguments
+  uint64_t address_space_bytes = 0;  ///< the child's RLIMIT_AS (0: the parent's limit)
+  double timeout_s = 0;              ///< wall time after which wait() kills it (0: none)
+  bool discard_stdout = false;       ///< stdout to /dev/null instead of the parent's
+  /// Keep this many last lines of its stderr in ChildResult (0: stderr is the parent's).
+  size_t stderr_lines = 0;
+};
+
+/// How a child ended.
+struct ChildResult {
+  enum class End { kExited, kSignaled, kTimedOut };
+  End end = End::kExited;
+  int exit_code = 0;  ///< its exit status, when kExited (-1: reaped elsewhere, unknown)
+  int signal = 0;     ///< the signal that ended it, when kSignaled
+  double wall_s = 0;  ///< from start to its end
+  std::vector<std::string> stderr_tail;  ///< its last stderr lines, oldest first
+
+  /// True when it exited with `code`.
+  bool exitedWith(int code) const { return end == End::kExited && exit_code == code; }
+  /// "exited with status 3", "was killed by signal 11" or "ran longer than 30 s".
+  std::string describe() const;
+};
+
+/// One started child process. Belongs to the thread that started it; not thread-safe.
+class ChildProcess {
+ public:
+  /// Starts `spec.argv`. Throws std::system_error when it cannot be started (fork or exec
+  /// failed, with exec's reason).
+  explicit ChildProcess(const ChildSpec& spec);
+  /// Kills (SIGKILL) and reaps a child that has not been waited for.
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  /// Its process id (0 once reaped).
+  pid_t pid() const { return pid_; }
+  /// Sends `signo` to the child while it has not been reaped.
+  void sendSignal(int signo);
+  /// Waits until it exits, reading its stderr meanwhile; past `timeout_s` it is killed
+  /// (SIGKILL) and reported as kTimedOut. `grace_s` > 0 caps this wait at `grace_s` more
+  /// seconds (kill and kTimedOut too).
+  ChildResult wait(double grace_s = 0);
+
+ private:
+  void readStderr(bool drain);
+  void closeStderr();
+
+  pid_t pid_ = 0;
+  int stderr_fd_ = -1;
+  size_t stderr_lines_ = 0;
+  double timeout_s_ = 0;
+  double started_s_ = 0;
+  std::string stderr_text_;
+};
+
+/// Starts `spec` and waits for it.
+ChildResult runChild(const ChildSpec& spec);
+
+}  // namespace accumlab

@@ -1,0 +1,239 @@
+#include "accumlab/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <system_error>
+#include <thread>
+
+namespace accumlab {
+namespace {
+
+// Bytes of a child's stderr kept while it runs: enough for the last lines, bounded when a
+// child floods it.
+constexpr size_t kStderrKeepBytes = 64 * 1024;
+// How often wait() looks at a child whose stderr is not being read.
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
+
+double nowS() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Closes every descriptor from `first` on except `keep` (the exec-error pipe, close-on-exec).
+// close_range is one system call, so it is safe between fork and exec.
+void closeFrom(int first, int keep) {
+#ifdef SYS_close_range
+  if (keep >= first) {
+    if (keep > first) ::syscall(SYS_close_range, first, keep - 1, 0);
+    ::syscall(SYS_close_range, keep + 1, ~0U, 0);
+  } else {
+    ::syscall(SYS_close_range, first, ~0U, 0);
+  }
+#else
+  (void)first;
+  (void)keep;
+#endif
+}
+
+// The child, between fork and exec: only async-signal-safe calls (the parent may have other
+// threads holding locks). Never returns.
+[[noreturn]] void execChild(const ChildSpec& spec, char* const* argv, pid_t parent,
+                            int stderr_write, int exec_error_write) {
+  // The parent may block signals for a watcher thread (Ctrl-C handling); a blocked or ignored
+  // SIGTERM would survive exec.
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int signo : {SIGINT, SIGTERM, SIGPIPE, SIGQUIT}) ::signal(signo, SIG_DFL);
+  // No orphan outlives its time limit: it dies with the thread that started it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
+  if (spec.address_space_bytes > 0) {
+    const rlimit limit{spec.address_space_bytes, spec.address_space_bytes};
+    ::setrlimit(RLIMIT_AS, &limit);
+  }
+  if (spec.discard_stdout) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, STDOUT_FILENO);
+  }
+  if (stderr_write >= 0) ::dup2(stderr_write, STDERR_FILENO);
+  closeFrom(3, exec_error_write);
+  ::execv(argv[0], argv);
+  const int error = errno;
+  (void)!::write(exec_error_write, &error, sizeof error);
+  ::_exit(127);
+}
+
+}  // namespace
+
+std::string ChildResult::describe() const {
+  std::ostringstream out;
+  switch (end) {
+    case End::kExited:
+      out << "exited with status " << exit_code;
+      break;
+    case End::kSignaled:
+      out << "was killed by signal " << signal;
+      break;
+    case End::kTimedOut:
+      out << "ran longer than " << std::floor(wall_s) << " s";
+      break;
+  }
+  return out.str();
+}
+
+ChildProcess::ChildProcess(const ChildSpec& spec)
+    : stderr_lines_(spec.stderr_lines), timeout_s_(spec.timeout_s) {
+  if (spec.argv.empty()) throw std::invalid_argument("ChildProcess: no program to start");
+  // Everything the child needs is prepared here: it may not allocate after fork.
+  std::vector<std::string> args = spec.argv;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  int stderr_pipe[2] = {-1, -1};
+  if (stderr_lines_ > 0 && ::pipe2(stderr_pipe, O_CLOEXEC) != 0) {
+    throw std::system_error(errno, std::generic_category(), "cannot start " + spec.argv[0]);
+  }
+  // Written by the child only when exec fails; closed by a successful exec.
+  int exec_error[2];
+  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
+    const int error = errno;
+    if (stderr_pipe[0] >= 0) {
+      ::close(stderr_pipe[0]);
+      ::close(stderr_pipe[1]);
+    }
+    throw std::system_error(error, std::generic_category(), "cannot start " + spec.argv[0]);
+  }
+  started_s_ = nowS();
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) execChild(spec, argv.data(), parent, stderr_pipe[1], exec_error[1]);
+  const int fork_error = errno;
+  ::close(exec_error[1]);
+  if (stderr_pipe[1] >= 0) ::close(stderr_pipe[1]);
+  stderr_fd_ = stderr_pipe[0];
+  if (pid < 0) {
+    ::close(exec_error[0]);
+    closeStderr();
+    throw std::system_error(fork_error, std::generic_category(), "cannot start " + spec.argv[0]);
+  }
+  pid_ = pid;
+  int exec_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(exec_error[0], &exec_errno, sizeof exec_errno);
+  } while (n < 0 && errno == EINTR);
+  ::close(exec_error[0]);
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = 0;
+    closeStderr();
+    throw std::system_error(exec_errno, std::generic_category(), "cannot start " + spec.argv[0]);
+  }
+  if (stderr_fd_ >= 0) ::fcntl(stderr_fd_, F_SETFL, O_NONBLOCK);
+}
+
+ChildProcess::~ChildProcess() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  closeStderr();
+}
+
+void ChildProcess::sendSignal(int signo) {
+  if (pid_ > 0) ::kill(pid_, signo);
+}
+
+void ChildProcess::closeStderr() {
+  if (stderr_fd_ >= 0) ::close(stderr_fd_);
+  stderr_fd_ = -1;
+}
+
+void ChildProcess::readStderr(bool drain) {
+  if (stderr_fd_ < 0) return;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(stderr_fd_, buffer, sizeof buffer);
+    if (n > 0) {
+      stderr_text_.append(buffer, static_cast<size_t>(n));
+      if (stderr_text_.size() > 2 * kStderrKeepBytes) {
+        stderr_text_.erase(0, stderr_text_.size() - kStderrKeepBytes);
+      }
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    // EOF: every writer is gone. EAGAIN: nothing more now; after the child's end, a grandchild
+    // may still hold the pipe, and nothing it writes later is the child's.
+    if (n == 0 || drain) closeStderr();
+    return;
+  }
+}
+
+ChildResult ChildProcess::wait(double grace_s) {
+  ChildResult result;
+  double deadline = timeout_s_ > 0 ? started_s_ + timeout_s_ : 0;
+  if (grace_s > 0) deadline = deadline > 0 ? std::min(deadline, nowS() + grace_s) : nowS() + grace_s;
+  int status = 0;
+  bool lost = false;  // reaped by someone else (SIGCHLD ignored): how it ended is unknown
+  while (pid_ > 0) {
+    const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) break;
+    if (done < 0 && errno != EINTR) {
+      lost = true;
+      break;
+    }
+    if (deadline > 0 && nowS() >= deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      result.end = ChildResult::End::kTimedOut;
+      break;
+    }
+    if (stderr_fd_ >= 0) {
+      pollfd p{stderr_fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(kPollInterval.count())) > 0) readStderr(false);
+    } else {
+      std::this_thread::sleep_for(kPollInterval);
+    }
+  }
+  pid_ = 0;
+  result.wall_s = nowS() - started_s_;
+  readStderr(true);
+  if (lost) {
+    result.exit_code = -1;
+  } else if (result.end != ChildResult::End::kTimedOut) {
+    if (WIFSIGNALED(status)) {
+      result.end = ChildResult::End::kSignaled;
+      result.signal = WTERMSIG(status);
+    } else {
+      result.exit_code = WEXITSTATUS(status);
+    }
+  }
+  std::istringstream lines(stderr_text_);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) all.push_back(line);
+  }
+  const size_t keep = std::min(all.size(), stderr_lines_);
+  result.stderr_tail.assign(all.end() - static_cast<std::ptrdiff_t>(keep), all.end());
+  return result;
+}
+
+ChildResult runChild(const ChildSpec& spec) { return ChildProcess(spec).wait(); }
+
+}  // namespace accumlab
