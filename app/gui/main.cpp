@@ -1,5 +1,6 @@
 // accumlab: the desktop app (DESIGN.md §5, §8).
 #include <QApplication>
+#include <QCoreApplication>
 #include <QIcon>
 #include <cstdio>
 
@@ -8,11 +9,31 @@
 #include "window/app_options.h"
 #include "window/main_window.h"
 
+namespace {
+
+// Answers --help and --version before QApplication exists: its platform plugin needs a
+// display (xcb aborts without one), and these two print text only. Returns false to go on.
+// Anything else, usage errors included, is parsed again once QApplication has taken out Qt's
+// own options (-platform, -style, …), which a plain QCoreApplication leaves in.
+bool answeredWithoutDisplay(int& argc, char** argv) {
+  const QCoreApplication core(argc, argv);
+  accumlab::ui::AppOptions options;
+  QString message;
+  if (accumlab::ui::parseAppOptions(QCoreApplication::arguments(), &options, &message) != -1) {
+    return false;
+  }
+  std::printf("%s\n", qPrintable(message));
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  QCoreApplication::setApplicationName("AccumLab");
+  QCoreApplication::setOrganizationName("AccumLab");
+  QCoreApplication::setApplicationVersion(ACCUMLAB_VERSION_FULL);
+  if (answeredWithoutDisplay(argc, argv)) return 0;
   QApplication app(argc, argv);
-  QApplication::setApplicationName("AccumLab");
-  QApplication::setOrganizationName("AccumLab");
-  QApplication::setApplicationVersion(ACCUMLAB_VERSION_FULL);
   QApplication::setApplicationDisplayName("AccumLab");
   QApplication::setWindowIcon(QIcon(":/icons/org.accumlab.AccumLab.svg"));
   // The desktop entry's id: Wayland shells match the window to its menu entry and icon.
