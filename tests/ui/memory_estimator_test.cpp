@@ -77,19 +77,69 @@ class MemoryEstimatorTest : public QObject {
     QVERIFY2(estimator.failure().contains("image"), qPrintable(estimator.failure()));
   }
 
-  void thePanelShowsTheEstimateBesideTheSliders() {
+  void theRatioSaysWhatDominates() {
+    // The default MLP: 1.4 MiB of weights, gradients and Adam's moments against 2.4 KiB a
+    // sample; accumulating adds 0.38 MiB.
+    MemoryModel mlp;
+    mlp.fixed_bytes = 1.4 * 1024 * 1024;
+    mlp.per_sample_bytes = 2.4 * 1024;
+    mlp.accum_extra_bytes = 0.38 * 1024 * 1024;
+    const double mlp_ratio = mlp.predict(8, 8) / mlp.predict(64);
+    QString text = memoryRatioText(mlp, 8, 8);
+    QVERIFY2(text.startsWith(QString("accum needs <b>%1</b> of big-batch's tensor memory on this "
+                                     "model: its weights dominate")
+                                 .arg(mlp_ratio, 0, 'f', 2)),
+             qPrintable(text));
+    QVERIFY(mlp_ratio > 0.9);
+    // A CNN on images: the activations of m·K = 256 samples outweigh the weights.
+    MemoryModel cnn;
+    cnn.fixed_bytes = 0.7 * 1024 * 1024;
+    cnn.per_sample_bytes = 70 * 1024;
+    cnn.accum_extra_bytes = 9 * 1024;
+    text = memoryRatioText(cnn, 16, 16);
+    const double cnn_ratio = cnn.predict(16, 16) / cnn.predict(256);
+    QVERIFY(cnn_ratio < 0.2);
+    QVERIFY2(text.startsWith(QString("accum needs <b>%1</b> of big-batch's tensor memory on this "
+                                     "model: activations dominate")
+                                 .arg(cnn_ratio, 0, 'f', 2)),
+             qPrintable(text));
+    QVERIFY2(memoryRatioText(cnn, 16, 1).startsWith("K = 1: accum is the big batch"),
+             qPrintable(memoryRatioText(cnn, 16, 1)));
+  }
+
+  void thePanelShowsTheRatioBesideTheSliders() {
     ExperimentPanel panel;
     panel.setConfig(cnnExperiment());
-    QVERIFY(test::waitUntil([&] { return panel.memoryEstimateText().contains("MiB of tensors"); }));
-    QVERIFY2(panel.memoryEstimateText().startsWith("m=16: ≈ "),
+    QVERIFY(test::waitUntil(
+        [&] { return panel.memoryEstimateText().contains("of big-batch's tensor memory"); }));
+    QVERIFY2(panel.memoryEstimateText().startsWith("accum needs <b>0."),
              qPrintable(panel.memoryEstimateText()));
-    QVERIFY(panel.memoryEstimateText().contains("m·K=256 as one batch"));
+    QVERIFY2(panel.memoryEstimateText().contains("activations dominate"),
+             qPrintable(panel.memoryEstimateText()));
+    // The figures behind it are in its tooltip.
+    auto* label = panel.findChild<QLabel*>("memoryEstimate");
+    QVERIFY(label);
+    QVERIFY2(label->toolTip().startsWith("m=16: ≈ ") &&
+                 label->toolTip().contains("m·K=256 as one batch"),
+             qPrintable(label->toolTip()));
+    // No promise of m's memory beside the effective batch; both lines fit a dock of 300 px.
+    bool effective_found = false;
+    for (QLabel* l : panel.findChildren<QLabel*>()) {
+      if (!l->text().startsWith("effective batch")) continue;
+      effective_found = true;
+      QVERIFY2(!l->text().contains("memory of"), qPrintable(l->text()));
+      QVERIFY2(l->sizeHint().width() <= 300, qPrintable(l->text()));
+    }
+    QVERIFY(effective_found);
+    QVERIFY(label->wordWrap());
+    QVERIFY2(label->minimumSizeHint().width() <= 300, qPrintable(label->text()));
   }
 
   void fitSetsTheSlidersForTheBudgetAndKeepsTheEffectiveBatch() {
     ExperimentPanel panel;
     panel.setConfig(cnnExperiment());  // 16 × 16
-    QVERIFY(test::waitUntil([&] { return panel.memoryEstimateText().contains("MiB of tensors"); }));
+    QVERIFY(test::waitUntil(
+        [&] { return panel.memoryEstimateText().contains("of big-batch's tensor memory"); }));
     auto* budget = panel.findChild<QLineEdit*>("memoryBudget");
     auto* fit = panel.findChild<QPushButton*>("fitBudget");
     auto* m = panel.findChild<BatchSlider*>("microBatch");

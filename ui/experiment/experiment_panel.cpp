@@ -123,11 +123,12 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   memory_label_ = new QLabel(box);
   memory_label_->setObjectName("memoryEstimate");
   memory_label_->setWordWrap(true);
-  memory_label_->setToolTip(
-      tr("Peak tensor memory of one update, predicted from two short probes of this model and "
-         "data (one update each with m = 8 and m = 32, fitted as fixed + per sample · m). "
+  memory_tip_ =
+      tr("Peak tensor memory of one update, predicted from short probes of this model and "
+         "data (updates with m = 8 and m = 32, fitted as fixed + per sample · m). "
          "Counts the weights, gradients, optimizer state, the batch and the activations; not "
-         "the dataset, nor the caches of BLAS and oneDNN (they are not tensors)."));
+         "the dataset, nor the caches of BLAS and oneDNN (they are not tensors).");
+  memory_label_->setToolTip(memory_tip_);
   form->addRow(tr("Micro-batch m"), micro_slider_);
   form->addRow(tr("Accumulate K"), accum_slider_);
   form->addRow(QString(), effective_label_);
@@ -528,17 +529,15 @@ void ExperimentPanel::updateDerivedLabels() {
   const int64_t workers = workers_spin_ ? workers_spin_->value() : 1;
   // N workers share each accum window: its update is m·K·N samples (K·N micro-batches).
   const int64_t k = accum_slider_->value() * workers;
-  if (workers > 1) {
-    effective_label_->setText(tr("effective batch m·K·N = <b>%1</b> &nbsp;(memory of %2)")
-                                  .arg(QLocale().toString(static_cast<qlonglong>(m * k)))
-                                  .arg(m));
-  } else {
-    effective_label_->setText(tr("effective batch m·K = <b>%1</b> &nbsp;(memory of %2)")
-                                  .arg(QLocale().toString(static_cast<qlonglong>(m * k)))
-                                  .arg(m));
-  }
+  // What the memory of m saves is the model's to say (the line below): on a small MLP its
+  // weights dominate and accum needs nearly big-batch's memory.
+  effective_label_->setText(
+      (workers > 1 ? tr("effective batch m·K·N = <b>%1</b>") : tr("effective batch m·K = <b>%1</b>"))
+          .arg(QLocale().toString(static_cast<qlonglong>(m * k))));
+  memory_label_->setToolTip(memory_tip_);
   if (const auto model = memory_estimator_->current()) {
-    memory_label_->setText(ui::memoryEstimateText(*model, m, k));
+    memory_label_->setText(ui::memoryRatioText(*model, m, k));
+    memory_label_->setToolTip(ui::memoryEstimateText(*model, m, k) + "<br><br>" + memory_tip_);
   } else if (memory_estimator_->probing()) {
     memory_label_->setText(tr("measuring the tensor memory of this model…"));
   } else {

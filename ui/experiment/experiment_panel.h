@@ -44,8 +44,8 @@ class ExperimentPanel : public QWidget {
   /// The run database in use: opening it as a dataset or model is refused before it is read
   /// (reading it would drop the app's locks on it).
   void setStorePath(const QString& path) { store_path_ = path; }
-  /// The line under the sliders that predicts the tensor memory of m and of m·K as one
-  /// batch (empty until the probes of the model have run).
+  /// The line under the sliders that says which share of big-batch's tensor memory accum
+  /// needs on this model (memoryRatioText; empty until the probes of the model have run).
   QString memoryEstimateText() const;
 
  signals:
@@ -82,6 +82,7 @@ class ExperimentPanel : public QWidget {
   BatchSlider* accum_slider_;
   QLabel* effective_label_;
   QLabel* memory_label_;
+  QString memory_tip_;  ///< what memory_label_'s figures count, for its tooltip
   QLineEdit* budget_edit_;
   QLabel* budget_label_;  ///< the last fit's choice and why, or why it failed
   MemoryEstimator* memory_estimator_;

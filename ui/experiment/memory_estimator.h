@@ -59,4 +59,10 @@ class MemoryEstimator : public QObject {
 /// "m=16: ≈ 21 MiB of tensors; m·K=256 as one batch: ≈ 190 MiB" for `model`.
 QString memoryEstimateText(const MemoryModel& model, int64_t m, int64_t k);
 
+/// What accumulation saves on `model`, in one sentence that wraps in a narrow dock: "accum
+/// needs <b>0.95</b> of big-batch's tensor memory on this model: its weights dominate (1.8 of
+/// 1.8 MiB)" (or "… 0.18 …: activations dominate"). The ratio is predict(m, K) /
+/// predict(m·K).
+QString memoryRatioText(const MemoryModel& model, int64_t m, int64_t k);
+
 }  // namespace accumlab::ui
