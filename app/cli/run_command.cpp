@@ -1,8 +1,13 @@
 #include "run_command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -46,6 +51,9 @@ void parseMaster(const std::string& text, WorkerGroupOptions& options) {
   options.port = std::stoi(port);
 }
 
+/// The environment variable that carries the token (kept out of `ps`, unlike --token).
+constexpr char kTokenVariable[] = "ACCUMLAB_TOKEN";
+
 }  // namespace
 
 RunCommand::RunCommand(CLI::App& parent) {
@@ -88,14 +96,56 @@ RunCommand::RunCommand(CLI::App& parent) {
                    ->check(CLI::NonNegativeNumber);
   auto* world = app_->add_option("--world-size", world_size_, "N: the ranks of the run --rank joins")
                     ->check(CLI::Range(int64_t{2}, kMaxWorkers));
-  app_->add_option("--master", master_,
-                   "HOST:PORT of rank 0, as every rank reaches it (--workers: 127.0.0.1 and a free port)");
+  auto* master = app_->add_option(
+      "--master", master_,
+      "HOST:PORT of rank 0, as every rank reaches it; every rank needs the same token "
+      "(--token-file FILE or $ACCUMLAB_TOKEN)");
+  auto* token_file =
+      app_->add_option("--token-file", token_file_,
+                       "File whose first line is the run's shared token (16 characters or "
+                       "more, the same on every rank; or set $ACCUMLAB_TOKEN)");
+  auto* token =
+      app_->add_option("--token", token_,
+                       "The run's shared token on the command line, where `ps` shows it to "
+                       "other users: prefer --token-file or $ACCUMLAB_TOKEN");
+  // How `--workers N` starts its ranks: they meet in rank 0's private folder, over loopback.
+  auto* rendezvous = app_->add_option("--rendezvous-dir", rendezvous_dir_)->group("");
   app_->add_option("--worker-timeout", worker_timeout_,
                    "Seconds a worker waits for the others, at the start and in each all-reduce: a "
                    "worker that dies or hangs stops the run within it")
       ->check(CLI::PositiveNumber);
-  rank->needs(world)->needs(app_->get_option("--master"))->excludes(options_->option("--workers"));
+  rank->needs(world)->excludes(options_->option("--workers"));
   world->needs(rank);
+  rendezvous->needs(rank);  // its conflicts are checked in execute(): help lists no hidden name
+  token->needs(master)->excludes(token_file);
+  token_file->needs(master);
+  master->needs(rank);
+}
+
+std::string RunCommand::resolveToken() const {
+  if (!token_.empty()) return token_;
+  if (!token_file_.empty()) {
+    std::ifstream in(token_file_);
+    std::string line;
+    if (!in || (!std::getline(in, line) && !in.eof())) {
+      throw InputError("cannot read the token file " + token_file_ + " (" + std::strerror(errno) +
+                       ")");
+    }
+    // A file written by `echo` or an editor ends its line with "\n" or "\r\n".
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (line.empty()) {
+      throw InputError("the token file " + token_file_ +
+                       " is empty; put the run's shared token in its first line");
+    }
+    struct stat st {};
+    if (::stat(token_file_.c_str(), &st) == 0 && (st.st_mode & 077) != 0) {
+      std::cerr << "accumlab-cli: warning: other users can read the token file " << token_file_
+                << "; make it private (chmod 600)" << std::endl;
+    }
+    return line;
+  }
+  const char* variable = std::getenv(kTokenVariable);
+  return variable ? variable : "";
 }
 
 ExperimentConfig RunCommand::resolveConfig() const {
@@ -159,11 +209,24 @@ int RunCommand::execute() {
     group.rank = joins ? rank_ : 0;
     group.timeout_s = worker_timeout_;
     group.port = 0;
-    if (!master_.empty()) parseMaster(master_, group);
     if (!joins) {
-      // --workers N: this process is rank 0 and starts the others once it listens.
+      // --workers N: this process is rank 0 and starts the others once the rendezvous in
+      // their private folder is ready.
       local = std::make_unique<LocalWorkers>(executablePath(), config, worker_timeout_);
-      group.on_listening = [&local](int port) { local->start(port); };
+      group.rendezvous_dir = local->rendezvousDir();
+      group.on_listening = [&local](int) { local->start(); };
+    } else if (!rendezvous_dir_.empty()) {
+      if (!master_.empty() || !token_.empty() || !token_file_.empty()) {
+        throw InputError(
+            "--rendezvous-dir is for ranks on this machine: it takes no --master or token");
+      }
+      group.rendezvous_dir = rendezvous_dir_;
+    } else if (!master_.empty()) {
+      parseMaster(master_, group);
+      group.token = resolveToken();
+    } else {
+      throw InputError(
+          "--rank needs --master HOST:PORT, the address of rank 0 as every rank reaches it");
     }
     trainer.joinWorkers(group);
   }

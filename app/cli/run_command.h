@@ -21,6 +21,9 @@ class RunCommand {
  private:
   /// The config file (if any) with every option given on the command line applied on top.
   ExperimentConfig resolveConfig() const;
+  /// The shared token of a run on several machines: --token, --token-file or ACCUMLAB_TOKEN
+  /// ("" when none is given). Throws InputError for a token file it cannot read.
+  std::string resolveToken() const;
   /// Trains as rank R > 0 of a data-parallel run: no store, no summary.
   int runAsWorker(Trainer& trainer);
 
@@ -40,6 +43,9 @@ class RunCommand {
   int rank_ = -1;           ///< --rank R: join as rank R; -1: not given
   int64_t world_size_ = 0;  ///< --world-size N
   std::string master_;      ///< --master HOST:PORT
+  std::string rendezvous_dir_;  ///< --rendezvous-dir DIR: ranks on this machine (LocalWorkers)
+  std::string token_;           ///< --token TEXT (ps shows it: --token-file, ACCUMLAB_TOKEN)
+  std::string token_file_;      ///< --token-file FILE
   double worker_timeout_ = WorkerGroupOptions{}.timeout_s;  ///< --worker-timeout SECONDS
 };
 

@@ -1,5 +1,6 @@
 #include "accumlab/local_workers.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -41,6 +42,18 @@ bool reap(pid_t pid, std::chrono::steady_clock::time_point deadline, int& status
   return false;
 }
 
+/// Removes `folder` and the files in it (the config and what the FileStore left).
+void removeFolder(const std::string& folder) {
+  if (DIR* d = ::opendir(folder.c_str())) {
+    while (const dirent* entry = ::readdir(d)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != "..") ::unlink((folder + "/" + name).c_str());
+    }
+    ::closedir(d);
+  }
+  ::rmdir(folder.c_str());
+}
+
 std::string exitText(int status) {
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
   return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -57,16 +70,25 @@ LocalWorkers::LocalWorkers(std::string cli, const ExperimentConfig& config, doub
     throw InputError("cannot start the workers: the training engine '" + cli_ +
                      "' is missing or cannot be run; reinstall AccumLab or rebuild it");
   }
-  std::string path = tempFolder() + "/accumlab-workers-XXXXXX.json";
-  const int fd = ::mkstemps(path.data(), 5);
-  if (fd < 0) {
-    throw InputError("cannot write the workers' config in " + tempFolder() + " (" + std::strerror(errno) + ")");
+  // mkdtemp makes the folder with mode 0700: only this user can read the config or write the
+  // rendezvous store, which is what lets the ranks trust each other without a token.
+  std::string folder = tempFolder() + "/accumlab-workers-XXXXXX";
+  if (!::mkdtemp(folder.data())) {
+    throw InputError("cannot make the workers' folder in " + tempFolder() + " (" +
+                     std::strerror(errno) + ")");
   }
+  folder_ = folder;
+  config_file_ = folder_ + "/config.json";
   const std::string json = configToJson(config);
-  const bool written = ::write(fd, json.data(), json.size()) == static_cast<ssize_t>(json.size());
-  ::close(fd);
-  config_file_ = path;
-  if (!written) throw InputError("cannot write the workers' config " + path);
+  const int fd = ::open(config_file_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  const bool written =
+      fd >= 0 && ::write(fd, json.data(), json.size()) == static_cast<ssize_t>(json.size());
+  const std::string why = std::strerror(errno);
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    removeFolder(folder_);  // no destructor runs for a constructor that throws
+    throw InputError("cannot write the workers' config in " + folder_ + " (" + why + ")");
+  }
 }
 
 LocalWorkers::~LocalWorkers() {
@@ -79,20 +101,20 @@ LocalWorkers::~LocalWorkers() {
     if (pid > 0) reap(pid, deadline, status);
     pid = 0;
   }
-  if (!config_file_.empty()) std::remove(config_file_.c_str());
+  if (!folder_.empty()) removeFolder(folder_);
 }
 
-void LocalWorkers::start(int port) {
-  const std::string master = "127.0.0.1:" + std::to_string(port);
+void LocalWorkers::start(int /*port*/) {
   const std::string world = std::to_string(workers_);
   std::ostringstream timeout_text;
   timeout_text << timeout_s_;  // "30", not "30.000000"
   const std::string timeout = timeout_text.str();
   for (int rank = 1; rank < workers_; ++rank) {
     const std::string r = std::to_string(rank);
-    std::vector<std::string> args = {cli_, "run", "--config", config_file_, "--rank", r,
-                                     "--world-size", world, "--master", master,
-                                     "--worker-timeout", timeout, "--no-store", "--quiet"};
+    std::vector<std::string> args = {
+        cli_,           "run",    "--config",         config_file_, "--rank",           r,
+        "--world-size", world,    "--rendezvous-dir", folder_,      "--worker-timeout", timeout,
+        "--no-store",   "--quiet"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

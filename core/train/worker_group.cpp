@@ -1,5 +1,6 @@
 #include "train/worker_group.h"
 
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/version.h>
@@ -7,15 +8,19 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "train/token_proof.h"
 
 namespace accumlab {
 
@@ -28,6 +33,17 @@ constexpr char kJoined[] = "accumlab/joined/";
 constexpr char kVerdict[] = "accumlab/verdict";
 constexpr char kVerdictRead[] = "accumlab/verdict_read";
 constexpr char kAlive[] = "accumlab/alive/";
+constexpr char kSalt[] = "accumlab/salt";      ///< rank 0's random salt for the token proofs
+constexpr char kProof0[] = "accumlab/proof0";  ///< rank 0's proof that it knows the token
+// What a rank says instead of its proof when rank 0's proof did not match its token.
+constexpr char kRefused[] = "refused";
+// Shortest token: the store, open to the network, holds HMACs that a short one could be
+// guessed from offline.
+constexpr size_t kMinTokenLength = 16;
+// The FileStore's file in a rendezvous folder.
+constexpr char kStoreFile[] = "/store";
+// The advice every token sentence ends with.
+constexpr char kTokenAdvice[] = "set the same --token-file or ACCUMLAB_TOKEN on every rank";
 // Up to this many ranks, allReduceSum gathers every buffer and sums it locally: Gloo's ring
 // all-reduce takes a round trip per step, and measured 1.7 ms for 118k floats between two
 // processes on a 2-core machine, its all-gather 0.85 ms. Beyond, the ring moves less data.
@@ -81,9 +97,12 @@ std::string localAddressTowards(const std::string& host, int port) {
   return address;
 }
 
-/// The network device Gloo connects the ranks through: GLOO_SOCKET_IFNAME's interface when
-/// set (PyTorch's convention), else this machine's address towards the master.
-std::shared_ptr<::gloo::transport::Device> glooDevice(const std::string& host, int port) {
+/// The network device Gloo connects the ranks through: loopback for ranks on this machine
+/// (`local`), so that they listen on nothing else; GLOO_SOCKET_IFNAME's interface when set
+/// (PyTorch's convention); else this machine's address towards the master.
+std::shared_ptr<::gloo::transport::Device> glooDevice(bool local, const std::string& host,
+                                                      int port) {
+  if (local) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
   if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
     return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
   }
@@ -144,13 +163,42 @@ std::string differences(const std::string& theirs, const std::string& ours) {
   return s;
 }
 
+/// Throws unless `dir` is a folder of this user that nobody else can open: its FileStore is
+/// the rendezvous, and whoever could write it could join the run.
+void requirePrivateFolder(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    throw InputError("cannot open the rendezvous folder " + dir + " (" + std::strerror(errno) +
+                     ")");
+  }
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
+    throw InputError("the rendezvous folder " + dir +
+                     " must be a folder of this user that nobody else can open (mode 0700)");
+  }
+}
+
+/// Throws unless `token` can guard a rendezvous that the network can reach.
+void requireToken(const std::string& token) {
+  if (token.empty()) {
+    throw InputError(std::string("a run on several machines needs a shared token (16 characters or "
+                                 "more) so that no stranger joins it: ") +
+                     kTokenAdvice);
+  }
+  if (token.size() < kMinTokenLength) {
+    throw InputError("the token has " + std::to_string(token.size()) +
+                     " characters; a run on several machines needs " +
+                     std::to_string(kMinTokenLength) +
+                     " or more (e.g. 32 random hex digits): " + kTokenAdvice);
+  }
+}
+
 }  // namespace
 
 struct WorkerGroup::Impl {
-  c10::intrusive_ptr<c10d::TCPStore> store;
+  c10::intrusive_ptr<c10d::Store> store;  ///< a FileStore (this machine) or a TCPStore
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
   std::vector<std::vector<at::Tensor>> gathered;  ///< every rank's buffer (allReduceSum)
-  std::string where;  ///< "127.0.0.1:29500"
+  std::string where;                              ///< "127.0.0.1:29500", or the rendezvous folder
 };
 
 WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
@@ -163,43 +211,108 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
                      std::to_string(world) + " workers (ranks 0 to " + std::to_string(world - 1) + ")");
   }
   if (!(timeout_s_ > 0)) throw InputError("the worker timeout must be positive");
+  // Ranks on this machine meet in a file and talk over loopback: nothing listens beyond it.
+  // Ranks on several machines meet at rank 0's TCPStore, which listens on every interface for
+  // the whole run (c10d has no option to bind it), so each proves that it knows the token.
+  const bool local = !options.rendezvous_dir.empty();
+  if (local) {
+    requirePrivateFolder(options.rendezvous_dir);
+  } else {
+    requireToken(options.token);
+  }
   // c10d and Gloo log every failed connection attempt through glog; the sentences below say
   // what went wrong once.
   FLAGS_minloglevel = std::max(FLAGS_minloglevel, 3);
   // A write to a worker that died must fail as an error the roll call below can name, not
   // end this process with SIGPIPE (seen once in DataParallel.ALostWorkerFailsTheRunWithItsRank).
   std::signal(SIGPIPE, SIG_IGN);
-  const std::string where = options.host + ":" + std::to_string(options.port);
-  impl_->where = where;
   const auto timeout = millis(timeout_s_);
-  c10d::TCPStoreOptions store_options;
-  store_options.port = static_cast<std::uint16_t>(options.port);
-  store_options.isServer = rank_ == 0;
-  store_options.waitWorkers = false;
-  store_options.timeout = timeout;
-  try {
-    impl_->store = c10::make_intrusive<c10d::TCPStore>(options.host, store_options);
-  } catch (const std::exception& e) {
-    if (rank_ == 0) {
-      const std::string detail = firstLine(e);
-      throw InputError("rank 0 cannot listen on port " + std::to_string(options.port) + " for the other workers" +
-                       (detail.find("in use") != std::string::npos ? ": the port is in use; choose another"
-                                                                  : " (" + detail + ")"));
+  int port = 0;  ///< the TCPStore's
+  if (local) {
+    impl_->where = options.rendezvous_dir;
+    const std::string file = options.rendezvous_dir + kStoreFile;
+    // Rank 0 starts first (LocalWorkers starts the others once it is ready): a store already
+    // there is an earlier run's, whose keys would mislead this one.
+    if (rank_ == 0 && ::access(file.c_str(), F_OK) == 0) {
+      throw InputError("the rendezvous folder " + options.rendezvous_dir +
+                       " holds an earlier run's store; give every run a new folder");
     }
-    throw InputError("rank " + std::to_string(rank_) + " cannot reach rank 0 at " + where + " within " +
-                     seconds(timeout_s_) + "; start rank 0 first and check the address");
+    try {
+      auto store = c10::make_intrusive<c10d::FileStore>(file, world);
+      store->setTimeout(timeout);
+      impl_->store = store;
+    } catch (const std::exception& e) {
+      throw InputError("rank " + std::to_string(rank_) + " cannot open the rendezvous in " +
+                       options.rendezvous_dir + " (" + firstLine(e) + ")");
+    }
+  } else {
+    const std::string where = options.host + ":" + std::to_string(options.port);
+    c10d::TCPStoreOptions store_options;
+    store_options.port = static_cast<std::uint16_t>(options.port);
+    store_options.isServer = rank_ == 0;
+    store_options.waitWorkers = false;
+    store_options.timeout = timeout;
+    try {
+      auto store = c10::make_intrusive<c10d::TCPStore>(options.host, store_options);
+      port = store->getPort();
+      impl_->store = store;
+    } catch (const std::exception& e) {
+      if (rank_ == 0) {
+        const std::string detail = firstLine(e);
+        throw InputError("rank 0 cannot listen on port " + std::to_string(options.port) +
+                         " for the other workers" +
+                         (detail.find("in use") != std::string::npos
+                              ? ": the port is in use; choose another"
+                              : " (" + detail + ")"));
+      }
+      throw InputError("rank " + std::to_string(rank_) + " cannot reach rank 0 at " + where +
+                       " within " + seconds(timeout_s_) +
+                       "; start rank 0 first and check the address");
+    }
+    impl_->where = options.host + ":" + std::to_string(port);
   }
   c10d::Store& store = *impl_->store;
-  if (rank_ == 0 && options.on_listening) options.on_listening(impl_->store->getPort());
-  impl_->where = options.host + ":" + std::to_string(impl_->store->getPort());
+  const auto deadline = Clock::now() + timeout;
+  // The token's proofs: rank 0 draws a salt and proves first; each other rank checks that
+  // proof before it says anything about itself, then proves in its hello. Neither side goes on
+  // with a stranger, and the token itself never reaches the store.
+  std::string salt;
+  std::string proof = "-";  // ranks on this machine: the private folder is the proof
+  if (!local && rank_ == 0) {
+    try {
+      salt = randomHex(16);
+    } catch (const std::exception& e) {
+      throw InputError(std::string("rank 0 cannot draw a salt for the token: ") + e.what());
+    }
+    store.set(kSalt, bytes(salt));
+    store.set(kProof0, bytes(tokenProof(options.token, 0, salt)));
+  } else if (!local) {
+    const std::vector<bool> have = waitForKeys(store, {kSalt, kProof0}, deadline);
+    if (!have[0] || !have[1]) {
+      throw InputError("rank 0 at " + impl_->where + " did not answer within " +
+                       seconds(timeout_s_));
+    }
+    salt = text(store.get(kSalt));
+    const bool master_knows =
+        sameProof(text(store.get(kProof0)), tokenProof(options.token, 0, salt));
+    proof = master_knows ? tokenProof(options.token, rank_, salt) : kRefused;
+  }
+  if (rank_ == 0 && options.on_listening) options.on_listening(port);
 
   if (store.add(kJoined + std::to_string(rank_), 1) > 1) {
     throw InputError("rank " + std::to_string(rank_) + " was started twice for the run at " + impl_->where);
   }
   const std::string torch_version = TORCH_VERSION;
-  store.set(kHello + std::to_string(rank_),
-            bytes(std::to_string(world) + "\n" + torch_version + "\n" + fingerprint));
-  const auto deadline = Clock::now() + timeout;
+  if (proof == kRefused) {
+    // Rank 0 learns at once and stops too; this rank tells it nothing else.
+    store.set(kHello + std::to_string(rank_),
+              bytes(std::to_string(world) + "\n-\n" + kRefused + "\n"));
+    store.add(kVerdictRead, 1);
+    throw InputError("rank " + std::to_string(rank_) + " was refused by the master at " +
+                     impl_->where + ": its token does not match (" + kTokenAdvice + ")");
+  }
+  store.set(kHello + std::to_string(rank_), bytes(std::to_string(world) + "\n" + torch_version +
+                                                  "\n" + proof + "\n" + fingerprint));
   if (rank_ == 0) {
     std::vector<std::string> keys;
     for (int r = 1; r < world; ++r) keys.push_back(kHello + std::to_string(r));
@@ -217,17 +330,20 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
     for (int r = 1; r < world && verdict.rfind("ok", 0) == 0; ++r) {
       const std::vector<std::string> hello = lines(text(store.get(keys[r - 1])));
       const std::string rank = "rank " + std::to_string(r);
-      if (hello.size() != 3) {
+      if (hello.size() != 4) {
         verdict = rank + " is not an AccumLab worker of this version";
+      } else if (!local && !sameProof(hello[2], tokenProof(options.token, r, salt))) {
+        // Checked first: a rank without the token learns nothing of this run.
+        verdict = rank + " presented a token that does not match rank 0's; " + kTokenAdvice;
       } else if (hello[0] != std::to_string(world)) {
         verdict = rank + " was started for " + hello[0] + " workers and rank 0 for " +
                   std::to_string(world) + "; give every rank the same world size";
       } else if (hello[1] != torch_version) {
         verdict = rank + " runs LibTorch " + hello[1] + " and rank 0 LibTorch " + torch_version +
                   "; install the same LibTorch on every machine";
-      } else if (hello[2] != fingerprint) {
-        verdict = rank + "'s experiment differs from rank 0's" + differences(hello[2], fingerprint) +
-                  "; start every rank with the same options";
+      } else if (hello[3] != fingerprint) {
+        verdict = rank + "'s experiment differs from rank 0's" +
+                  differences(hello[3], fingerprint) + "; start every rank with the same options";
       }
     }
     store.set(kVerdict, bytes(verdict));
@@ -256,7 +372,7 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
 
   auto group_options = c10d::ProcessGroupGloo::Options::create(timeout);
   try {
-    group_options->devices.push_back(glooDevice(options.host, impl_->store->getPort()));
+    group_options->devices.push_back(glooDevice(local, options.host, port));
   } catch (const std::exception& e) {
     throw InputError("rank " + std::to_string(rank_) + " has no network device for the other workers (" +
                      firstLine(e) + ")");
@@ -317,7 +433,7 @@ std::string WorkerGroup::whoIsGone(const std::string& detail) {
       if (!have[r]) gone.push_back(r);
     }
   } catch (const std::exception&) {
-    // The store lives in rank 0: it is gone with it.
+    // A TCPStore lives in rank 0: it is gone with it.
     if (rank_ != 0) gone = {0};
   }
   const std::string who = gone.empty() ? "a worker" :

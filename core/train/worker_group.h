@@ -17,15 +17,17 @@ class WorkerLost : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One rank's membership of a data-parallel run, on LibTorch's own distributed engine:
-/// c10d's TCPStore for the rendezvous and ProcessGroupGloo for the all-reduce (CPU).
-/// Used on the training thread only.
+/// One rank's membership of a data-parallel run, on LibTorch's own distributed engine: a c10d
+/// store for the rendezvous (a FileStore in a private folder on one machine, rank 0's
+/// TCPStore across machines) and ProcessGroupGloo for the all-reduce (CPU). Used on the
+/// training thread only.
 class WorkerGroup {
  public:
-  /// Joins the run of `world` ranks: rank 0 listens, every rank says hello with its world
-  /// size, LibTorch version and `fingerprint` (the experiment's config JSON: a difference is
-  /// named by its key), rank 0 compares them and
-  /// answers; then the process group connects. Throws InputError with one sentence.
+  /// Joins the run of `world` ranks: rank 0 opens the store (and, over TCP, proves that it
+  /// knows the token, which every other rank checks and then proves in turn), every rank says
+  /// hello with its world size, LibTorch version and `fingerprint` (the experiment's config
+  /// JSON: a difference is named by its key), rank 0 compares them and answers; then the
+  /// process group connects. Throws InputError with one sentence.
   WorkerGroup(const WorkerGroupOptions& options, int world, const std::string& fingerprint);
   ~WorkerGroup();
   WorkerGroup(const WorkerGroup&) = delete;

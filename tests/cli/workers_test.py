@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Data-parallel workers through the real program: `accumlab-cli run --workers N`, a worker
-killed mid-run, and the rendezvous errors of `--rank/--world-size/--master`.
+killed mid-run, the rendezvous errors of `--rank/--world-size/--master`, what the ranks open
+to the network, and the shared token of ranks on several machines.
 
 Cases:
   run         --workers 3 in float64: exit 0, accum equals big-batch to 1e-12, the runs stored
@@ -12,6 +13,11 @@ Cases:
               and rank 0 ends the hung process
   rendezvous  a port in use, a master nobody runs, mismatched world sizes and configs: one
               sentence each and exit 2
+  loopback    --workers 2: sampled during the run, no socket of its processes listens (TCP) or
+              is bound (UDP) on an address beyond loopback; the private folder goes with it
+  token       --rank/--world-size/--master: without a token, exit 2; rank 1 with another token,
+              both ranks exit 2 with one sentence each; with the same token (file and
+              ACCUMLAB_TOKEN) the run completes, and no output shows the token
 
 Usage: workers_test.py CASE PATH/TO/accumlab-cli
 """
@@ -29,6 +35,9 @@ SMALL = ["--data", "blobs:16", "--synthetic-samples", "1500", "--model", "mlp:32
          "--micro-batch", "8", "--accum", "4", "--clip-norm", "0.05", "--threads", "1",
          "--window-policy", "flush-exact", "--eval-every", "100000000"]
 TIMEOUT_S = 10
+# The shared token of the runs that meet at --master (ranks on several machines).
+TOKEN = "5f1c0e7a9b2d4c68a1e3f5b7d9c2e4a6"
+TOKEN_ADVICE = "set the same --token-file or ACCUMLAB_TOKEN on every rank"
 # The timeout, the roll call that names the lost rank (3 s) and slack for a loaded machine.
 STOP_WITHIN_S = TIMEOUT_S + 3 + 7
 
@@ -178,6 +187,7 @@ def free_port():
 
 
 def case_rendezvous(cli, folder):
+    os.environ["ACCUMLAB_TOKEN"] = TOKEN  # every rank here knows the token
     with socket.socket() as held:
         held.bind(("0.0.0.0", 0))
         held.listen()
@@ -198,12 +208,115 @@ def case_rendezvous(cli, folder):
         one_sentence(subprocess.CompletedProcess(first.args, first.returncode, out, err), expected)
     print("rendezvous: a port in use, no master, world sizes, configs: one sentence, exit 2")
 
+def loopback_address(hex_address):
+    """Whether a /proc/net/tcp{,6} or udp{,6} local address ("0100007F:1F90") is loopback."""
+    host = bytes.fromhex(hex_address.split(":")[0])
+    # The kernel prints each 32-bit word of the address in host (little-endian) order.
+    host = b"".join(host[i:i + 4][::-1] for i in range(0, len(host), 4))
+    if len(host) == 4:
+        return host[0] == 127
+    if host == bytes(15) + b"\x01":  # ::1
+        return True
+    return host[:12] == bytes(10) + b"\xff\xff" and host[12] == 127  # ::ffff:127.x.x.x
+
+
+def sockets_of(pids):
+    """Socket inodes of the processes `pids`."""
+    inodes = set()
+    for pid in pids:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                except OSError:
+                    continue
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        except OSError:
+            continue
+    return inodes
+
+
+def open_sockets(inodes):
+    """(table, local address, state) of each socket in `inodes`, from /proc/net."""
+    found = []
+    for table in ("tcp", "tcp6", "udp", "udp6"):
+        with open(f"/proc/net/{table}") as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                if fields[9] in inodes:
+                    found.append((table, fields[1], fields[3]))
+    return found
+
+
+def case_loopback(cli, folder):
+    tmp = os.path.join(folder, "tmp")
+    os.mkdir(tmp)
+    cmd = [cli, "run", "-q", "--no-store", "--workers", "2", "--data", "spirals", "--synthetic-samples",
+           "512", "--samples", "40000", "--threads", "1", "--eval-every", "100000000"]
+    parent = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "TMPDIR": tmp})
+    samples, seen, exposed, rank1_seen = 0, 0, [], False
+    while parent.poll() is None:
+        ranks = [parent.pid, *children(parent.pid)]
+        rank1_seen = rank1_seen or len(ranks) > 1
+        for table, address, state in open_sockets(sockets_of(ranks)):
+            seen += 1
+            listening = table.startswith("udp") or state == "0A"  # TCP_LISTEN
+            if listening and not loopback_address(address):
+                exposed.append(f"{table} {address} state {state}")
+        samples += 1
+        time.sleep(0.1)
+    err = parent.stderr.read()
+    check(parent.returncode == 0, f"run exited {parent.returncode}: {err[-600:]}")
+    check(rank1_seen and samples >= 5, f"{samples} samples, rank 1 seen: {rank1_seen}; the run ended too soon")
+    check(seen > 0, "no socket of the ranks was seen: the check cannot see them")
+    check(not exposed, f"sockets open beyond loopback: {sorted(set(exposed))}")
+    check(os.listdir(tmp) == [], f"left in TMPDIR: {os.listdir(tmp)}")
+    print(f"loopback: {samples} samples, {seen} sockets of the ranks, none beyond loopback")
+
+
+def case_token(cli, folder):
+    env = {k: v for k, v in os.environ.items() if k != "ACCUMLAB_TOKEN"}
+    token_file = os.path.join(folder, "token")
+    with open(os.open(token_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+        f.write(TOKEN + "\n")
+    one_sentence(subprocess.run(rank(cli, 0, 2, free_port()), capture_output=True, text=True, timeout=60, env=env),
+                 "a run on several machines needs a shared token")
+
+    def pair(token0, token1_args, *extra):
+        port = free_port()
+        first = subprocess.Popen(rank(cli, 0, 2, port, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env={**env, "ACCUMLAB_TOKEN": token0})
+        time.sleep(0.5)
+        second = subprocess.run(rank(cli, 1, 2, port, *token1_args, *extra), capture_output=True, text=True,
+                                timeout=120, env=env)
+        out, err = first.communicate(timeout=120)
+        return port, subprocess.CompletedProcess(first.args, first.returncode, out, err), second
+
+    port, first, second = pair(TOKEN, ["--token", "another token, long enough"])
+    one_sentence(second, f"rank 1 was refused by the master at 127.0.0.1:{port}: its token does not match "
+                         f"({TOKEN_ADVICE})")
+    one_sentence(first, f"rank 1 presented a token that does not match rank 0's; {TOKEN_ADVICE}")
+
+    _, first, second = pair(TOKEN, ["--token-file", token_file], "--json")
+    check(first.returncode == 0, f"rank 0 exited {first.returncode}: {first.stderr}")
+    check(second.returncode == 0, f"rank 1 exited {second.returncode}: {second.stderr}")
+    accum = json.loads(first.stdout)["arms"]["accum"]
+    check(accum["status"] == "finished", f"accum: {accum}")
+    check(json.loads(second.stdout)["arms"]["accum"]["weights_digest"] == accum["weights_digest"],
+          "the ranks end with different weights")
+    for text in (first.stdout, first.stderr, second.stdout, second.stderr):
+        check(TOKEN not in text, "an output shows the token")
+    print("token: none, another and the same token: refused, refused on both sides, trained")
+
 
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     case, cli = sys.argv[1], sys.argv[2]
-    cases = {"run": case_run, "kill": case_kill, "hang": case_hang, "rendezvous": case_rendezvous}
+    cases = {"run": case_run, "kill": case_kill, "hang": case_hang, "rendezvous": case_rendezvous,
+             "loopback": case_loopback, "token": case_token}
     with tempfile.TemporaryDirectory() as folder:
         try:
             cases[case](cli, folder)

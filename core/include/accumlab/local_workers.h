@@ -10,30 +10,38 @@
 namespace accumlab {
 
 /// Ranks 1…N−1 of a data-parallel run on this machine (ExperimentConfig::workers = N), as
-/// child processes of `accumlab-cli run --config FILE --rank R --world-size N --master
-/// 127.0.0.1:PORT`; the calling process is rank 0 (Trainer::joinWorkers). The experiment goes
-/// to the workers in a private temporary file, so every rank runs exactly the same config.
-/// Their standard output is discarded; their errors go to the caller's standard error.
+/// child processes of `accumlab-cli run --config FILE --rank R --world-size N
+/// --rendezvous-dir DIR`; the calling process is rank 0 (Trainer::joinWorkers with
+/// WorkerGroupOptions::rendezvous_dir = rendezvousDir()). The ranks meet in a c10d FileStore
+/// in DIR, a private (mode 0700) temporary folder, and talk over loopback: nothing listens on
+/// the network. The experiment goes to the workers in a file in that folder, so every rank
+/// runs exactly the same config. Their standard output is discarded; their errors go to the
+/// caller's standard error.
 class LocalWorkers {
  public:
   /// `cli`: the program that runs `run` (accumlab-engine, or accumlab-cli, which hands over to
-  /// it). Writes the config file; starts nothing yet.
+  /// it). Makes the private folder (mkdtemp in $TMPDIR or /tmp) and writes the config there;
+  /// starts nothing yet.
   LocalWorkers(std::string cli, const ExperimentConfig& config, double timeout_s);
-  /// Ends workers that still run (SIGTERM, then SIGKILL) and removes the config file.
+  /// Ends workers that still run (SIGTERM, then SIGKILL) and removes the folder.
   ~LocalWorkers();
   LocalWorkers(const LocalWorkers&) = delete;
   LocalWorkers& operator=(const LocalWorkers&) = delete;
 
-  /// Starts ranks 1…N−1 against rank 0's rendezvous at 127.0.0.1:`port` (from
-  /// WorkerGroupOptions::on_listening). Throws InputError when the program cannot start.
-  void start(int port);
+  /// The private folder where the ranks meet: rank 0's WorkerGroupOptions::rendezvous_dir.
+  const std::string& rendezvousDir() const { return folder_; }
+  /// Starts ranks 1…N−1 against the rendezvous in rendezvousDir(); call once rank 0 is ready
+  /// (WorkerGroupOptions::on_listening, whose port is 0 there and is not used). Throws
+  /// InputError when the program cannot start.
+  void start(int port = 0);
   /// Waits for every worker to exit, a few seconds at most (then ends it); returns a sentence
   /// for each that did not exit with 0 ("worker rank 2 (pid 4711) was killed by signal 9").
   std::vector<std::string> wait();
 
  private:
   std::string cli_;
-  std::string config_file_;
+  std::string folder_;       ///< the private rendezvous folder; "" until made
+  std::string config_file_;  ///< in folder_
   int workers_;
   double timeout_s_;
   std::vector<pid_t> pids_;  ///< rank r at r − 1; 0 once reaped

@@ -16,17 +16,26 @@ namespace accumlab {
 /// Threads: run() is called on one (training) thread. The request*() controls may be called
 /// from any thread at any time; they are atomics and a mutex-guarded command queue, read by
 /// the training loop between windows.
-/// Where this process stands in a data-parallel run (ExperimentConfig::workers = N > 1):
-/// rank 0 hosts the rendezvous (c10d's TCPStore) at host:port, ranks 1…N−1 join it, and
-/// every rank trains its share of each accum window (DESIGN.md §2).
+/// Where this process stands in a data-parallel run (ExperimentConfig::workers = N > 1), and
+/// where its ranks meet (DESIGN.md §2): ranks on this machine in a c10d FileStore in a private
+/// folder (`rendezvous_dir`), with Gloo bound to 127.0.0.1, so that nothing listens beyond
+/// loopback; ranks on several machines at rank 0's c10d TCPStore at host:port, where every
+/// rank proves that it knows the shared `token`.
 struct WorkerGroupOptions {
   int rank = 0;
+  /// Ranks on this machine: the folder (mode 0700, owned by this user) where they meet, e.g.
+  /// LocalWorkers::rendezvousDir(). Empty: a run on several machines, at host:port.
+  std::string rendezvous_dir;
   std::string host = "127.0.0.1";  ///< the master's address, as every rank reaches it
   int port = 29500;                ///< rank 0 with 0: any free port (see on_listening)
+  /// The secret every rank of a run on several machines presents (16 characters or more).
+  /// Never stored, logged or sent: the store only sees salted HMACs of it.
+  std::string token;
   /// Seconds a rank waits for the others: at the rendezvous and in each all-reduce. A worker
   /// that dies or hangs stops the others within it.
   double timeout_s = 30;
-  /// Rank 0: called once the rendezvous listens, with its port (start the other ranks then).
+  /// Rank 0: called once the rendezvous is ready, with its TCP port, or 0 in a rendezvous
+  /// folder (start the other ranks then).
   std::function<void(int port)> on_listening;
 };
 
@@ -62,9 +71,10 @@ class Trainer {
   /// before run(). Every rank runs the same config (compared at the rendezvous, with the
   /// LibTorch version). Rank 0 trains every arm and reports to its sink; the other ranks
   /// train their share of the accum arm and do not evaluate or probe. run() throws
-  /// InputError with one sentence for a port in use, an unreachable master, a rank that does
-  /// not join within the timeout, or a mismatched config, world size or LibTorch; a worker
-  /// lost mid-run fails the accum arm with a sentence naming its rank and stops the others.
+  /// InputError with one sentence for a port in use, an unreachable master, a missing or
+  /// mismatched token, a rank that does not join within the timeout, or a mismatched config,
+  /// world size or LibTorch; a worker lost mid-run fails the accum arm with a sentence naming
+  /// its rank and stops the others.
   /// Pause and changes of m or K are refused (an event says so); a stop requested on any rank
   /// stops every rank at the same window.
   void joinWorkers(WorkerGroupOptions options);

@@ -1,21 +1,26 @@
 // Data-parallel workers (DESIGN.md §2): N ranks, here threads of this process on localhost,
 // each accumulating its share of every window, end with the weights of one process training
-// the big batch m·K·N; stops, lost workers and rendezvous errors.
+// the big batch m·K·N; stops, lost workers, rendezvous errors, and the two ways ranks meet:
+// a private folder (ranks on one machine) and rank 0's TCPStore with a shared token.
 #include <gtest/gtest.h>
 
-#include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cmath>
-#include <cstdio>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "accumlab/input_error.h"
@@ -36,19 +41,52 @@ struct Rank {
   std::string error;  ///< what run() threw, if it did
 };
 
+/// The token of the tests' runs over TCP.
+constexpr char kToken[] = "0123456789abcdef-test-token";
+/// The sentences' advice about tokens.
+constexpr char kTokenAdvice[] = "set the same --token-file or ACCUMLAB_TOKEN on every rank";
+
+/// A private (0700) temporary folder, removed with what is in it.
+class TempFolder {
+ public:
+  TempFolder() {
+    std::string t = (std::filesystem::temp_directory_path() / "accumlab-dp-test-XXXXXX").string();
+    if (::mkdtemp(t.data())) path_ = t;
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// Where the ranks meet: in a private folder, as `--workers N` on one machine, or at rank 0's
+/// TCPStore with the token, as ranks on several machines.
+enum class Meeting { kFolder, kTcp };
+
 /// Runs `configs.size()` ranks of one data-parallel run as threads; `prepare` may adjust a
 /// rank's options and sink before it joins.
-std::vector<Rank> runRanks(const std::vector<ExperimentConfig>& configs, double timeout_s = 60,
-                           std::function<void(int, Trainer&, WorkerGroupOptions&, RecordingSink&)> prepare = {},
-                           int port = 0) {
+std::vector<Rank> runRanks(
+    const std::vector<ExperimentConfig>& configs, double timeout_s = 60,
+    std::function<void(int, Trainer&, WorkerGroupOptions&, RecordingSink&)> prepare = {},
+    Meeting meeting = Meeting::kFolder) {
   const int n = static_cast<int>(configs.size());
   std::vector<Rank> ranks(n);
+  TempFolder folder;
   std::promise<int> listening;
   auto body = [&](int rank, int at) {
     Trainer trainer(configs[rank]);
     WorkerGroupOptions options;
     options.rank = rank;
-    options.port = at;
+    if (meeting == Meeting::kFolder) {
+      options.rendezvous_dir = folder.path();
+    } else {
+      options.port = at;
+      options.token = kToken;
+    }
     options.timeout_s = timeout_s;
     if (rank == 0) options.on_listening = [&listening](int p) { listening.set_value(p); };
     if (prepare) prepare(rank, trainer, options, ranks[rank].sink);
@@ -66,7 +104,7 @@ std::vector<Rank> runRanks(const std::vector<ExperimentConfig>& configs, double 
     }
   };
   std::vector<std::thread> threads;
-  threads.emplace_back(body, 0, port);
+  threads.emplace_back(body, 0, 0);
   const int at = listening.get_future().get();
   if (at >= 0) {
     for (int r = 1; r < n; ++r) threads.emplace_back(body, r, at);
@@ -265,10 +303,10 @@ TEST(DataParallel, ALostWorkerFailsTheRunWithItsRank) {
 }
 
 /// What each rank threw, for a run expected to fail at the rendezvous.
-std::vector<std::string> rendezvousErrors(const std::vector<ExperimentConfig>& configs, double timeout_s,
-                                          int port = 0) {
+std::vector<std::string> rendezvousErrors(const std::vector<ExperimentConfig>& configs,
+                                          double timeout_s, Meeting meeting = Meeting::kFolder) {
   std::vector<std::string> errors;
-  for (const Rank& r : runRanks(configs, timeout_s, {}, port)) errors.push_back(r.error);
+  for (const Rank& r : runRanks(configs, timeout_s, {}, meeting)) errors.push_back(r.error);
   return errors;
 }
 
@@ -318,6 +356,7 @@ TEST(DataParallel, APortInUseAndAnAbsentMasterAreOneSentence) {
   Trainer rank0(c);
   WorkerGroupOptions o0;
   o0.port = port;
+  o0.token = kToken;
   o0.timeout_s = 1;
   rank0.joinWorkers(o0);
   RecordingSink sink;
@@ -334,6 +373,7 @@ TEST(DataParallel, APortInUseAndAnAbsentMasterAreOneSentence) {
   WorkerGroupOptions o1;
   o1.rank = 1;
   o1.port = port;
+  o1.token = kToken;
   o1.timeout_s = 1;
   rank1.joinWorkers(o1);
   try {
@@ -343,6 +383,97 @@ TEST(DataParallel, APortInUseAndAnAbsentMasterAreOneSentence) {
     EXPECT_EQ(std::string(e.what()), "rank 1 cannot reach rank 0 at 127.0.0.1:" + std::to_string(port) +
                                          " within 1 s; start rank 0 first and check the address");
   }
+}
+
+TEST(DataParallel, RanksOnSeveralMachinesMeetOverTcpWithTheToken) {
+  ExperimentConfig c = dataParallelConfig(2, OptimizerKind::kSgd, DType::kFloat64);
+  c.epochs = 2;
+  const std::vector<Rank> ranks = runRanks(sameConfig(c), 60, {}, Meeting::kTcp);
+  for (int r = 0; r < 2; ++r) ASSERT_EQ(ranks[r].error, "") << "rank " << r;
+  const ArmSummary& accum = armOf(ranks[0].summary, ArmKind::kAccum);
+  ASSERT_EQ(accum.status, ArmStatus::kFinished) << accum.message;
+  EXPECT_LE(accum.equivalence_rel_diff, 1e-12);
+  EXPECT_EQ(ranks[1].summary.arms[0].weights_digest, accum.weights_digest);
+}
+
+TEST(DataParallel, ATcpRendezvousNeedsALongTokenBeforeItListens) {
+  const ExperimentConfig c = dataParallelConfig(2, OptimizerKind::kSgd, DType::kFloat32);
+  const std::string advice = kTokenAdvice;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"",
+       "a run on several machines needs a shared token (16 characters or more) so that no "
+       "stranger joins it: " +
+           advice},
+      {"fifteen chars!!",
+       "the token has 15 characters; a run on several machines needs 16 or more "
+       "(e.g. 32 random hex digits): " +
+           advice}};
+  for (const auto& [token, expected] : cases) {
+    Trainer rank0(c);
+    WorkerGroupOptions o;
+    o.port = 0;
+    o.token = token;
+    o.timeout_s = 1;
+    bool listened = false;
+    o.on_listening = [&listened](int) { listened = true; };
+    rank0.joinWorkers(o);
+    RecordingSink sink;
+    try {
+      rank0.run(sink);
+      ADD_FAILURE() << "rank 0 ran with the token '" << token << "'";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()), expected);
+    }
+    EXPECT_FALSE(listened) << token;
+  }
+}
+
+TEST(DataParallel, AWrongTokenIsRefusedOnBothSidesAtOnce) {
+  const ExperimentConfig c = dataParallelConfig(2, OptimizerKind::kSgd, DType::kFloat32);
+  const auto another_token = [](int rank, Trainer&, WorkerGroupOptions& o, RecordingSink&) {
+    if (rank == 1) o.token = "another token, also long enough";
+  };
+  const double timeout_s = 20;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Rank> ranks = runRanks(sameConfig(c), timeout_s, another_token, Meeting::kTcp);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(took, timeout_s / 2);  // neither side waits for the timeout
+  EXPECT_EQ(ranks[0].error,
+            std::string("rank 1 presented a token that does not match rank 0's; ") + kTokenAdvice);
+  const std::string& refused = ranks[1].error;
+  EXPECT_EQ(refused.rfind("rank 1 was refused by the master at 127.0.0.1:", 0), 0u) << refused;
+  const std::string tail = std::string(": its token does not match (") + kTokenAdvice + ")";
+  ASSERT_GE(refused.size(), tail.size());
+  EXPECT_EQ(refused.substr(refused.size() - tail.size()), tail);
+  for (const Rank& r : ranks) EXPECT_EQ(r.error.find(kToken), std::string::npos);
+}
+
+TEST(DataParallel, RanksOnOneMachineMeetInAPrivateNewFolder) {
+  const ExperimentConfig c = dataParallelConfig(2, OptimizerKind::kSgd, DType::kFloat32);
+  TempFolder folder;
+  ASSERT_FALSE(folder.path().empty());
+  const auto rank0Error = [&c, &folder] {
+    Trainer rank0(c);
+    WorkerGroupOptions o;
+    o.rendezvous_dir = folder.path();
+    o.timeout_s = 1;
+    rank0.joinWorkers(o);
+    RecordingSink sink;
+    try {
+      rank0.run(sink);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  ASSERT_EQ(::chmod(folder.path().c_str(), 0755), 0);
+  EXPECT_EQ(rank0Error(),
+            "the rendezvous folder " + folder.path() +
+                " must be a folder of this user that nobody else can open (mode 0700)");
+  ASSERT_EQ(::chmod(folder.path().c_str(), 0700), 0);
+  std::ofstream(folder.path() + "/store") << "an earlier run's keys";
+  EXPECT_EQ(rank0Error(), "the rendezvous folder " + folder.path() +
+                              " holds an earlier run's store; give every run a new folder");
 }
 
 TEST(DataParallel, WorkersNeedAGroupAndAnAccumArm) {
