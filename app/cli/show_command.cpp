@@ -72,11 +72,13 @@ int ShowCommand::execute() {
   summary.add({"peak RSS (process)",
                s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes) : "-"});
   if (s.grad_equivalence_checks > 0) {
-    summary.add({kGradCheckHeadline, cell(s.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat)});
+    summary.add(
+        {kGradCheckHeadline, cell(s.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat)});
     summary.add({"gradient checks", std::to_string(s.grad_equivalence_checks) + " (" +
                                         std::to_string(s.grad_equivalence_kinks) +
                                         (s.grad_equivalence_kinks == 1 ? " kink" : " kinks") +
-                                        ", largest with kinks " + cell(s.grad_equivalence_rel_diff, kGradCheckFormat) + ")"});
+                                        ", largest with kinks " +
+                                        cell(s.grad_equivalence_rel_diff, kGradCheckFormat) + ")"});
   }
   summary.add({"trajectory diff", cell(s.equivalence_rel_diff, "%.2e")});
   if (s.trajectories_parted_at_step >= 0) {

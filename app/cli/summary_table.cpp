@@ -112,10 +112,12 @@ std::string gradCheckLine(const RunSummary& summary) {
     out << "every one of its " << accum->grad_equivalence_checks << " checks was a kink";
   } else {
     out << num(accum->grad_equivalence_rel_diff_without_kinks, kGradCheckFormat) << " of "
-        << accum->grad_equivalence_checks << (accum->grad_equivalence_checks == 1 ? " check" : " checks");
+        << accum->grad_equivalence_checks
+        << (accum->grad_equivalence_checks == 1 ? " check" : " checks");
   }
   const int64_t every = summary.info.config.grad_check_every;
-  out << " (" << (every == 1 ? std::string("every update") : "every " + std::to_string(every) + " updates")
+  out << " ("
+      << (every == 1 ? std::string("every update") : "every " + std::to_string(every) + " updates")
       << " and every irregular window: epoch ends, the first after a change of m or K or a "
          "resume)\n";
   return out.str();
@@ -156,18 +158,16 @@ std::string trajectoryLine(const RunSummary& summary) {
 }
 
 std::string formatSummaryTable(const RunSummary& summary) {
-  const std::vector<std::string> header = {"arm",      "status",   "m x K",   "steps",
-                                           "train loss", "val loss", "val acc", "loss var",
-                                           "trΣ/B_eff", "B_simple", "samples/s", "peak tensors",
-                                           "peak RSS", "grad check", "traj diff"};
+  const std::vector<std::string> header = {"arm",        "status",     "m x K",     "steps",
+                                           "train loss", "val loss",   "val acc",   "loss var",
+                                           "trΣ/B_eff",  "B_simple",   "samples/s", "peak tensors",
+                                           "peak RSS",   "grad check", "traj diff"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const ArmSummary& a : summary.arms) {
-    rows.push_back({toString(a.arm), toString(a.status),
-                    armSizesText(a),
-                    std::to_string(a.steps), num(a.final_train_loss), num(a.val_loss),
-                    num(a.val_accuracy * 100, "%.2f%%"), num(a.loss_variance_detrended),
-                    num(a.noise_per_update), num(a.b_simple > 0 ? a.b_simple : kNaN, "%.1f"),
-                    num(a.samples_per_s, "%.0f"),
+    rows.push_back({toString(a.arm), toString(a.status), armSizesText(a), std::to_string(a.steps),
+                    num(a.final_train_loss), num(a.val_loss), num(a.val_accuracy * 100, "%.2f%%"),
+                    num(a.loss_variance_detrended), num(a.noise_per_update),
+                    num(a.b_simple > 0 ? a.b_simple : kNaN, "%.1f"), num(a.samples_per_s, "%.0f"),
                     a.peak_tensor_bytes >= 0 ? formatBytes(a.peak_tensor_bytes) : "-",
                     formatBytes(a.peak_memory_bytes),
                     num(a.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat),
@@ -197,8 +197,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
       << kinkLine(summary) << trajectoryLine(summary);
   out << "loss var: detrended variance of the per-update loss (successive differences) over "
          "the last "
-      << summary.info.config.variance_window
-      << " updates; grad check: the " << kGradCheckHeadline
+      << summary.info.config.variance_window << " updates; grad check: the " << kGradCheckHeadline
       << ", the largest relative difference between accum's accumulated gradient and the same "
          "window as one big batch, at the same weights ("
       << (summary.info.config.grad_check_every > 0

@@ -1,12 +1,15 @@
 // LivePlots: plots receive points while training and redraw from history on view changes.
+#include "plots/live_plots.h"
+
+#include <qcustomplot.h>
+
 #include <QApplication>
 #include <QMouseEvent>
 #include <QSignalSpy>
-#include <QToolTip>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/run_store.h"
@@ -14,7 +17,6 @@
 #include "controller/training_controller.h"
 #include "plots/arm_style.h"
 #include "plots/compact_ticker.h"
-#include "plots/live_plots.h"
 #include "plots/log_ticker.h"
 #include "plots/metric_canvas.h"
 #include "runs/run_loader.h"
@@ -30,14 +32,14 @@ namespace {
 double labelValue(const QString& label) {
   static const QString kSuperscripts = QStringLiteral("⁰¹²³⁴⁵⁶⁷⁸⁹");
   const int power = label.indexOf(QStringLiteral("10"), label.indexOf(QChar(u'·')) + 1);
-  if (label.contains(QChar(u'⁻')) || std::any_of(label.begin(), label.end(), [](QChar c) {
-        return kSuperscripts.contains(c);
-      })) {
+  if (label.contains(QChar(u'⁻')) ||
+      std::any_of(label.begin(), label.end(), [](QChar c) { return kSuperscripts.contains(c); })) {
     const int dot = label.indexOf(QChar(u'·'));
     const double mantissa = dot >= 0 ? label.left(dot).toDouble() : 1.0;
     QString exponent;
     for (QChar c : label.mid(power + 2)) {
-      exponent += c == QChar(u'⁻') ? QChar('-') : QChar(static_cast<char16_t>(u'0' + kSuperscripts.indexOf(c)));
+      exponent += c == QChar(u'⁻') ? QChar('-')
+                                   : QChar(static_cast<char16_t>(u'0' + kSuperscripts.indexOf(c)));
     }
     return mantissa * std::pow(10.0, exponent.toInt());
   }
@@ -455,11 +457,12 @@ class LivePlotsTest : public QObject {
     // Each tick is where its label says, K = 8 has one, and the others are 1, 2, 5 × 10ⁿ where
     // the span holds a step of them. Spans: the user's (QCustomPlot's own ticker wrote "3·10¹"
     // at 25 there), a few decades, narrow ones around K, and many decades.
-    const std::vector<std::pair<double, double>> spans = {
-        {1.5, 40}, {0.3, 300}, {6, 11}, {7.5, 8.5}, {1e-3, 1e5}, {0.9, 9.5}};
+    const std::vector<std::pair<double, double>> spans = {{1.5, 40},  {0.3, 300},  {6, 11},
+                                                          {7.5, 8.5}, {1e-3, 1e5}, {0.9, 9.5}};
     auto check = [&](const QString& where, double lo, double hi, const QVector<double>& ticks,
                      const QVector<QString>& labels) {
-      const QString all = where + QString(" [%1, %2]: ").arg(lo).arg(hi) + QStringList(labels).join(" ");
+      const QString all =
+          where + QString(" [%1, %2]: ").arg(lo).arg(hi) + QStringList(labels).join(" ");
       QCOMPARE(labels.size(), ticks.size());
       QVERIFY2(ticks.size() >= 2, qPrintable(all));
       bool at_k = false;
@@ -547,8 +550,9 @@ class LivePlotsTest : public QObject {
     LivePlots plots;
     plots.showRuns(loadRuns(store, {accum_id}));
     const QString readout = canvasById(plots, "equivalence")->readout();
-    QVERIFY2(readout.contains(QString("gradient check (largest, kinks excluded) <b>%1</b>").arg(figure)),
-             qPrintable(readout + "\n" + table));
+    QVERIFY2(
+        readout.contains(QString("gradient check (largest, kinks excluded) <b>%1</b>").arg(figure)),
+        qPrintable(readout + "\n" + table));
   }
 
   void compareModeOverlaysRunsWithTheirLabels() {

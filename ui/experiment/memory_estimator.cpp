@@ -118,14 +118,17 @@ QString memoryEstimateText(const MemoryModel& model, int64_t m, int64_t k) {
 namespace accumlab::ui {
 
 QString memoryRatioText(const MemoryModel& model, int64_t m, int64_t k) {
-  if (k <= 1) return QObject::tr("K = 1: accum is the big batch (≈ %1 MiB of tensors)").arg(mib(model.predict(m)));
+  if (k <= 1)
+    return QObject::tr("K = 1: accum is the big batch (≈ %1 MiB of tensors)")
+        .arg(mib(model.predict(m)));
   const double accum = model.predict(m, k);
   const double big = model.predict(m * k);
   // What does not shrink with m (weights, gradients, optimizer state) against what does
   // (the batch and its activations), at the big batch.
   const bool weights = model.fixed_bytes >= big - model.fixed_bytes;
-  return QObject::tr("accum needs <b>%1</b> of big-batch's tensor memory on this model: %2 "
-                     "(%3 of %4 MiB)")
+  return QObject::tr(
+             "accum needs <b>%1</b> of big-batch's tensor memory on this model: %2 "
+             "(%3 of %4 MiB)")
       .arg(QString::number(accum / big, 'f', 2),
            weights ? QObject::tr("its weights dominate") : QObject::tr("activations dominate"),
            mib(accum), mib(big));

@@ -73,7 +73,10 @@ QString logTickLabel(double value) {
     mantissa = value / decimal(1, e);
   }
   const QString m = QString::number(mantissa, 'g', 3);
-  return (m == "1" ? QString() : m == "-1" ? QString("-") : m + QChar(u'·')) + "10" + superscript(e);
+  return (m == "1"    ? QString()
+          : m == "-1" ? QString("-")
+                      : m + QChar(u'·')) +
+         "10" + superscript(e);
 }
 
 QVector<double> LogTicker::createTickVector(double tick_step, const QCPRange& range) {
@@ -100,9 +103,10 @@ QVector<double> LogTicker::createTickVector(double tick_step, const QCPRange& ra
   if (std::isfinite(marked_) && marked_ >= lo && marked_ <= hi) {
     // In decades: the span shared evenly by the wanted ticks, and the part of it kept clear.
     const double crowd = kCrowdShare * std::log10(hi / lo) / (std::max(2, tickCount()) + 1);
-    ticks.erase(std::remove_if(ticks.begin(), ticks.end(),
-                               [&](double t) { return std::fabs(std::log10(t / marked_)) < crowd; }),
-                ticks.end());
+    ticks.erase(
+        std::remove_if(ticks.begin(), ticks.end(),
+                       [&](double t) { return std::fabs(std::log10(t / marked_)) < crowd; }),
+        ticks.end());
     ticks.push_back(marked_);
     std::sort(ticks.begin(), ticks.end());
   }

@@ -1,8 +1,9 @@
 #pragma once
 
+#include <qcustomplot.h>
+
 #include <QString>
 #include <limits>
-#include <qcustomplot.h>
 
 namespace accumlab::ui {
 

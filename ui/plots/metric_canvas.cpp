@@ -1,5 +1,7 @@
 #include "plots/metric_canvas.h"
 
+#include <qcustomplot.h>
+
 #include <QHBoxLayout>
 #include <QToolButton>
 #include <QToolTip>
@@ -7,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <qcustomplot.h>
 
 #include "plots/arm_style.h"
 #include "plots/compact_ticker.h"

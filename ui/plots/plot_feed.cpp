@@ -80,7 +80,8 @@ EquivalenceReadout equivalenceReadout(const RunData& run) {
       const double before = tally.max_without_kinks;
       tally.add(r);
       if (isKinkCheck(r) && !(r.grad_equiv_f64 <= widest_repeat)) widest_repeat = r.grad_equiv_f64;
-      if (tally.max_without_kinks != before && !std::isnan(tally.max_without_kinks)) largest_at = r.step;
+      if (tally.max_without_kinks != before && !std::isnan(tally.max_without_kinks))
+        largest_at = r.step;
     }
     if (tally.checks > 0) {
       const QString name = QString::fromUtf8(kGradCheckHeadline);
@@ -89,30 +90,34 @@ EquivalenceReadout equivalenceReadout(const RunData& run) {
       } else {
         parts << QObject::tr("%1 <b>%2</b>").arg(name, gradCheckText(tally.max_without_kinks));
       }
-      const QString count = tally.checks == 1 ? QObject::tr("one check")
-                                              : QObject::tr("%1 checks").arg(tally.checks);
-      more << QObject::tr("Gradient: %1 at equal weights (every N-th update and every irregular "
-                          "window: epoch ends, the first after a change or a resume)")
+      const QString count =
+          tally.checks == 1 ? QObject::tr("one check") : QObject::tr("%1 checks").arg(tally.checks);
+      more << QObject::tr(
+                  "Gradient: %1 at equal weights (every N-th update and every irregular "
+                  "window: epoch ends, the first after a change or a resume)")
                       .arg(count) +
                   (std::isnan(tally.max_without_kinks)
                        ? QObject::tr(".")
-                       : QObject::tr("; the largest that was not a kink at update %1.").arg(largest_at));
+                       : QObject::tr("; the largest that was not a kink at update %1.")
+                             .arg(largest_at));
       if (tally.kinks > 0) {
         const QString which = tally.kinks == 1
                                   ? QObject::tr("One check above float32 rounding was a kink")
                                   : QObject::tr("%1 checks above float32 rounding were kinks")
                                         .arg(tally.kinks);
-        more << QObject::tr("%1 (at most %2): an activation rounded to the other side of a "
-                            "ReLU's 0 (or a tie in a max-pool) in one of the two passes, so that "
-                            "sample's gradient took another path. Repeated in float64 at the same "
-                            "weights, the two passes agreed to %3: accumulation was exact there "
-                            "too, and the headline leaves it out.")
+        more << QObject::tr(
+                    "%1 (at most %2): an activation rounded to the other side of a "
+                    "ReLU's 0 (or a tie in a max-pool) in one of the two passes, so that "
+                    "sample's gradient took another path. Repeated in float64 at the same "
+                    "weights, the two passes agreed to %3: accumulation was exact there "
+                    "too, and the headline leaves it out.")
                     .arg(which, sci(tally.max_kink), sci(widest_repeat));
       }
       if (tally.max_without_kinks > level) {
-        more << QObject::tr("Checks beyond rounding that are not kinks (at most %1) are real "
-                            "differences: a batch-dependent layer, random masks, or a window "
-                            "that is not normalised by its true size.")
+        more << QObject::tr(
+                    "Checks beyond rounding that are not kinks (at most %1) are real "
+                    "differences: a batch-dependent layer, random masks, or a window "
+                    "that is not normalised by its true size.")
                     .arg(gradCheckText(tally.max_without_kinks));
       }
     }

@@ -306,8 +306,8 @@ TEST(GradientCheckEdges, TheFirstWindowAfterAChangeOfKIsChecked) {
   };
   const RunSummary s = trainer.run(sink);
   const std::vector<StepRecord> accum = sink.of(ArmKind::kAccum);
-  const auto first = std::find_if(accum.begin(), accum.end(),
-                                  [](const StepRecord& r) { return r.accum == 3; });
+  const auto first =
+      std::find_if(accum.begin(), accum.end(), [](const StepRecord& r) { return r.accum == 3; });
   ASSERT_NE(first, accum.end()) << "K did not change";
   EXPECT_GT(first->step, 7);
   EXPECT_TRUE(std::isfinite(first->grad_equiv)) << "step " << first->step;

@@ -167,8 +167,7 @@ TEST_P(ResumeTest, ContinuesBitForBitAfterACrash) {
       EXPECT_TRUE(same(a.grad_equivalence_rel_diff, expected.grad_equivalence_rel_diff));
       EXPECT_EQ(a.grad_equivalence_checks, expected.grad_equivalence_checks);
       EXPECT_EQ(a.grad_equivalence_kinks, expected.grad_equivalence_kinks);
-      EXPECT_TRUE(
-          same(a.grad_equivalence_largest_kink, expected.grad_equivalence_largest_kink));
+      EXPECT_TRUE(same(a.grad_equivalence_largest_kink, expected.grad_equivalence_largest_kink));
       EXPECT_TRUE(same(a.grad_equivalence_rel_diff_without_kinks,
                        expected.grad_equivalence_rel_diff_without_kinks));
       EXPECT_TRUE(same(a.equivalence_rel_diff, b.equivalence_rel_diff));
