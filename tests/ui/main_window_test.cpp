@@ -30,6 +30,7 @@
 #include "plots/plot_catalog.h"
 #include "runs/runs_model.h"
 #include "runs/runs_panel.h"
+#include "store/store_file.h"
 #include "ui_test_support.h"
 #include "window/app_options.h"
 #include "window/main_window.h"
@@ -236,7 +237,7 @@ class MainWindowTest : public QObject {
     QVERIFY2(!QFile::exists(checkpoint), "a run that ended keeps no checkpoint");
     QVERIFY(QFile::rename(checkpoint + ".kept", checkpoint));
     {
-      SQLite::Database raw(db.toStdString(), SQLite::OPEN_READWRITE);
+      SQLite::Database raw = store::openStoreFile(db.toStdString(), SQLite::OPEN_READWRITE, 0);
       raw.exec("UPDATE runs SET status = 'interrupted', ended_at = NULL");
     }
     const int64_t id = window.store()->listRuns().front().id;

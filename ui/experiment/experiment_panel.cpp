@@ -4,7 +4,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -25,6 +24,7 @@
 #include "experiment/memory_estimator.h"
 #include "experiment/source_catalog.h"
 #include "plots/arm_style.h"
+#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
@@ -489,12 +489,12 @@ void ExperimentPanel::onPickerActivated(QComboBox* combo) {
   combo->setCurrentIndex(combo->property("last").toInt());  // until the dialog picks one
   QString path;
   if (data == kOpenModel) {
-    path = QFileDialog::getOpenFileName(this, tr("Open a TorchScript model"), QString(),
+    path = file_dialogs::openFile(this, tr("Open a TorchScript model"), QString(),
                                         tr("TorchScript models (*.pt *.pth);;All files (*)"));
   } else if (data == kOpenFolder) {
-    path = QFileDialog::getExistingDirectory(this, tr("Open an IDX or CIFAR-10 folder"));
+    path = file_dialogs::folder(this, tr("Open an IDX or CIFAR-10 folder"));
   } else {
-    path = QFileDialog::getOpenFileName(
+    path = file_dialogs::openFile(
         this, tr("Open a dataset file"), QString(),
         tr("CSV files (*.csv *.tsv *.txt);;IDX files (*-ubyte *-ubyte.gz);;All files (*)"));
   }

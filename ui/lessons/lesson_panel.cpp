@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -25,6 +24,7 @@
 #include "plots/plot_catalog.h"
 #include "report/html_report.h"
 #include "accumlab/record_batch.h"
+#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
@@ -195,7 +195,7 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
     }
   });
   connect(report_, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save the lesson's report"),
+    const QString path = file_dialogs::saveFile(this, tr("Save the lesson's report"),
                                                       "accumlab-lesson.html",
                                                       tr("HTML files (*.html);;All files (*)"));
     if (!path.isEmpty() && saveReport(path)) emit statusChanged(tr("Saved %1").arg(path));

@@ -4,7 +4,6 @@
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -30,6 +29,7 @@
 #include "controller/cli_path.h"
 #include "report/plot_exporter.h"
 #include "sweep/sweep_plots.h"
+#include "files/file_dialogs.h"
 #include <qcustomplot.h>
 
 namespace accumlab::ui {
@@ -138,14 +138,14 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   connect(refresh, &QPushButton::clicked, this, &SweepPanel::refresh);
   connect(report, &QPushButton::clicked, this, [this] {
     if (!store_ || shownSweep() <= 0) return;
-    const QString path = QFileDialog::getSaveFileName(
+    const QString path = file_dialogs::saveFile(
         this, tr("Save the sweep's report"), QString("sweep-%1.html").arg(shownSweep()),
         tr("HTML (*.html)"));
     if (!path.isEmpty()) saveReport(path);
   });
   connect(images, &QPushButton::clicked, this, [this] {
     if (shownSweep() <= 0) return;
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Save the sweep's plots into"));
+    const QString folder = file_dialogs::folder(this, tr("Save the sweep's plots into"));
     if (!folder.isEmpty()) savePlots(folder, "png");
   });
   connect(picker_, qOverload<int>(&QComboBox::activated), this,

@@ -1,7 +1,6 @@
 #include "window/export_actions.h"
 
 #include <QAction>
-#include <QFileDialog>
 #include <QInputDialog>
 #include <QMenu>
 #include <exception>
@@ -12,6 +11,7 @@
 #include "report/plot_exporter.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
+#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
@@ -56,7 +56,7 @@ void ExportActions::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat
     return;
   }
   const bool csv = format == ExportFormat::kCsv;
-  const QString path = QFileDialog::getSaveFileName(
+  const QString path = file_dialogs::saveFile(
       window_, tr("Export runs"), csv ? "runs.csv" : "runs.json",
       csv ? tr("CSV files (*.csv)") : tr("JSON files (*.json)"));
   if (!path.isEmpty()) exportRunsTo(run_ids, format, path);
@@ -80,7 +80,7 @@ bool ExportActions::exportRunsTo(const std::vector<int64_t>& run_ids, ExportForm
 }
 
 void ExportActions::exportPlot(MetricCanvas* canvas) {
-  const QString path = QFileDialog::getSaveFileName(
+  const QString path = file_dialogs::saveFile(
       window_, tr("Export plot"), canvas->definition().id + ".png",
       tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
   if (!path.isEmpty()) exportPlotTo(canvas, path);
@@ -109,7 +109,7 @@ void ExportActions::exportAllPlots() {
   const QString format = QInputDialog::getItem(window_, tr("Export all plots"), tr("Format:"),
                                                {"png", "svg", "pdf"}, 0, false, &ok);
   if (!ok) return;
-  const QString folder = QFileDialog::getExistingDirectory(window_, tr("Folder for the plots"));
+  const QString folder = file_dialogs::folder(window_, tr("Folder for the plots"));
   if (!folder.isEmpty()) exportAllPlotsTo(folder, format);
 }
 
@@ -124,7 +124,7 @@ bool ExportActions::exportAllPlotsTo(const QString& folder, const QString& forma
 }
 
 void ExportActions::exportReport() {
-  const QString path = QFileDialog::getSaveFileName(window_, tr("Save HTML report"),
+  const QString path = file_dialogs::saveFile(window_, tr("Save HTML report"),
                                                     "accumlab-report.html",
                                                     tr("HTML files (*.html *.htm)"));
   if (!path.isEmpty()) exportReportTo(path);

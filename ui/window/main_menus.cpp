@@ -3,7 +3,6 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QMainWindow>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -19,6 +18,7 @@
 #include "window/plot_help.h"
 #include "window/presentation_mode.h"
 #include "window/run_actions.h"
+#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
@@ -64,17 +64,17 @@ void MainMenus::buildFileMenu() {
   QWidget* w = t_.window;
   QMenu* file = t_.window->menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open dataset or model…"), QKeySequence::Open, this, [this, w] {
-    const QString path = QFileDialog::getOpenFileName(
+    const QString path = file_dialogs::openFile(
         w, tr("Open a dataset or model"), QString(),
         tr("Datasets and models (*.csv *.tsv *.txt *-ubyte *-ubyte.gz *.pt *.pth);;All files (*)"));
     if (!path.isEmpty()) t_.open_path(path);
   });
   file->addAction(tr("Open dataset &folder…"), this, [this, w] {
-    const QString path = QFileDialog::getExistingDirectory(w, tr("Open an IDX or CIFAR-10 folder"));
+    const QString path = file_dialogs::folder(w, tr("Open an IDX or CIFAR-10 folder"));
     if (!path.isEmpty()) t_.open_path(path);
   });
   file->addAction(tr("Open &lesson…"), this, [this, w] {
-    const QString path = QFileDialog::getOpenFileName(w, tr("Open a lesson"),
+    const QString path = file_dialogs::openFile(w, tr("Open a lesson"),
                                                       QString::fromStdString(lessonDirectory()),
                                                       tr("Lessons (*.json);;All files (*)"));
     if (!path.isEmpty()) t_.open_lesson(path);

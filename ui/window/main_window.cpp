@@ -2,7 +2,6 @@
 
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QScrollArea>
@@ -28,6 +27,7 @@
 #include "window/run_actions.h"
 #include "window/run_database.h"
 #include "window/run_status_bar.h"
+#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
@@ -195,10 +195,9 @@ bool MainWindow::openDatabase(const QString& path) {
 }
 
 void MainWindow::chooseDatabase() {
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Run database"), database_->path(),
-      tr("SQLite databases (*.sqlite *.db);;All files (*)"), nullptr,
-      QFileDialog::DontConfirmOverwrite);
+  const QString path = file_dialogs::saveFile(this, tr("Run database"), database_->path(),
+                                              tr("SQLite databases (*.sqlite *.db);;All files (*)"),
+                                              QFileDialog::DontConfirmOverwrite);
   if (!path.isEmpty() && openDatabase(path)) settings_.saveDatabasePath(path);
 }
 

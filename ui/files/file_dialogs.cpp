@@ -1,0 +1,76 @@
+#include "files/file_dialogs.h"
+
+#include <QFileIconProvider>
+#include <QFileInfo>
+#include <QMimeDatabase>
+
+namespace accumlab::ui::file_dialogs {
+
+namespace {
+
+/// Icons and type names from a file's name alone. Qt's own provider asks QMimeDatabase for
+/// the type of every listed file, which opens and reads the files whose names say nothing
+/// (runs.sqlite-wal, runs.sqlite-shm); closing that descriptor would drop every lock this
+/// process holds on the file. The store's locks survive that (store/store_file.cpp), but no
+/// code of ours should need them to.
+class NameOnlyIconProvider : public QFileIconProvider {
+ public:
+  QIcon icon(IconType type) const override { return QFileIconProvider::icon(type); }
+  QIcon icon(const QFileInfo& info) const override {
+    if (info.isDir()) return QFileIconProvider::icon(QFileIconProvider::Folder);
+    const QMimeType mime = mimeOf(info);
+    const QIcon themed = QIcon::fromTheme(mime.iconName(), QIcon::fromTheme(mime.genericIconName()));
+    return themed.isNull() ? QFileIconProvider::icon(QFileIconProvider::File) : themed;
+  }
+  QString type(const QFileInfo& info) const override {
+    if (info.isDir()) return QFileIconProvider::type(info);  // "Folder", from the name
+    const QMimeType mime = mimeOf(info);
+    return mime.comment().isEmpty() ? mime.name() : mime.comment();
+  }
+
+ private:
+  QMimeType mimeOf(const QFileInfo& info) const {
+    return mime_.mimeTypeForFile(info.fileName(), QMimeDatabase::MatchExtension);
+  }
+  QMimeDatabase mime_;
+};
+
+QFileIconProvider* nameOnlyIcons() {
+  static NameOnlyIconProvider provider;
+  return &provider;
+}
+
+QString ask(QWidget* parent, const QString& caption, const QString& start, const QString& filter,
+            QFileDialog::FileMode mode, QFileDialog::AcceptMode accept,
+            QFileDialog::Options options) {
+  // `start` may name a file: the dialog opens in its folder with the file selected.
+  QFileDialog dialog(parent, caption, start, filter);
+  dialog.setOptions(options | QFileDialog::DontUseNativeDialog);
+  dialog.setIconProvider(nameOnlyIcons());
+  dialog.setFileMode(mode);
+  dialog.setAcceptMode(accept);
+  if (dialog.exec() != QDialog::Accepted) return QString();
+  const QStringList chosen = dialog.selectedFiles();
+  return chosen.isEmpty() ? QString() : chosen.front();
+}
+
+}  // namespace
+
+QString saveFile(QWidget* parent, const QString& caption, const QString& suggested,
+                 const QString& filter, QFileDialog::Options options) {
+  return ask(parent, caption, suggested, filter, QFileDialog::AnyFile, QFileDialog::AcceptSave,
+             options);
+}
+
+QString openFile(QWidget* parent, const QString& caption, const QString& folder,
+                 const QString& filter) {
+  return ask(parent, caption, folder, filter, QFileDialog::ExistingFile, QFileDialog::AcceptOpen,
+             {});
+}
+
+QString folder(QWidget* parent, const QString& caption, const QString& start) {
+  return ask(parent, caption, start, QString(), QFileDialog::Directory, QFileDialog::AcceptOpen,
+             QFileDialog::ShowDirsOnly);
+}
+
+}  // namespace accumlab::ui::file_dialogs
