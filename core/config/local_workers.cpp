@@ -104,7 +104,7 @@ LocalWorkers::~LocalWorkers() {
   if (!folder_.empty()) removeFolder(folder_);
 }
 
-void LocalWorkers::start(int /*port*/) {
+void LocalWorkers::start() {
   const std::string world = std::to_string(workers_);
   std::ostringstream timeout_text;
   timeout_text << timeout_s_;  // "30", not "30.000000"

@@ -67,11 +67,13 @@ bool TrainingController::start(const ExperimentConfig& config,
       trainer_->checkpointEvery(checkpoint_every_, checkpoint_path_);
     }
     if (config.workers > 1) {
-      // Ranks 1…N−1 are accumlab-cli processes, started once this rank listens.
+      // Ranks 1…N−1 are accumlab-cli processes, started once this rank has set up the
+      // rendezvous in their private folder (nothing listens on the network).
       WorkerGroupOptions group;  // the default timeout, as the CLI's --worker-timeout
-      group.port = 0;
-      workers_ = std::make_unique<LocalWorkers>(accumlabCliPath().toStdString(), config, group.timeout_s);
-      group.on_listening = [workers = workers_.get()](int port) { workers->start(port); };
+      workers_ = std::make_unique<LocalWorkers>(accumlabCliPath().toStdString(), config,
+                                                group.timeout_s);
+      group.rendezvous_dir = workers_->rendezvousDir();
+      group.on_listening = [workers = workers_.get()](int) { workers->start(); };
       trainer_->joinWorkers(group);
     }
   } catch (const std::exception& e) {

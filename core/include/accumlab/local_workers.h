@@ -31,9 +31,8 @@ class LocalWorkers {
   /// The private folder where the ranks meet: rank 0's WorkerGroupOptions::rendezvous_dir.
   const std::string& rendezvousDir() const { return folder_; }
   /// Starts ranks 1…N−1 against the rendezvous in rendezvousDir(); call once rank 0 is ready
-  /// (WorkerGroupOptions::on_listening, whose port is 0 there and is not used). Throws
-  /// InputError when the program cannot start.
-  void start(int port = 0);
+  /// (WorkerGroupOptions::on_listening). Throws InputError when the program cannot start.
+  void start();
   /// Waits for every worker to exit, a few seconds at most (then ends it); returns a sentence
   /// for each that did not exit with 0 ("worker rank 2 (pid 4711) was killed by signal 9").
   std::vector<std::string> wait();
