@@ -181,14 +181,37 @@ assert s["arms"]["big-batch"]["val_accuracy"] > 0.6, s["arms"]["big-batch"]["val
 PY
     ;;
   grad_check_kinks)
-    # Seed 6 of the default experiment has one gradient check at a kink (float32 rounding at a
-    # ReLU's 0): the table says so, the headline (largest, kinks excluded) leaves it out, and
-    # the JSON counts it. 93 checks every 10th update and one at the epoch end (the last window).
-    if [ ! -f "$fashion/train-images-idx3-ubyte.gz" ]; then
-      echo "SKIP [$case_name]: dataset-fashion-mnist is not installed"
+    # A gradient check at a kink (float32 rounding at a ReLU's 0): the table says so, the
+    # headline (largest, kinks excluded) leaves it out, and the JSON counts it. Where natural
+    # kinks fall depends on the CPU's float32 kernels, so the model makes its own: its float32
+    # forward nudges the hidden pre-activations of samples with a large first feature by ±1e-3
+    # depending on the batch's size; float64 is exact. 31 checks: every 10th update and the
+    # window across the epoch end.
+    if ! "$py" -c "import torch" 2>/dev/null; then
+      echo "SKIP [$case_name]: $py cannot import torch (Debian package python3-torch)"
       exit 77
     fi
-    common=(run --no-store --data fashion-mnist --seed 6 --arms accum,big-batch -q)
+    # TorchScript reads the class's source, so the generator is a file.
+    cat >"$tmp/kinked.py" <<'PY'
+import sys, torch, torch.nn as nn
+torch.manual_seed(0)
+class Kinked(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(16, 32)
+        self.fc2 = nn.Linear(32, 10)
+    def forward(self, x):
+        x = x.flatten(1)
+        h = self.fc1(x)
+        if h.dtype == torch.float32:
+            side = 1.0 if x.size(0) > 8 else -1.0
+            h = h + side * 1e-3 * (x[:, :1] > 1.2).to(h.dtype)
+        return self.fc2(torch.relu(h))
+torch.jit.script(Kinked()).save(sys.argv[1])
+PY
+    "$py" "$tmp/kinked.py" "$tmp/kinked.pt" || fail "the kinked model could not be scripted"
+    common=(run --no-store --data blobs:16 --model "torchscript:$tmp/kinked.pt" --micro-batch 8
+            --accum 8 --samples 19200 --arms accum,big-batch -q)
     "$cli" "${common[@]}" >"$tmp/table" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
     "$cli" "${common[@]}" --json >"$tmp/json" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
     "$py" - "$tmp/json" "$tmp/table" <<'PY' || fail "kinks are not reported right: $(cat "$tmp/table")"
@@ -196,7 +219,7 @@ import json, sys
 a = json.load(open(sys.argv[1]))["arms"]["accum"]
 table = open(sys.argv[2]).read()
 kinks, checks = a["grad_equivalence_kinks"], a["grad_equivalence_checks"]
-assert kinks >= 1 and checks == 94, a
+assert kinks >= 1 and checks == 31 and checks - kinks >= 1, a
 assert a["grad_equivalence_rel_diff"] > 1e-4, a
 assert 0 < a["grad_equivalence_rel_diff_without_kinks"] <= 1e-5, a
 row = next(l for l in table.splitlines() if l.startswith("accum "))
