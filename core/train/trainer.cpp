@@ -8,11 +8,14 @@
 #include <cstdio>
 #include <cstring>
 #include <cmath>
+#include <future>
 #include <optional>
 #include <stdexcept>
 
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
+#include "accumlab/torchscript_check.h"
+#include "accumlab/variance_ratio.h"
 #include "data/dataset_factory.h"
 #include "stats/step_recorder.h"
 #include "stats/weight_diff.h"
@@ -29,6 +32,8 @@
 namespace accumlab {
 
 namespace {
+
+constexpr char kTorchScriptPrefix[] = "torchscript:";  ///< a model SPEC of a user's file
 
 // Memory is read from /proc at most this often.
 constexpr double kMemoryPollMs = 200.0;
@@ -411,9 +416,18 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
     useFullFloat32OnCuda();
   }
   dtype = config.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
+  // A user's TorchScript file is loaded first in a child process (checkModelInChild); that
+  // child starts LibTorch anew (~0.6 s), so it runs while the data loads. The factory below
+  // then finds the file checked.
+  std::future<void> model_checked;
+  if (config.model.rfind(kTorchScriptPrefix, 0) == 0) {
+    model_checked = std::async(std::launch::async, checkModelInChild,
+                               config.model.substr(std::string(kTorchScriptPrefix).size()));
+  }
   // The ranks meet before loading their data, so that they load it at the same time.
   if (config.workers > 1) joinGroup();
   data = loadDataset(config);
+  if (model_checked.valid()) model_checked.get();  // throws its InputError
   if (data.trainSize() < 1) throw InputError("dataset '" + config.data + "' has no training samples");
   m = config.micro_batch;
   k = config.accum;

@@ -37,6 +37,9 @@ def run(cli, *args, check=True):
     return p
 
 
+CHECK_COLUMNS = {"grad_equiv", "grad_equiv_f64"}
+
+
 def rows(db, table, order):
     con = sqlite3.connect(db)
     con.row_factory = sqlite3.Row
@@ -63,8 +66,15 @@ def compare(ref_db, db):
         for arm in ref:
             if len(got[arm]) != len(ref[arm]):
                 raise AssertionError(f"{table} {arm}: {len(got[arm])} rows vs {len(ref[arm])}")
+            extra_checks = 0
             for g, r in zip(got[arm], ref[arm]):
                 bad = [k for k in r if not same(g[k], r[k])]
+                # The first window after a resume is gradient-checked (an irregular window);
+                # the uninterrupted run did not check it. A check measures and changes nothing,
+                # so only its own columns differ, on one step.
+                if bad and set(bad) <= CHECK_COLUMNS and r["grad_equiv"] is None:
+                    extra_checks += 1
+                    bad = [] if extra_checks == 1 else bad
                 if bad:
                     raise AssertionError(f"{table} {arm} step {r.get('step')}: {bad[:4]} differ "
                                          f"({[(g[k], r[k]) for k in bad[:2]]})")

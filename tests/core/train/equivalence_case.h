@@ -48,12 +48,20 @@ inline ExperimentConfig equivalenceConfig(const EquivalenceCase& param, const st
   c.dtype = dtype;
   c.samples = kEquivalenceSteps * c.micro_batch * c.accum;
   c.eval_every = c.samples;
+  c.grad_check_every = 1;  // every window's accumulated gradient against the big batch's
   c.device = device;
   return c;
 }
 
-/// accum and big-batch ended equal to rounding level, step by step, with the weights moving
-/// (and, with clipping, clipping engaged).
+/// accum's gradient equalled the big batch's at every window (at shared weights, to rounding
+/// level, kinks excluded), and in float64 the two arms ended with equal weights and losses
+/// step by step; with the weights moving (and, with clipping, clipping engaged).
+///
+/// In float32 the trajectories are compared only up to where they parted: where a rounding
+/// difference tips an activation across a ReLU or max-pool kink in one arm only depends on
+/// the CPU's float32 kernels (these LRs part nowhere on one CPU and after ~60 steps of the
+/// CNN with Adam on another), and training then amplifies it. That is dynamics, not
+/// accumulation, which the gradient check measures at every window.
 inline void expectAccumEqualsBigBatch(const RunSummary& s, const RecordingSink& sink,
                                       const EquivalenceCase& param) {
   const auto& [model, opt, clip, dtype] = param;
@@ -63,8 +71,15 @@ inline void expectAccumEqualsBigBatch(const RunSummary& s, const RecordingSink& 
   ASSERT_EQ(big.status, ArmStatus::kFinished) << big.message;
   ASSERT_EQ(accum.steps, kEquivalenceSteps);
   ASSERT_EQ(big.steps, kEquivalenceSteps);
-  const double tol = dtype == DType::kFloat32 ? kFloat32Tolerance : kFloat64Tolerance;
-  EXPECT_LE(accum.equivalence_rel_diff, tol);
+  const bool f32 = dtype == DType::kFloat32;
+  const double tol = f32 ? kFloat32Tolerance : kFloat64Tolerance;
+  EXPECT_EQ(accum.grad_equivalence_checks, kEquivalenceSteps);
+  EXPECT_LE(accum.grad_equivalence_rel_diff_without_kinks, tol);
+  if (!f32) {
+    EXPECT_LE(accum.equivalence_rel_diff, tol);
+  } else if (accum.trajectories_parted_at_step < 0) {
+    EXPECT_LE(accum.equivalence_rel_diff, tol);
+  }
   const auto a = sink.of(ArmKind::kAccum), b = sink.of(ArmKind::kBigBatch);
   double max_norm = 0;
   for (const auto& r : a) max_norm = std::max(max_norm, r.grad_norm);
@@ -72,8 +87,11 @@ inline void expectAccumEqualsBigBatch(const RunSummary& s, const RecordingSink& 
   if (clip) {
     EXPECT_GT(max_norm, kEquivalenceClipNorm) << "clipping never engaged";
   }
-  // Window losses agree step by step too.
-  for (size_t i = 0; i < a.size(); ++i) {
+  // Window losses agree step by step too, while the trajectories are together.
+  const size_t together = f32 && accum.trajectories_parted_at_step > 0
+                              ? static_cast<size_t>(accum.trajectories_parted_at_step - 1)
+                              : a.size();
+  for (size_t i = 0; i < std::min(together, a.size()); ++i) {
     ASSERT_NEAR(a[i].loss, b[i].loss, dtype == DType::kFloat32 ? 1e-4 : 1e-10) << "step " << i;
   }
 }

@@ -154,7 +154,9 @@ TEST(Trainer, RunsOnlyOnce) {
 
 TEST(Trainer, SaysWhereTheTrajectoriesPartedFromRounding) {
   // Spirals at lr 0.1: in float32 a rounding difference tips an activation over a ReLU's 0
-  // and the arms part; in float64 they stay together.
+  // and the arms part; float64 keeps them together far longer (on some CPUs to the end, on
+  // others a float64 rounding tips one too, hundreds of updates later).
+  int64_t parted_f32 = -1;
   for (const DType dtype : {DType::kFloat32, DType::kFloat64}) {
     ExperimentConfig c = smallConfig();
     c.data = "spirals";
@@ -176,8 +178,9 @@ TEST(Trainer, SaysWhereTheTrajectoriesPartedFromRounding) {
     }
     if (dtype == DType::kFloat32) {
       EXPECT_GT(expected, 1) << "the float32 run was meant to part";
-    } else {
-      EXPECT_EQ(expected, -1);
+      parted_f32 = expected;
+    } else if (expected != -1) {
+      EXPECT_GT(expected, 2 * parted_f32) << "float64 parted about as early as float32";
     }
     EXPECT_EQ(armOf(summary, ArmKind::kAccum).trajectories_parted_at_step, expected);
     EXPECT_EQ(armOf(summary, ArmKind::kBigBatch).trajectories_parted_at_step, expected);
