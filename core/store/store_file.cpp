@@ -88,9 +88,8 @@ void switchToOfdLocks() {
   if (unix_vfs == nullptr || unix_vfs->iVersion < 3 || !kernelTakesOfdLocks()) return;
   sqlite_fcntl = reinterpret_cast<FcntlCall>(unix_vfs->xGetSystemCall(unix_vfs, "fcntl"));
   if (sqlite_fcntl == nullptr) return;
-  ofd_locks = unix_vfs->xSetSystemCall(unix_vfs, "fcntl",
-                                       reinterpret_cast<sqlite3_syscall_ptr>(&ofdFcntl)) ==
-              SQLITE_OK;
+  ofd_locks = unix_vfs->xSetSystemCall(
+                  unix_vfs, "fcntl", reinterpret_cast<sqlite3_syscall_ptr>(&ofdFcntl)) == SQLITE_OK;
 }
 
 std::once_flag switched;

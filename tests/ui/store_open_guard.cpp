@@ -10,12 +10,13 @@
 //                                     "<path> opened by <library> (<function>)"
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <sys/stat.h>
-#include <unistd.h>
 
 typedef int (*open_fn)(const char*, int, ...);
 typedef int (*openat_fn)(int, const char*, int, ...);
@@ -53,39 +54,39 @@ static void report(const char* path, void* caller) {
   close(fd);
 }
 
-#define MODE_ARG(flags, mode)                                    \
-  mode_t mode = 0;                                               \
-  if ((flags) & (O_CREAT | O_TMPFILE)) {                         \
-    va_list args;                                                \
-    va_start(args, flags);                                       \
-    mode = (mode_t)va_arg(args, int);                            \
-    va_end(args);                                                \
+#define MODE_ARG(flags, mode)            \
+  mode_t mode = 0;                       \
+  if ((flags) & (O_CREAT | O_TMPFILE)) { \
+    va_list args;                        \
+    va_start(args, flags);               \
+    mode = (mode_t)va_arg(args, int);    \
+    va_end(args);                        \
   }
 
-#define GUARD_OPEN(name)                                                  \
-  int name(const char* path, int flags, ...) {                            \
-    static open_fn real;                                                  \
-    if (!real) real = (open_fn)dlsym(RTLD_NEXT, #name);                   \
-    MODE_ARG(flags, mode)                                                 \
-    if (watched(path)) report(path, __builtin_return_address(0));         \
-    return real(path, flags, mode);                                       \
+#define GUARD_OPEN(name)                                          \
+  int name(const char* path, int flags, ...) {                    \
+    static open_fn real;                                          \
+    if (!real) real = (open_fn)dlsym(RTLD_NEXT, #name);           \
+    MODE_ARG(flags, mode)                                         \
+    if (watched(path)) report(path, __builtin_return_address(0)); \
+    return real(path, flags, mode);                               \
   }
 
-#define GUARD_OPENAT(name)                                                \
-  int name(int dir, const char* path, int flags, ...) {                   \
-    static openat_fn real;                                                \
-    if (!real) real = (openat_fn)dlsym(RTLD_NEXT, #name);                 \
-    MODE_ARG(flags, mode)                                                 \
-    if (watched(path)) report(path, __builtin_return_address(0));         \
-    return real(dir, path, flags, mode);                                  \
+#define GUARD_OPENAT(name)                                        \
+  int name(int dir, const char* path, int flags, ...) {           \
+    static openat_fn real;                                        \
+    if (!real) real = (openat_fn)dlsym(RTLD_NEXT, #name);         \
+    MODE_ARG(flags, mode)                                         \
+    if (watched(path)) report(path, __builtin_return_address(0)); \
+    return real(dir, path, flags, mode);                          \
   }
 
-#define GUARD_FOPEN(name)                                                 \
-  FILE* name(const char* path, const char* how) {                         \
-    static fopen_fn real;                                                 \
-    if (!real) real = (fopen_fn)dlsym(RTLD_NEXT, #name);                  \
-    if (watched(path)) report(path, __builtin_return_address(0));         \
-    return real(path, how);                                               \
+#define GUARD_FOPEN(name)                                         \
+  FILE* name(const char* path, const char* how) {                 \
+    static fopen_fn real;                                         \
+    if (!real) real = (fopen_fn)dlsym(RTLD_NEXT, #name);          \
+    if (watched(path)) report(path, __builtin_return_address(0)); \
+    return real(path, how);                                       \
   }
 
 GUARD_OPEN(open)

@@ -76,7 +76,8 @@ QProcessEnvironment childEnvironment() {
 /// `choice` is empty.
 class DialogAnswer : public QObject {
  public:
-  DialogAnswer(QString folder, QString choice) : folder_(std::move(folder)), choice_(std::move(choice)) {
+  DialogAnswer(QString folder, QString choice)
+      : folder_(std::move(folder)), choice_(std::move(choice)) {
     timer_.setInterval(20);
     connect(&timer_, &QTimer::timeout, this, [this] { tick(); });
     timer_.start();
@@ -169,9 +170,10 @@ class StoreTortureTest : public QObject {
     }
     window_.reset();
     checkStore(rounds);
-    qInfo("%d rounds, %d app actions, %d commands beside the app; %zu runs checked, "
-          "integrity ok after every round; no deleted store file held, no foreign opening",
-          rounds, actions_, commands_, expected_rows_.size());
+    qInfo(
+        "%d rounds, %d app actions, %d commands beside the app; %zu runs checked, "
+        "integrity ok after every round; no deleted store file held, no foreign opening",
+        rounds, actions_, commands_, expected_rows_.size());
   }
 
  private:
@@ -209,11 +211,12 @@ class StoreTortureTest : public QObject {
     std::vector<QStringList> commands = {
         {"list", "--db", db_, "--json"},
         {"run", "--data", "spirals", "--samples", "600", "--micro-batch", "8", "--accum", "4",
-         "--arms", "accum,big-batch", "--name", QString("cli-%1").arg(round), "--db", db_,
-         "--json", "-q"},
+         "--arms", "accum,big-batch", "--name", QString("cli-%1").arg(round), "--db", db_, "--json",
+         "-q"},
     };
     if (!known_runs_.empty()) {
-      const QString some = QString::number(*std::next(known_runs_.begin(), round % known_runs_.size()));
+      const QString some =
+          QString::number(*std::next(known_runs_.begin(), round % known_runs_.size()));
       commands.push_back({"show", some, "--db", db_});
       commands.push_back({"export", some, "--format", round % 2 ? "json" : "csv", "--out",
                           dir_.filePath(QString("cli-%1.out").arg(round)), "--db", db_});
@@ -422,28 +425,35 @@ print(json.dumps({"integrity": integrity, "rows": {str(k): v for k, v in rows.it
     QVERIFY2(check.exitCode() == 0, check.readAllStandardError().constData());
     const QJsonObject result = QJsonDocument::fromJson(out).object();
     const QJsonArray integrity = result["integrity"].toArray();
-    QVERIFY2(integrity.size() == 1 && integrity[0].toString() == "ok",
-             qPrintable(QString("round %1: integrity_check: %2").arg(round + 1).arg(out.constData())));
+    QVERIFY2(
+        integrity.size() == 1 && integrity[0].toString() == "ok",
+        qPrintable(QString("round %1: integrity_check: %2").arg(round + 1).arg(out.constData())));
     std::set<int64_t> present;
     for (const auto& id : result["runs"].toArray()) present.insert(id.toInteger());
     const QJsonObject rows = result["rows"].toObject();
     for (const auto& [id, steps] : expected_rows_) {
-      QVERIFY2(present.count(id),
-               qPrintable(QString("round %1: run %2 was stored and is gone").arg(round + 1).arg(id)));
+      QVERIFY2(
+          present.count(id),
+          qPrintable(QString("round %1: run %2 was stored and is gone").arg(round + 1).arg(id)));
       const int64_t stored = rows[QString::number(id)].toInteger();
       QVERIFY2(stored == steps && steps > 0,
                qPrintable(QString("round %1: run %2 has %3 step rows of %4")
-                              .arg(round + 1).arg(id).arg(stored).arg(steps)));
+                              .arg(round + 1)
+                              .arg(id)
+                              .arg(stored)
+                              .arg(steps)));
     }
     const QStringList deleted = deletedStoreFiles();
-    QVERIFY2(deleted.isEmpty(), qPrintable(QString("round %1: the app holds %2")
-                                               .arg(round + 1).arg(deleted.join(", "))));
+    QVERIFY2(
+        deleted.isEmpty(),
+        qPrintable(QString("round %1: the app holds %2").arg(round + 1).arg(deleted.join(", "))));
     QFile log(guard_log_);
     if (!guard_log_.isEmpty() && log.open(QIODevice::ReadOnly)) {
       const QByteArray opened = log.readAll();
       QVERIFY2(opened.isEmpty(), qPrintable(QString("round %1: the store's files were opened "
                                                     "outside SQLite:\n%2")
-                                                .arg(round + 1).arg(opened.constData())));
+                                                .arg(round + 1)
+                                                .arg(opened.constData())));
     }
   }
 

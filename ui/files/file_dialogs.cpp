@@ -19,7 +19,8 @@ class NameOnlyIconProvider : public QFileIconProvider {
   QIcon icon(const QFileInfo& info) const override {
     if (info.isDir()) return QFileIconProvider::icon(QFileIconProvider::Folder);
     const QMimeType mime = mimeOf(info);
-    const QIcon themed = QIcon::fromTheme(mime.iconName(), QIcon::fromTheme(mime.genericIconName()));
+    const QIcon themed =
+        QIcon::fromTheme(mime.iconName(), QIcon::fromTheme(mime.genericIconName()));
     return themed.isNull() ? QFileIconProvider::icon(QFileIconProvider::File) : themed;
   }
   QString type(const QFileInfo& info) const override {
