@@ -10,7 +10,8 @@
 // come from SQLite; a report fails the round.
 //
 // Environment: ACCUMLAB_CLI (the accumlab-cli to run beside the app), ACCUMLAB_TORTURE_ROUNDS
-// (default 20), ACCUMLAB_GUARD_STORE and ACCUMLAB_GUARD_LOG (store_open_guard's).
+// (default 20), ACCUMLAB_TORTURE_SHOTS (a folder for pictures of the dialogs),
+// ACCUMLAB_GUARD_STORE and ACCUMLAB_GUARD_LOG (store_open_guard's).
 #include <QAction>
 #include <QApplication>
 #include <QDir>
@@ -108,6 +109,12 @@ class DialogAnswer : public QObject {
     if (!(listed_ && since_.elapsed() >= 300) && !(there && since_.elapsed() >= 1000)) return;
     timer_.stop();
     answered_ = true;
+    // ACCUMLAB_TORTURE_SHOTS=DIR keeps a picture of each dialog, to look at.
+    const QString shots = qEnvironmentVariable("ACCUMLAB_TORTURE_SHOTS");
+    if (!shots.isEmpty()) {
+      static int shot = 0;
+      dialog->grab().save(QString("%1/dialog-%2.png").arg(shots).arg(shot++));
+    }
     if (choice_.isEmpty()) {
       dialog->reject();
       return;
