@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/variance_ratio.h"
 #include "summary_table.h"
 #include "text_table.h"
 
@@ -85,8 +86,13 @@ int ShowCommand::execute() {
     summary.add({"trajectories parted", "at update " + std::to_string(s.trajectories_parted_at_step)});
   }
   summary.add({"wall time", cell(s.wall_s, "%.2f s")});
-  std::cout << summary.str() << "\nconfig\n"
-            << nlohmann::json::parse(d.config_json).dump(2) << "\n\n";
+  std::cout << summary.str();
+  // The fixed-weight probes of this arm's weights, pooled as the run's summary pools them.
+  const std::vector<ProbeRecord> probes = store->series(id).probes;
+  if (const auto pooled = poolProbes(probes)) {
+    std::cout << "\n" << probeLine(probes.back(), *pooled, static_cast<int64_t>(probes.size()));
+  }
+  std::cout << "\nconfig\n" << nlohmann::json::parse(d.config_json).dump(2) << "\n\n";
 
   if (d.events.empty()) {
     std::cout << "No events.\n";

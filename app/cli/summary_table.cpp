@@ -29,12 +29,35 @@ std::string interval(double ratio, double low, double high) {
   return num(ratio, "%.3g") + "× [" + num(low, "%.3g") + ", " + num(high, "%.3g") + "]";
 }
 
-/// The two variance ratios the lab teaches: across arms (what training shows) and at
-/// fixed weights (the clean experiment).
+}  // namespace
+
+std::string probeLine(const ProbeRecord& latest, const PooledProbe& pooled, int64_t probes) {
+  std::ostringstream out;
+  out << "same weights (" << pooled.probes << " of " << probes << " probes pooled, each "
+      << latest.repeats << " batches of " << latest.micro_batch << " and of "
+      << latest.micro_batch * latest.accum;
+  if (latest.pool > 0) out << " from the losses of " << latest.pool << " samples";
+  out << "): " << interval(pooled.ratio, pooled.ci_low, pooled.ci_high) << " (90%) · theory "
+      << num(pooled.theory, "%g") << (pooled.batch_dependent ? " (BatchNorm: batch-dependent)" : "")
+      << " · latest at sample " << latest.samples_seen << ": "
+      << interval(latest.ratio, latest.ci_low, latest.ci_high) << "\n";
+  return out.str();
+}
+
+namespace {
+
+/// The two variance ratios the lab teaches: at fixed weights (the clean experiment, the
+/// headline) and across arms (what training shows, which is no test of K).
 std::string varianceLines(const RunSummary& summary) {
   std::ostringstream out;
+  if (summary.variance_probe) {
+    const PooledProbe pooled = summary.variance_probe_pooled
+                                   ? *summary.variance_probe_pooled
+                                   : poolProbes({*summary.variance_probe}).value();
+    out << probeLine(*summary.variance_probe, pooled, summary.variance_probes);
+  }
   if (const auto r = armVarianceRatio(summary.arms)) {
-    // K is the theory of a ratio at one set of weights (the probe below); the arms train to
+    // K is the theory of a ratio at one set of weights (the probe above); the arms train to
     // different weights, so their own ratio is no test of it, and the line says why.
     double loss_no_accum = kNaN, loss_accum = kNaN;
     for (const ArmSummary& a : summary.arms) {
@@ -46,14 +69,6 @@ std::string varianceLines(const RunSummary& summary) {
         << " (90%) · not a test of K = " << r->theory << ": the arms sit at different weights (train loss "
         << num(loss_no_accum, "%.3g") << " vs " << num(loss_accum, "%.3g")
         << ") and no-accum's own updates shake its weights; the probe holds the weights fixed\n";
-  }
-  if (summary.variance_probe) {
-    const ProbeRecord& p = *summary.variance_probe;
-    out << "same weights (probe at sample " << p.samples_seen << ", " << p.repeats
-        << " batches of " << p.micro_batch << " and of " << p.micro_batch * p.accum
-        << "): " << interval(p.ratio, p.ci_low, p.ci_high) << " (90%) · theory "
-        << num(p.theory, "%g") << (p.batch_dependent ? " (BatchNorm: batch-dependent)" : "")
-        << "\n";
   }
   return out.str();
 }

@@ -133,9 +133,11 @@ class Evidence {
         out.missing = run_name + " ran no variance probe";
         return out;
       }
-      out.value = r->summary.variance_probe->ratio;
-      out.low = r->summary.variance_probe->ci_low;
-      out.high = r->summary.variance_probe->ci_high;
+      // The run's probes pooled: the estimate the app and the CLI headline.
+      const auto& pooled = r->summary.variance_probe_pooled;
+      out.value = pooled ? pooled->ratio : r->summary.variance_probe->ratio;
+      out.low = pooled ? pooled->ci_low : r->summary.variance_probe->ci_low;
+      out.high = pooled ? pooled->ci_high : r->summary.variance_probe->ci_high;
       return out;
     }
     const ArmSummary* a = arm(run, kind);

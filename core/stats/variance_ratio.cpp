@@ -11,6 +11,9 @@ namespace {
 
 bool positive(double x) { return std::isfinite(x) && x > 0; }
 
+/// The standard normal's 95% quantile: a 90% two-sided interval is ±this many errors.
+constexpr double kZ90 = 1.6448536269514722;
+
 }  // namespace
 
 double detrendedVarianceDof(int64_t n) {
@@ -58,6 +61,49 @@ std::optional<ArmVarianceRatio> armVarianceRatio(const std::vector<ArmSummary>& 
   r.updates = accum->loss_variance_count;
   r.theory = accum->accum;
   return r;
+}
+
+std::optional<PooledProbe> poolProbes(const std::vector<ProbeRecord>& probes) {
+  if (probes.empty()) return std::nullopt;
+  const ProbeRecord& last = probes.back();
+  PooledProbe out;
+  out.theory = last.theory;
+  out.micro_batch = last.micro_batch;
+  out.accum = last.accum;
+  // Every probe estimates K at its own weights, so their log-ratios share one centre; a probe
+  // at another m or K (a slider change) has another theory and stays out.
+  double sw = 0, swx = 0, swxx = 0;
+  for (const ProbeRecord& p : probes) {
+    if (p.micro_batch != last.micro_batch || p.accum != last.accum) continue;
+    if (!positive(p.ratio) || !positive(p.ci_low) || !positive(p.ci_high) ||
+        !(p.ci_high > p.ci_low)) {
+      continue;
+    }
+    // A probe's interval is nearly symmetric in the log: its half-width is kZ90 errors.
+    const double se = (std::log(p.ci_high) - std::log(p.ci_low)) / (2.0 * kZ90);
+    const double w = 1.0 / (se * se);
+    const double x = std::log(p.ratio);
+    sw += w;
+    swx += w * x;
+    swxx += w * x * x;
+    ++out.probes;
+    out.batch_dependent = out.batch_dependent || p.batch_dependent;
+  }
+  if (out.probes == 0) return out;
+  const double mean = swx / sw;
+  double se = 1.0 / std::sqrt(sw);
+  if (out.probes >= 3) {
+    // Cochran's Q over its degrees of freedom (the Birge ratio): above 1, the probes scatter
+    // more than their intervals say (a batch-dependent model, or probes too small for their
+    // F-intervals), and the pooled error grows with it rather than pretending.
+    const double q = std::max(0.0, swxx - sw * mean * mean);
+    const double birge = q / static_cast<double>(out.probes - 1);
+    if (birge > 1) se *= std::sqrt(birge);
+  }
+  out.ratio = std::exp(mean);
+  out.ci_low = std::exp(mean - kZ90 * se);
+  out.ci_high = std::exp(mean + kZ90 * se);
+  return out;
 }
 
 }  // namespace accumlab

@@ -345,8 +345,8 @@ RunSeries RunStore::series(int64_t run_id) {
     }
     SQLite::Statement p(impl_->db(),
                         "SELECT step, samples_seen, wall_ms, micro_batch, accum, repeats, "
-                        "var_micro, var_window, ratio, ci_low, ci_high, theory, batch_dependent "
-                        "FROM probes WHERE run_id = ? ORDER BY step, id");
+                        "var_micro, var_window, ratio, ci_low, ci_high, theory, batch_dependent, "
+                        "pool, histogram_json FROM probes WHERE run_id = ? ORDER BY step, id");
     p.bind(1, run_id);
     while (p.executeStep()) {
       ProbeRecord r;
@@ -364,6 +364,8 @@ RunSeries RunStore::series(int64_t run_id) {
       r.ci_high = realOrNaN(p.getColumn(10));
       r.theory = realOrNaN(p.getColumn(11));
       r.batch_dependent = p.getColumn(12).getInt() != 0;
+      r.pool = p.getColumn(13).getInt64();
+      if (!p.getColumn(14).isNull()) r.histogram = store::histogramFromJson(p.getColumn(14).getString());
       s.probes.push_back(r);
     }
     tx.commit();

@@ -225,12 +225,21 @@ void addStepColumnsOfVersion8(SQLite::Database& db) { addStepColumns(db, 8); }
 /// (StepRecord::grad_equiv_f64).
 void addStepColumnsOfVersion9(SQLite::Database& db) { addStepColumns(db, 9); }
 
+/// Version 10: a probe's pool (0: every batch its own forward, as all probes of older
+/// files) and the histogram of its two sets of mean losses as JSON (NULL: none).
+void addProbeHistograms(SQLite::Database& db) {
+  db.exec(R"SQL(
+    ALTER TABLE probes ADD COLUMN pool INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE probes ADD COLUMN histogram_json TEXT;
+  )SQL");
+}
+
 /// kMigrations[v] takes a file from version v to v + 1.
 const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
-    createVersion1, autoincrementIds, addStepColumnsOfVersion3, addVarianceProbes,
-    addStepColumnsOfVersion5, addSweeps, addLessonResults, addStepColumnsOfVersion8,
-    addStepColumnsOfVersion9};
-static_assert(kSchemaVersion == 9, "add the migration to kMigrations");
+    createVersion1,           autoincrementIds,  addStepColumnsOfVersion3, addVarianceProbes,
+    addStepColumnsOfVersion5, addSweeps,         addLessonResults,         addStepColumnsOfVersion8,
+    addStepColumnsOfVersion9, addProbeHistograms};
+static_assert(kSchemaVersion == 10, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

@@ -10,7 +10,8 @@ namespace accumlab::store {
 /// 4: steps record the detrended loss variance; the variance probes get their table.
 /// 5: steps record the peak tensor bytes of their window. 6: sweeps. 7: lesson results.
 /// 8: steps record the all-reduce time. 9: steps record the float64 repeat of a gradient check.
-inline constexpr int kSchemaVersion = 9;
+/// 10: probes record their pool and the histogram of their mean losses.
+inline constexpr int kSchemaVersion = 10;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.

@@ -94,8 +94,6 @@ void StoreWriter::writeTransaction(const WriteBatch& batch, const std::string& d
   });
 }
 
-void StoreWriter::heartbeat() { write(WriteBatch{}); }
-
 void StoreWriter::createExperiment(const RunInfo& info) {
   const std::string now = isoUtcNow();
   run_ids_.clear();  // a sink reused for a second run starts a new experiment
@@ -231,7 +229,8 @@ void StoreWriter::insertProbes(const std::vector<ProbeRecord>& probes) {
   auto& ins = statement(insert_probe_,
                         "INSERT INTO probes (run_id, step, samples_seen, wall_ms, micro_batch, "
                         "accum, repeats, var_micro, var_window, ratio, ci_low, ci_high, theory, "
-                        "batch_dependent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                        "batch_dependent, pool, histogram_json) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const ProbeRecord& p : probes) {
     const int64_t run_id = runIdOf(p.arm);
     if (run_id == 0) continue;
@@ -247,6 +246,12 @@ void StoreWriter::insertProbes(const std::vector<ProbeRecord>& probes) {
       ins.bind(i++, v);
     }
     ins.bind(i++, p.batch_dependent ? 1 : 0);
+    ins.bind(i++, p.pool);
+    if (p.histogram.empty()) {
+      ins.bind(i++);
+    } else {
+      ins.bind(i++, histogramToJson(p.histogram).dump());
+    }
     ins.exec();
     ins.reset();
   }

@@ -95,6 +95,33 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   return a;
 }
 
+nlohmann::json histogramToJson(const ProbeHistogram& h) {
+  if (h.empty()) return nlohmann::json();
+  return {{"low", jsonNumber(h.low)},
+          {"high", jsonNumber(h.high)},
+          {"micro", h.micro},
+          {"window", h.window}};
+}
+
+ProbeHistogram histogramFromJson(const std::string& text) {
+  ProbeHistogram h;
+  if (text.empty()) return h;
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("micro") || !j.contains("window") || !j["low"].is_number() ||
+      !j["high"].is_number()) {
+    return h;  // not a histogram this version can draw: none
+  }
+  try {
+    h.low = j["low"].get<double>();
+    h.high = j["high"].get<double>();
+    h.micro = j["micro"].get<std::vector<int64_t>>();
+    h.window = j["window"].get<std::vector<int64_t>>();
+  } catch (const nlohmann::json::exception&) {
+    return ProbeHistogram{};
+  }
+  return h.empty() ? ProbeHistogram{} : h;
+}
+
 nlohmann::json probeToJson(const ProbeRecord& p, int64_t probes) {
   return {
       {"arm", toString(p.arm)},
@@ -110,7 +137,29 @@ nlohmann::json probeToJson(const ProbeRecord& p, int64_t probes) {
       {"ci_high", jsonNumber(p.ci_high)},
       {"theory", jsonNumber(p.theory)},
       {"batch_dependent", p.batch_dependent},
+      {"pool", p.pool},
+      {"histogram", histogramToJson(p.histogram)},
       {"probes", probes},
+  };
+}
+
+nlohmann::json varianceProbeToJson(const ProbeRecord& latest, const PooledProbe& pooled,
+                                   int64_t probes) {
+  nlohmann::json latest_json = probeToJson(latest, probes);
+  latest_json.erase("probes");
+  return {
+      {"arm", toString(latest.arm)},
+      {"micro_batch", pooled.micro_batch},
+      {"accum", pooled.accum},
+      {"ratio", jsonNumber(pooled.ratio)},
+      {"ci_low", jsonNumber(pooled.ci_low)},
+      {"ci_high", jsonNumber(pooled.ci_high)},
+      {"theory", jsonNumber(pooled.theory)},
+      {"batch_dependent", pooled.batch_dependent},
+      {"probes", probes},
+      {"pooled", pooled.probes},
+      {"method", "weighted mean of log-ratios"},
+      {"latest", std::move(latest_json)},
   };
 }
 
@@ -139,11 +188,17 @@ std::string summaryToJson(const RunSummary& summary, int indent) {
       {"parameters", info.parameters},
       {"class_names", info.class_names},
       {"arms", arms},
-      {"variance_probe", summary.variance_probe
-                             ? store::probeToJson(*summary.variance_probe, summary.variance_probes)
-                             : json()},
+      {"variance_probe", json()},
       {"variance_ratio", json()},
   };
+  if (summary.variance_probe) {
+    // The headline is every probe of the run pooled; the latest alone is under "latest".
+    const PooledProbe pooled = summary.variance_probe_pooled
+                                   ? *summary.variance_probe_pooled
+                                   : poolProbes({*summary.variance_probe}).value();
+    j["variance_probe"] =
+        store::varianceProbeToJson(*summary.variance_probe, pooled, summary.variance_probes);
+  }
   if (const auto r = armVarianceRatio(summary.arms)) {
     j["variance_ratio"] = {{"ratio", store::jsonNumber(r->ci.ratio)},
                            {"ci_low", store::jsonNumber(r->ci.low)},

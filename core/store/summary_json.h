@@ -15,6 +15,18 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j);
 /// of probes the run made.
 nlohmann::json probeToJson(const ProbeRecord& probe, int64_t probes);
 
+/// A probe's histogram as {low, high, micro: [counts], window: [counts]}; null when empty.
+nlohmann::json histogramToJson(const ProbeHistogram& histogram);
+
+/// The histogram of histogramToJson's text; empty for empty, null or unreadable text.
+ProbeHistogram histogramFromJson(const std::string& text);
+
+/// The summary's `variance_probe`: the pooled estimate of all probes as ratio, ci_low,
+/// ci_high and theory, `probes` made and `pooled` of them pooled, and the latest probe
+/// alone under `latest`.
+nlohmann::json varianceProbeToJson(const ProbeRecord& latest, const PooledProbe& pooled,
+                                   int64_t probes);
+
 /// A double as JSON: null for NaN and infinities (JSON has neither).
 inline nlohmann::json jsonNumber(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();

@@ -119,6 +119,7 @@ struct Trainer::Impl {
   int64_t next_probe = 0;    ///< samples seen by the probed arm at which the next is due
   std::optional<ProbeRecord> last_probe;
   int64_t probes = 0;
+  std::vector<ProbeRecord> probe_log;  ///< every probe so far, for the pooled estimate
   // Checkpoints (Trainer::checkpointEvery, resumeFrom).
   int64_t checkpoint_every = 0;  ///< 0: none
   std::function<std::string()> checkpoint_path_of;
@@ -289,6 +290,10 @@ void Trainer::Impl::saveCheckpoint() {
   putInt(a, "next_probe", next_probe);
   putInt(a, "probes", probes);
   putProbe(a, "last_probe", last_probe);
+  putInt(a, "probe_log.count", static_cast<int64_t>(probe_log.size()));
+  for (size_t i = 0; i < probe_log.size(); ++i) {
+    putProbe(a, "probe_log." + std::to_string(i), probe_log[i]);
+  }
   putInt(a, "arms", static_cast<int64_t>(arms.size()));
   for (size_t i = 0; i < arms.size(); ++i) {
     ArmRun& arm = *arms[i];
@@ -355,6 +360,15 @@ void Trainer::Impl::loadCheckpoint() {
   next_probe = getInt(a, "next_probe", path);
   probes = getInt(a, "probes", path);
   last_probe = getProbe(a, "last_probe", path);
+  probe_log.clear();
+  c10::IValue logged;
+  if (a.try_read("probe_log.count", logged) && logged.isInt()) {
+    for (int64_t i = 0; i < logged.toInt(); ++i) {
+      if (auto p = getProbe(a, "probe_log." + std::to_string(i), path)) probe_log.push_back(*p);
+    }
+  } else if (last_probe) {
+    probe_log.push_back(*last_probe);  // a checkpoint from before probes were pooled
+  }
   for (size_t i = 0; i < arms.size(); ++i) {
     ArmRun& arm = *arms[i];
     const std::string p = "arm" + std::to_string(i);
@@ -675,6 +689,7 @@ void Trainer::Impl::probeArm(ArmRun& arm) {
   rec.samples_seen = at;
   rec.wall_ms = msSince(start);
   last_probe = rec;
+  probe_log.push_back(rec);
   ++probes;
   sink->onProbe(rec);
 }
@@ -739,11 +754,16 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
   }
   if (probe_period > 0 && &arm == probedArm() && stepper.samplesSeen() >= next_probe) {
     probeArm(arm);
-    // A probe runs R micro-batches and R windows forward: R·m·(K+1) samples. Training at least
-    // twice that many samples before the next one keeps its cost a small part of the run (a
-    // forward pass is about a third of a training step) even at large m·K, where a fixed
-    // interval would make probing dominate.
-    const int64_t cost = config.probe_repeats * m * (k * config.workers + 1);
+    // A probe runs its pool forward (R·m·(K+1) samples for a batch-dependent model). Training
+    // at least twice that many samples before the next one keeps its cost a small part of the
+    // run (a forward pass is about a third of a training step) even for large pools or m·K,
+    // where a fixed interval would make probing dominate.
+    ProbeRequest request;
+    request.micro_batch = m;
+    request.accum = k * config.workers;
+    request.repeats = config.probe_repeats;
+    const int64_t cost =
+        probeForwardSamples(request, stepper.model().batchDependent(), data.trainSize());
     const int64_t gap = std::max(probe_period, kProbeSpacing * cost);
     while (next_probe <= stepper.samplesSeen()) next_probe += gap;
   }
@@ -886,6 +906,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
   for (auto& arm : d.arms) summary.arms.push_back(d.summarize(*arm));
   summary.variance_probe = d.last_probe;
   summary.variance_probes = d.probes;
+  summary.variance_probe_pooled = poolProbes(d.probe_log);
   sink.onRunFinished(summary);
   // The run has ended: there is nothing left to resume.
   if (!d.checkpoint_path.empty()) std::remove(d.checkpoint_path.c_str());

@@ -1,5 +1,6 @@
 #include "train/variance_probe.h"
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 
@@ -71,15 +72,60 @@ std::vector<double> lossesBySample(Model& model, const Dataset& data,
   return losses;
 }
 
-/// Mean of each consecutive group of `group` values.
-std::vector<double> groupMeans(const std::vector<double>& values, int64_t group) {
-  std::vector<double> means;
-  for (size_t first = 0; first < values.size(); first += static_cast<size_t>(group)) {
+/// `count` distinct rows of [0, population), in random order (all of them when count ≥
+/// population): a partial Fisher–Yates shuffle.
+std::vector<int64_t> distinctRows(int64_t count, int64_t population, std::mt19937_64& rng) {
+  std::vector<int64_t> all(static_cast<size_t>(population));
+  for (int64_t i = 0; i < population; ++i) all[static_cast<size_t>(i)] = i;
+  const int64_t n = std::min(count, population);
+  for (int64_t i = 0; i < n; ++i) {
+    std::uniform_int_distribution<int64_t> pick(i, population - 1);
+    std::swap(all[static_cast<size_t>(i)], all[static_cast<size_t>(pick(rng))]);
+  }
+  all.resize(static_cast<size_t>(n));
+  return all;
+}
+
+/// Means of `repeats` groups of `group` values drawn with replacement from `losses`.
+std::vector<double> resampledMeans(const std::vector<double>& losses, int64_t group,
+                                   int64_t repeats, std::mt19937_64& rng) {
+  std::uniform_int_distribution<size_t> pick(0, losses.size() - 1);
+  std::vector<double> means(static_cast<size_t>(repeats));
+  for (double& mean : means) {
     double sum = 0;
-    for (size_t i = first; i < first + static_cast<size_t>(group); ++i) sum += values[i];
-    means.push_back(sum / static_cast<double>(group));
+    for (int64_t i = 0; i < group; ++i) sum += losses[pick(rng)];
+    mean = sum / static_cast<double>(group);
   }
   return means;
+}
+
+/// The two sets of means in kProbeHistogramBins common bins spanning the micro-batch means'
+/// central 99% (a heavy tail would otherwise squeeze the picture into a few bins; the few
+/// means outside are left out).
+ProbeHistogram histogramOf(const std::vector<double>& micro, const std::vector<double>& window) {
+  ProbeHistogram h;
+  if (micro.size() < 2) return h;
+  std::vector<double> sorted = micro;
+  std::sort(sorted.begin(), sorted.end());
+  const auto at = [&](double q) {
+    return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))];
+  };
+  h.low = at(0.005);
+  h.high = at(0.995);
+  if (!(h.high > h.low)) return ProbeHistogram{};
+  h.micro.assign(kProbeHistogramBins, 0);
+  h.window.assign(kProbeHistogramBins, 0);
+  const double width = (h.high - h.low) / kProbeHistogramBins;
+  const auto count = [&](const std::vector<double>& values, std::vector<int64_t>& bins) {
+    for (double v : values) {
+      if (!(v >= h.low && v <= h.high)) continue;
+      const int b = std::min(kProbeHistogramBins - 1, static_cast<int>((v - h.low) / width));
+      ++bins[static_cast<size_t>(b)];
+    }
+  };
+  count(micro, h.micro);
+  count(window, h.window);
+  return h;
 }
 
 double sampleVariance(const std::vector<double>& v) {
@@ -110,57 +156,88 @@ double excessKurtosis(const std::vector<double>& values) {
   return m2 > 0 ? m4 / (m2 * m2) - 3.0 : kNaN;
 }
 
-ProbeRecord probeVariance(Model& model, const Dataset& data, const ProbeRequest& request,
-                          const torch::Device& device, torch::Dtype dtype) {
-  const int64_t m = request.micro_batch, k = request.accum, r = request.repeats;
-  if (m < 1 || k < 1 || r < 2) {
-    throw std::invalid_argument("variance probe needs m ≥ 1, K ≥ 1 and at least 2 repeats");
+ProbeRecord probeLossPool(const std::vector<double>& losses, int64_t micro_batch, int64_t accum,
+                          int64_t repeats, uint64_t seed, bool normal_theory) {
+  const int64_t m = micro_batch, k = accum, r = repeats;
+  if (m < 1 || k < 1 || r < 2 || losses.size() < 2) {
+    throw std::invalid_argument(
+        "variance probe needs m ≥ 1, K ≥ 1, at least 2 repeats and a pool of 2");
   }
   ProbeRecord rec;
   rec.micro_batch = m;
   rec.accum = k;
   rec.repeats = r;
+  rec.pool = static_cast<int64_t>(losses.size());
   rec.theory = static_cast<double>(k);
-  rec.batch_dependent = model.batchDependent();
-
-  std::mt19937_64 rng(request.seed);
-  const std::vector<int64_t> micro_rows = drawRows(r * m, data.trainSize(), rng);
-  const std::vector<int64_t> window_rows = drawRows(r * m * k, data.trainSize(), rng);
-
-  torch::NoGradGuard no_grad;
-  std::vector<double> micro, window;
-  double kurtosis_micro = 0, kurtosis_window = 0;  // of the group means
-  if (rec.batch_dependent) {
-    // Batch statistics differ per group, so every group is its own forward; the running
-    // statistics that forward updates are put back afterwards.
-    std::vector<torch::Tensor> saved;
-    for (const torch::Tensor& b : model.buffers()) saved.push_back(b.clone());
-    micro = groupMeansByBatch(model, data, micro_rows, m, device, dtype);
-    window = groupMeansByBatch(model, data, window_rows, m * k, device, dtype);
-    const std::vector<torch::Tensor> buffers = model.buffers();
-    for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved[i]);
-    kurtosis_micro = excessKurtosis(micro);
-    kurtosis_window = excessKurtosis(window);
-  } else {
-    std::vector<double> rows = lossesBySample(model, data, micro_rows, device, dtype);
-    const std::vector<double> wrows = lossesBySample(model, data, window_rows, device, dtype);
-    micro = groupMeans(rows, m);
-    window = groupMeans(wrows, m * k);
-    // A mean of n independent losses has excess kurtosis γ₂/n, where γ₂ is the per-sample
-    // losses' own, estimated from all of them at once (thousands, not R).
-    rows.insert(rows.end(), wrows.begin(), wrows.end());
-    const double g2 = excessKurtosis(rows);
-    kurtosis_micro = g2 / static_cast<double>(m);
-    kurtosis_window = g2 / static_cast<double>(m * k);
-  }
+  std::mt19937_64 rng(seed);
+  const std::vector<double> micro = resampledMeans(losses, m, r, rng);
+  const std::vector<double> window = resampledMeans(losses, m * k, r, rng);
   rec.var_micro = sampleVariance(micro);
   rec.var_window = sampleVariance(window);
+  // The draws are independent draws from the pool, so a mean of n of them has excess
+  // kurtosis γ₂/n with γ₂ the pool's own (population moments): no estimate from R means.
+  const double g2 = normal_theory ? 0.0 : excessKurtosis(losses);
   const RatioInterval ci =
-      varianceRatioInterval(rec.var_micro, varianceDof(r, kurtosis_micro), rec.var_window,
-                            varianceDof(r, kurtosis_window));
+      varianceRatioInterval(rec.var_micro, varianceDof(r, g2 / static_cast<double>(m)),
+                            rec.var_window, varianceDof(r, g2 / static_cast<double>(m * k)));
   rec.ratio = ci.ratio;
   rec.ci_low = ci.low;
   rec.ci_high = ci.high;
+  rec.histogram = histogramOf(micro, window);
+  return rec;
+}
+
+int64_t probeForwardSamples(const ProbeRequest& request, bool batch_dependent, int64_t train_size) {
+  if (batch_dependent) {
+    return std::min(request.repeats, kBatchDependentRepeats) * request.micro_batch *
+           (request.accum + 1);
+  }
+  return std::min(request.pool, train_size);
+}
+
+ProbeRecord probeVariance(Model& model, const Dataset& data, const ProbeRequest& request,
+                          const torch::Device& device, torch::Dtype dtype) {
+  const int64_t m = request.micro_batch, k = request.accum;
+  if (m < 1 || k < 1 || request.repeats < 2 || request.pool < 2) {
+    throw std::invalid_argument(
+        "variance probe needs m ≥ 1, K ≥ 1, at least 2 repeats and a pool of 2");
+  }
+  std::mt19937_64 rng(request.seed);
+  torch::NoGradGuard no_grad;
+  if (!model.batchDependent()) {
+    // One forward over the pool; every micro-batch and window is then drawn from its losses.
+    const std::vector<int64_t> rows = distinctRows(request.pool, data.trainSize(), rng);
+    const std::vector<double> losses = lossesBySample(model, data, rows, device, dtype);
+    return probeLossPool(losses, m, k, request.repeats, rng());
+  }
+  ProbeRecord rec;
+  const int64_t r = std::min(request.repeats, kBatchDependentRepeats);
+  rec.micro_batch = m;
+  rec.accum = k;
+  rec.repeats = r;
+  rec.theory = static_cast<double>(k);
+  rec.batch_dependent = true;
+  const std::vector<int64_t> micro_rows = drawRows(r * m, data.trainSize(), rng);
+  const std::vector<int64_t> window_rows = drawRows(r * m * k, data.trainSize(), rng);
+  // Batch statistics differ per group, so every group is its own forward; the running
+  // statistics that forward updates are put back afterwards.
+  std::vector<torch::Tensor> saved;
+  for (const torch::Tensor& b : model.buffers()) saved.push_back(b.clone());
+  const std::vector<double> micro = groupMeansByBatch(model, data, micro_rows, m, device, dtype);
+  const std::vector<double> window =
+      groupMeansByBatch(model, data, window_rows, m * k, device, dtype);
+  const std::vector<torch::Tensor> buffers = model.buffers();
+  for (size_t i = 0; i < buffers.size(); ++i) buffers[i].copy_(saved[i]);
+  rec.var_micro = sampleVariance(micro);
+  rec.var_window = sampleVariance(window);
+  // The group means' own kurtosis, from R values: all there is when batches are models.
+  const RatioInterval ci =
+      varianceRatioInterval(rec.var_micro, varianceDof(r, excessKurtosis(micro)), rec.var_window,
+                            varianceDof(r, excessKurtosis(window)));
+  rec.ratio = ci.ratio;
+  rec.ci_low = ci.low;
+  rec.ci_high = ci.high;
+  rec.histogram = histogramOf(micro, window);
   return rec;
 }
 

@@ -63,9 +63,10 @@ struct ExperimentConfig {
   /// gradient with the same window's gradient as one big batch at the same weights; 0 = off.
   int64_t grad_check_every = 10;
   int64_t variance_window = 50;   ///< W: rolling window of the per-update loss variance
-  /// Fixed-weight variance probe of the accum arm: R micro-batches and R windows per probe;
-  /// 0 = off.
-  int64_t probe_repeats = 64;
+  /// Fixed-weight variance probe of the accum arm: R micro-batches and R windows per probe,
+  /// drawn from the per-sample losses of one forward pass over a pool (a BatchNorm model runs
+  /// at most 64 of each forward); 0 = off.
+  int64_t probe_repeats = 2048;
   /// Probe every N samples seen by the probed arm; 0 = at each evaluation. The default gives
   /// the default one-epoch run six probes (an evaluation per epoch would give one, at the end).
   int64_t probe_every = 10000;

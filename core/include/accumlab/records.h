@@ -81,10 +81,23 @@ struct EvalRecord {
   double accuracy = kNaN;  ///< NaN for regression
 };
 
+/// The picture of one probe: its R micro-batch mean losses and its R window mean losses
+/// counted in the same fixed bins, so that the narrower spread of the windows shows.
+struct ProbeHistogram {
+  double low = kNaN;            ///< left edge of the first bin
+  double high = kNaN;           ///< right edge of the last bin
+  std::vector<int64_t> micro;   ///< counts of the micro-batch means per bin
+  std::vector<int64_t> window;  ///< counts of the window means, same bins
+  /// Whether there is a picture (older stores and batch-dependent probes may have none).
+  bool empty() const { return micro.empty() || micro.size() != window.size(); }
+};
+
 /// One fixed-weight variance probe of an arm: at its current weights and with no update,
 /// the loss of R random micro-batches of m samples and of R random windows of m·K samples,
-/// drawn with replacement from the training set. Only the batch size differs between the
-/// two, so var_micro / var_window estimates K.
+/// every sample drawn independently and uniformly. Only the batch size differs between the
+/// two, so var_micro / var_window estimates K. A model that treats samples independently
+/// draws them from the per-sample losses of a pool of `pool` training samples (one forward
+/// pass), so R can be large; a BatchNorm model runs every batch forward (pool = 0).
 struct ProbeRecord {
   ArmKind arm = ArmKind::kAccum;
   int64_t step = 0;            ///< the arm's optimizer steps when probed
@@ -93,6 +106,7 @@ struct ProbeRecord {
   int64_t micro_batch = 0;     ///< m
   int64_t accum = 0;           ///< K
   int64_t repeats = 0;         ///< R
+  int64_t pool = 0;            ///< training samples run forward for the draws; 0: per batch
   double var_micro = kNaN;     ///< variance of the R micro-batch losses
   double var_window = kNaN;    ///< variance of the R window losses
   double ratio = kNaN;         ///< var_micro / var_window
@@ -101,6 +115,20 @@ struct ProbeRecord {
   double theory = kNaN;        ///< K
   /// The model normalises over its batch (BatchNorm): a micro-batch and a window are
   /// different models, so the ratio is not expected to be K.
+  bool batch_dependent = false;
+  ProbeHistogram histogram;  ///< the two sets of means, binned (may be empty)
+};
+
+/// The probes of a run pooled into one estimate of the ratio (poolProbes in
+/// variance_ratio.h): each probe was taken at its own fixed weights, where the ratio is K.
+struct PooledProbe {
+  double ratio = kNaN;   ///< exp of the weighted mean of the probes' log-ratios
+  double ci_low = kNaN;  ///< its 90% confidence interval
+  double ci_high = kNaN;
+  double theory = kNaN;  ///< K of the pooled probes
+  int64_t probes = 0;    ///< probes pooled (those at the latest probe's m and K)
+  int64_t micro_batch = 0;
+  int64_t accum = 0;
   bool batch_dependent = false;
 };
 
@@ -268,6 +296,8 @@ struct RunSummary {
   /// The last fixed-weight variance probe, if any ran, and how many ran.
   std::optional<ProbeRecord> variance_probe;
   int64_t variance_probes = 0;
+  /// All the run's probes at the last probe's m and K, pooled: the headline estimate.
+  std::optional<PooledProbe> variance_probe_pooled;
 };
 
 /// The summary as JSON text (the CLI's --json output, DESIGN.md §8).

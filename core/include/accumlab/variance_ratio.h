@@ -48,4 +48,11 @@ struct ArmVarianceRatio {
 /// The ratio of the no-accum and accum summaries in `arms`; nullopt unless both are there.
 std::optional<ArmVarianceRatio> armVarianceRatio(const std::vector<ArmSummary>& arms);
 
+/// The run's fixed-weight probes pooled into one estimate: the inverse-variance weighted
+/// mean of the log-ratios of the probes at the last probe's m and K (each probe's variance
+/// read from its own 90% interval), with its 90% interval, widened by the probes' excess
+/// scatter when there is more than chance explains (three probes or more). nullopt without
+/// a probe; NaN fields when no probe has a finite interval.
+std::optional<PooledProbe> poolProbes(const std::vector<ProbeRecord>& probes);
+
 }  // namespace accumlab

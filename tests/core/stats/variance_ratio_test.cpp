@@ -125,5 +125,76 @@ TEST(VarianceRatio, DetrendedIntervalCoversTheTrueRatio) {
   EXPECT_LE(covered, 0.93 * kReps);
 }
 
+/// A probe of ratio `r` at m = 8 and `k`, with the log-symmetric 90% interval r·e^(±1.645·se).
+ProbeRecord probeOf(double r, double se, int64_t k = 8) {
+  ProbeRecord p;
+  p.micro_batch = 8;
+  p.accum = k;
+  p.theory = static_cast<double>(k);
+  p.ratio = r;
+  p.ci_low = r * std::exp(-1.6448536269514722 * se);
+  p.ci_high = r * std::exp(1.6448536269514722 * se);
+  return p;
+}
+
+TEST(PooledProbe, IsTheWeightedGeometricMeanWithANarrowerInterval) {
+  // Two probes of equal error: the pooled log-ratio is their mean, its error se/√2.
+  const auto pooled = poolProbes({probeOf(4.0, 0.1), probeOf(16.0, 0.1)});
+  ASSERT_TRUE(pooled.has_value());
+  EXPECT_EQ(pooled->probes, 2);
+  EXPECT_NEAR(pooled->ratio, 8.0, 1e-12);
+  EXPECT_NEAR(std::log(pooled->ci_high / pooled->ratio), 1.6448536269514722 * 0.1 / std::sqrt(2.0),
+              1e-12);
+  EXPECT_EQ(pooled->theory, 8.0);
+  // A probe with a wider interval counts less: weights 1/se².
+  const auto weighted = poolProbes({probeOf(4.0, 0.1), probeOf(16.0, 0.2)});
+  EXPECT_NEAR(std::log(weighted->ratio), (0.8 * std::log(4.0) + 0.2 * std::log(16.0)), 1e-12);
+}
+
+TEST(PooledProbe, WidensWhenTheProbesScatterMoreThanTheirIntervalsSay) {
+  // Log-ratios ±1 apart with se 0.01: Cochran's Q is far above its n − 1 degrees of freedom.
+  std::vector<ProbeRecord> probes;
+  for (double r : {8.0 / std::exp(1.0), 8.0, 8.0 * std::exp(1.0)})
+    probes.push_back(probeOf(r, 0.01));
+  const auto pooled = poolProbes(probes);
+  ASSERT_TRUE(pooled.has_value());
+  EXPECT_NEAR(pooled->ratio, 8.0, 1e-9);
+  // The scatter's own standard error of the mean: sqrt(Σ(x − x̄)²/(n − 1) / n) = sqrt(1/3).
+  EXPECT_NEAR(std::log(pooled->ci_high / pooled->ratio), 1.6448536269514722 * std::sqrt(1.0 / 3.0),
+              1e-9);
+}
+
+TEST(PooledProbe, PoolsOnlyTheLatestMAndK) {
+  const auto pooled = poolProbes({probeOf(2.0, 0.1, 2), probeOf(8.0, 0.1), probeOf(8.0, 0.1)});
+  ASSERT_TRUE(pooled.has_value());
+  EXPECT_EQ(pooled->probes, 2);
+  EXPECT_NEAR(pooled->ratio, 8.0, 1e-12);
+  EXPECT_FALSE(poolProbes({}).has_value());
+  ProbeRecord empty;  // no finite interval: nothing pooled
+  EXPECT_TRUE(std::isnan(poolProbes({empty})->ratio));
+}
+
+TEST(PooledProbe, IntervalCoversTheCentreAsOftenAsItSays) {
+  // 400 runs of 10 probes, each probe's log-ratio normal around log 8 with its own error:
+  // the pooled 90% interval must cover 8 in 85–95% of them.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> z;
+  std::uniform_real_distribution<double> se_of(0.03, 0.12);
+  int covered = 0;
+  constexpr int kRuns = 400;
+  for (int run = 0; run < kRuns; ++run) {
+    std::vector<ProbeRecord> probes;
+    for (int i = 0; i < 10; ++i) {
+      const double se = se_of(rng);
+      probes.push_back(probeOf(8.0 * std::exp(se * z(rng)), se));
+    }
+    const auto pooled = poolProbes(probes);
+    covered += pooled->ci_low <= 8.0 && 8.0 <= pooled->ci_high;
+  }
+  std::printf("pooled probes: the 90%% interval covers K in %d of %d runs\n", covered, kRuns);
+  EXPECT_GE(covered, 340);
+  EXPECT_LE(covered, 380);
+}
+
 }  // namespace
 }  // namespace accumlab

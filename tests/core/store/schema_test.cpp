@@ -283,6 +283,11 @@ TEST_F(StoreTest, ProbesAndTheDetrendedVarianceRoundTrip) {
     sink.onProbe(p);
     p.samples_seen = 128;
     p.ci_low = kNaN;  // stored as NULL, read back as NaN
+    p.pool = 4096;
+    p.histogram.low = 0.25;
+    p.histogram.high = 1.5;
+    p.histogram.micro = {3, 9, 4};
+    p.histogram.window = {0, 16, 0};
     sink.onProbe(p);
     sink.finish();
     id = sink.runs().at(1).run_id;
@@ -303,10 +308,41 @@ TEST_F(StoreTest, ProbesAndTheDetrendedVarianceRoundTrip) {
   EXPECT_EQ(p.ci_high, 6.2);
   EXPECT_FALSE(p.batch_dependent);
   EXPECT_TRUE(std::isnan(series.probes[1].ci_low));
+  EXPECT_EQ(p.pool, 0);
+  EXPECT_TRUE(p.histogram.empty());
+  const ProbeRecord& q = series.probes[1];
+  EXPECT_EQ(q.pool, 4096);
+  EXPECT_EQ(q.histogram.low, 0.25);
+  EXPECT_EQ(q.histogram.high, 1.5);
+  EXPECT_EQ(q.histogram.micro, (std::vector<int64_t>{3, 9, 4}));
+  EXPECT_EQ(q.histogram.window, (std::vector<int64_t>{0, 16, 0}));
   const std::string json = store.exportText({id}, ExportFormat::kJson);
   EXPECT_NE(json.find("\"probes\""), std::string::npos);
   EXPECT_NE(json.find("\"var_window\""), std::string::npos);
   EXPECT_NE(json.find("\"loss_var_detrended\""), std::string::npos);
+}
+
+TEST_F(StoreTest, VersionNineProbesGainAPoolAndNoHistogram) {
+  const int64_t id = storeOneRun(db_, 1);
+  {
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
+    raw.exec(
+        "INSERT INTO probes (run_id, step, samples_seen, wall_ms, micro_batch, accum, "
+        "repeats, ratio, ci_low, ci_high, theory) VALUES (" +
+        std::to_string(id) + ", 1, 8, 1.0, 8, 8, 64, 6.6, 3.6, 13.4, 8)");
+    // What version 9 wrote: a probe without its pool and histogram.
+    raw.exec("ALTER TABLE probes DROP COLUMN pool");
+    raw.exec("ALTER TABLE probes DROP COLUMN histogram_json");
+    raw.exec("PRAGMA user_version = 9");
+  }
+  RunStore store(db_);
+  const RunSeries series = store.series(id);
+  ASSERT_EQ(series.probes.size(), 1u);
+  EXPECT_EQ(series.probes[0].ratio, 6.6);
+  EXPECT_EQ(series.probes[0].pool, 0) << "every batch its own forward before version 10";
+  EXPECT_TRUE(series.probes[0].histogram.empty());
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
 }
 
 }  // namespace
