@@ -66,8 +66,13 @@ CLI::Option* ConfigOptions::option(const std::string& name) const {
 
 ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
     : app_(&app), skip_(std::move(skip)) {
-  app_->add_option("--config", config_file_, "JSON experiment file; options given here override it")
-      ->check(CLI::ExistingFile);
+  auto* config = app_->add_option("--config", config_file_,
+                                  "JSON experiment file; options given here override it")
+                     ->check(CLI::ExistingFile);
+  app_->add_option("--preset", preset_,
+                   "Start from a named experiment: default (the app's first one: Fashion-MNIST "
+                   "when installed); options given here override it")
+      ->excludes(config);
   add("--name", [](auto& c) -> auto& { return c.name; }, "A name for the experiment");
   add("--data", [](auto& c) -> auto& { return c.data; }, "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, csv:FILE");
   add("--label", [](auto& c) -> auto& { return c.label; }, "CSV label column (name or index)");
@@ -142,7 +147,9 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
 }
 
 ExperimentConfig ConfigOptions::resolve() const {
-  ExperimentConfig c = config_file_.empty() ? ExperimentConfig{} : loadConfigFile(config_file_);
+  ExperimentConfig c = !config_file_.empty() ? loadConfigFile(config_file_)
+                       : !preset_.empty()     ? presetExperiment(preset_)
+                                              : ExperimentConfig{};
   for (const auto& [opt, apply] : overrides_) {
     if (opt->count() > 0) apply(c);
   }

@@ -12,15 +12,16 @@
 
 namespace accumlab::cli {
 
-/// The options for every field of ExperimentConfig (DESIGN.md §8) and `--config FILE`,
-/// shared by `run` and `sweep`.
+/// The options for every field of ExperimentConfig, `--config FILE` and `--preset NAME`,
+/// shared by `run` and `sweep` (README, "Command line").
 class ConfigOptions {
  public:
   /// Registers the options on `app`, except those whose first long name is in `skip` (e.g.
   /// "--micro-batch", which a sweep takes as a list).
   explicit ConfigOptions(CLI::App& app, std::set<std::string> skip = {});
 
-  /// The config file (if any) with every option given on the command line applied on top.
+  /// The config file or preset (if any) with every option given on the command line applied
+  /// on top.
   /// Not validated (the caller may change fields first).
   ExperimentConfig resolve() const;
   /// A registered option by its first long name ("--micro-batch"); null when skipped.
@@ -40,6 +41,7 @@ class ConfigOptions {
   std::set<std::string> skip_;
   ExperimentConfig given_;  ///< values bound to the options
   std::string config_file_;
+  std::string preset_;  ///< --preset NAME: the config the options apply to, instead of a file
   std::string memory_budget_, arms_, optimizer_, scaling_, schedule_, policy_, dtype_, task_;
   bool no_noise_ = false;
   std::vector<std::pair<CLI::Option*, std::function<void(ExperimentConfig&)>>> overrides_;

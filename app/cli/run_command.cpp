@@ -77,6 +77,7 @@ RunCommand::RunCommand(CLI::App& parent) {
       ->check(CLI::Range(0.0, 0.999));
   app_->add_flag("--json", json_, "Print the summary as JSON on stdout");
   app_->add_flag("--quiet,-q", quiet_, "No progress display");
+  addProgressOption(*app_, progress_);
   auto* db = app_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");
   auto* no_store = app_->add_flag("--no-store", no_store_, "Do not store the run")->excludes(db);
   app_->add_option("--checkpoint-every", checkpoint_every_,
@@ -155,6 +156,17 @@ ExperimentConfig RunCommand::resolveConfig() const {
 }
 
 int RunCommand::execute() {
+  try {
+    return train();
+  } catch (const std::exception& e) {
+    if (progress_ == ProgressFormat::kJsonl) {
+      writeJsonLine(stderr, {{"event", "error"}, {"message", e.what()}});
+    }
+    throw;
+  }
+}
+
+int RunCommand::train() {
   const std::string db_path = db_.empty() ? RunStore::defaultPath() : db_;
   int64_t resume_experiment = 0;
   std::string resume_file;
@@ -235,9 +247,13 @@ int RunCommand::execute() {
   // the summary; a second signal quits at once.
   app::StopOnSignal on_signal("accumlab-cli", "stopping at the next window boundary",
                               [&trainer] { trainer.requestStop(); });
+  const bool jsonl = progress_ == ProgressFormat::kJsonl;
   ProgressSink progress(stderr, isatty(fileno(stderr)) != 0);
+  JsonProgressSink json_progress(stderr);
   SilentSink silent;
-  MetricsSink& sink = quiet_ ? static_cast<MetricsSink&>(silent) : progress;
+  MetricsSink& sink = quiet_   ? static_cast<MetricsSink&>(silent)
+                      : jsonl ? static_cast<MetricsSink&>(json_progress)
+                              : progress;
   std::unique_ptr<StoreSink> store;
   if (!no_store_) {
     RunStore::refuseReadingStore(config, db_path);
@@ -252,9 +268,11 @@ int RunCommand::execute() {
   }
   std::unique_ptr<StoredRunNotice> notice;
   std::vector<MetricsSink*> sinks = {&sink};
-  if (store) {
+  if (store && !jsonl) {  // JSON lines carry no text; --json says where the run is stored
     notice = std::make_unique<StoredRunNotice>(*store, stderr);
     sinks = {store.get(), notice.get(), &sink};
+  } else if (store) {
+    sinks = {store.get(), &sink};
   }
   std::unique_ptr<TargetStop> target;
   if (app_->get_option("--stop-at-loss")->count() > 0 ||

@@ -8,6 +8,7 @@
 #include "accumlab/experiment_config.h"
 #include "accumlab/trainer.h"
 #include "config_options.h"
+#include "json_progress_sink.h"
 
 namespace accumlab::cli {
 
@@ -15,7 +16,8 @@ namespace accumlab::cli {
 class RunCommand {
  public:
   explicit RunCommand(CLI::App& parent);
-  /// Runs the experiment; returns the process exit code.
+  /// Runs the experiment; returns the process exit code. With `--progress jsonl` a bad input
+  /// is also an `{"event": "error", "message"}` line on stderr before the exception leaves.
   int execute();
 
  private:
@@ -24,6 +26,8 @@ class RunCommand {
   /// The shared token of a run on several machines: --token, --token-file or ACCUMLAB_TOKEN
   /// ("" when none is given). Throws InputError for a token file it cannot read.
   std::string resolveToken() const;
+  /// execute() without the error line.
+  int train();
   /// Trains as rank R > 0 of a data-parallel run: no store, no summary.
   int runAsWorker(Trainer& trainer);
 
@@ -35,6 +39,7 @@ class RunCommand {
   double smoothing_ = 0.9;       ///< --smoothing s of the watched EMA
   bool json_ = false;
   bool quiet_ = false;
+  ProgressFormat progress_ = ProgressFormat::kText;  ///< --progress text|jsonl
   std::string db_;         ///< --db: the run store (default RunStore::defaultPath())
   bool no_store_ = false;  ///< --no-store
   int64_t checkpoint_every_ = 0;  ///< --checkpoint-every SAMPLES

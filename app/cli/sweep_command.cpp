@@ -49,13 +49,21 @@ std::string readFile(const fs::path& path) {
   return s.str();
 }
 
-/// The last non-empty line of a text (a worker's one-sentence error).
-std::string lastLine(const std::string& text) {
-  std::istringstream in(text);
-  std::string line, last;
+/// A worker's one-sentence error: the message of its last `error` progress object (workers
+/// run with `--progress jsonl`), else its last non-empty line (a usage error).
+std::string workerError(const std::string& err) {
+  std::istringstream in(err);
+  std::string line, last, message;
   while (std::getline(in, line)) {
-    if (!line.empty()) last = line;
+    if (line.empty()) continue;
+    last = line;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.value("event", "") == "error" && j.contains("message") &&
+        j["message"].is_string()) {
+      message = j["message"].get<std::string>();
+    }
   }
+  if (!message.empty()) return message;
   const std::string prefix = "accumlab-cli: ";
   if (last.rfind(prefix, 0) == 0) last = last.substr(prefix.size());
   return last;
@@ -184,6 +192,7 @@ SweepCommand::SweepCommand(CLI::App& parent) {
       ->check(CLI::PositiveNumber);
   app_->add_flag("--json", json_, "Print the points and fits as JSON on stdout");
   app_->add_flag("--quiet,-q", quiet_, "No progress lines");
+  addProgressOption(*app_, progress_);
   app_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");
 }
 
@@ -230,7 +239,20 @@ std::vector<SweepPoint> SweepCommand::grid(const ExperimentConfig& base) const {
   return points;
 }
 
+void SweepCommand::report(const nlohmann::json& object) const {
+  if (progress_ == ProgressFormat::kJsonl && !quiet_) writeJsonLine(stderr, object);
+}
+
 int SweepCommand::execute() {
+  try {
+    return train();
+  } catch (const std::exception& e) {
+    report({{"event", "error"}, {"message", e.what()}});
+    throw;
+  }
+}
+
+int SweepCommand::train() {
   const std::string db = db_.empty() ? RunStore::defaultPath() : db_;
   RunStore store(db);
   int64_t sweep_id = resume_;
@@ -239,12 +261,12 @@ int SweepCommand::execute() {
   std::vector<SweepPoint> todo;
   if (resume_ > 0) {
     const SweepDetail stored = store.sweep(resume_);
-    const nlohmann::json spec = nlohmann::json::parse(stored.row.spec_json, nullptr, false);
-    if (!spec.is_object() || !spec.contains("config")) {
+    const SweepSpec spec = sweepSpecFromJson(stored.row.spec_json, "sweep " + std::to_string(resume_));
+    if (!spec.config) {
       throw InputError("sweep " + std::to_string(resume_) + " in " + db + " has no config to resume");
     }
-    base = configFromJson(spec["config"].dump(), "sweep " + std::to_string(resume_));
-    target = sweepTargetFromSpec(stored.row.spec_json);
+    base = *spec.config;
+    target = spec.target;
     for (const SweepPoint& p : stored.points) {
       if (!p.done()) todo.push_back(p);
     }
@@ -270,12 +292,11 @@ int SweepCommand::execute() {
     }
     RunStore::refuseReadingStore(base, db);
     checkExperiment(base, todo.front());
-    const nlohmann::json spec = {
-        {"config", nlohmann::json::parse(configToJson(base))},
-        {"target",
-         {{"kind", by_loss ? "loss" : "val_accuracy"}, {"value", target.value}, {"smoothing", smoothing_}}},
-        {"jobs", jobs_}};
-    sweep_id = store.createSweep(base.name, spec.dump(), todo);
+    SweepSpec spec;
+    spec.config = base;
+    spec.target = target;
+    spec.jobs = jobs_;
+    sweep_id = store.createSweep(base.name, spec, todo);
   }
 
   const std::string self = selfPath();
@@ -293,7 +314,14 @@ int SweepCommand::execute() {
                                 stopping = true;
                                 workers.stopAll();
                               });
-  if (!quiet_) {
+  const bool text = !quiet_ && progress_ == ProgressFormat::kText;
+  report({{"event", "sweep_started"},
+          {"sweep", sweep_id},
+          {"points", todo.size()},
+          {"jobs", jobs_},
+          {"target", nlohmann::json::parse(sweepTargetToJson(target))},
+          {"db", db}});
+  if (text) {
     std::fprintf(stderr, "sweep %lld: %zu points to train, %d at once, target %s; stored in %s\n",
                  static_cast<long long>(sweep_id), todo.size(), jobs_,
                  describeTarget(target).c_str(), db.c_str());
@@ -319,7 +347,8 @@ int SweepCommand::execute() {
       std::ofstream(config_file) << configToJson(c);
       w.out = dir / ("point-" + std::to_string(w.point.index) + ".out");
       w.err = dir / ("point-" + std::to_string(w.point.index) + ".err");
-      std::vector<std::string> args = {"run", "--config", config_file.string(), "--db", db, "--json", "-q"};
+      std::vector<std::string> args = {"run",    "--config", config_file.string(), "--db", db,
+                                       "--json", "-q",       "--progress",         "jsonl"};
       char value[64];
       std::snprintf(value, sizeof value, "%.17g", target.value);
       if (target.kind == SweepTarget::Kind::kLoss) {
@@ -332,8 +361,15 @@ int SweepCommand::execute() {
       w.started = Clock::now();
       const pid_t pid = spawnWorker(self, args, w.out, w.err);
       workers.add(pid);
-      w.point.status = "running";
+      w.point.status = SweepStatus::kRunning;
       store.updateSweepPoint(sweep_id, w.point);
+      report({{"event", "point_started"},
+              {"sweep", sweep_id},
+              {"point", w.point.index},
+              {"micro_batch", w.point.micro_batch},
+              {"accum", w.point.accum},
+              {"effective_batch", w.point.effectiveBatch()},
+              {"lr", w.point.lr}});
       running.emplace(pid, std::move(w));
     }
     if (running.empty()) break;  // stopped with points left in the queue
@@ -361,10 +397,10 @@ int SweepCommand::execute() {
       const RunDetail detail = store.run(run_id);
       const RunSeries series = store.series(run_id);
       measurePoint(p, detail.summary, series.steps, series.evals, series.probes, target);
-      if (stopping && p.status != "reached") p.status = "interrupted";
+      if (stopping && p.status != SweepStatus::kReached) p.status = SweepStatus::kInterrupted;
     } else {
-      p.status = stopping ? "interrupted" : "failed";
-      p.message = lastLine(readFile(w.err));
+      p.status = stopping ? SweepStatus::kInterrupted : SweepStatus::kFailed;
+      p.message = workerError(readFile(w.err));
       if (p.message.empty()) p.message = "the worker ended with status " + std::to_string(wstatus);
       if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 2 && input_error.empty()) {
         // Bad input (an unknown dataset, a model that does not fit the data): every point
@@ -374,12 +410,20 @@ int SweepCommand::execute() {
         workers.stopAll();
       }
     }
-    if (p.status == "failed") any_failed = true;
+    if (p.status == SweepStatus::kFailed) any_failed = true;
     store.updateSweepPoint(sweep_id, p);
     ++finished;
-    if (!quiet_) {
-      std::string what = p.status;
-      if (p.status == "reached") {
+    nlohmann::json done = nlohmann::json::parse(sweepPointToJson(p));
+    done.update({{"event", "point_finished"},
+                 {"sweep", sweep_id},
+                 {"point", p.index},
+                 {"done", finished},
+                 {"total", total},
+                 {"seconds", seconds}});
+    report(done);
+    if (text) {
+      std::string what = toString(p.status);
+      if (p.status == SweepStatus::kReached) {
         char buf[96];
         std::snprintf(buf, sizeof buf, "reached at step %.1f (%.0f samples)", p.steps_to_target,
                       p.samples_to_target);
@@ -394,6 +438,13 @@ int SweepCommand::execute() {
   std::error_code ec;
   fs::remove_all(dir, ec);
 
+  report({{"event", "sweep_finished"},
+          {"sweep", sweep_id},
+          {"done", finished},
+          {"total", total},
+          {"stopped", stopping.load()},
+          {"failed", any_failed},
+          {"db", db}});
   if (!input_error.empty()) throw InputError(input_error);
   const SweepDetail sweep = store.sweep(sweep_id);
   const SweepAnalysis analysis = analyzeSweep(sweep.points);
@@ -402,7 +453,7 @@ int SweepCommand::execute() {
   } else {
     std::cout << formatSweep(sweep, analysis) << std::flush;
   }
-  if (!quiet_) {
+  if (text) {
     std::fprintf(stderr, "Stored as sweep %lld in %s (`accumlab-cli show-sweep %lld`%s)\n",
                  static_cast<long long>(sweep_id), db.c_str(), static_cast<long long>(sweep_id),
                  stopping ? "; `accumlab-cli sweep --resume` trains the rest" : "");

@@ -10,6 +10,7 @@
 #include "accumlab/experiment_config.h"
 #include "accumlab/sweep.h"
 #include "config_options.h"
+#include "json_progress_sink.h"
 
 namespace accumlab::cli {
 
@@ -20,13 +21,19 @@ namespace accumlab::cli {
 class SweepCommand {
  public:
   explicit SweepCommand(CLI::App& parent);
-  /// Runs the sweep; returns the process exit code.
+  /// Runs the sweep; returns the process exit code. With `--progress jsonl` its progress is
+  /// sweep_started, point_started, point_finished and sweep_finished objects on stderr, one
+  /// per line, and a bad input is an `{"event": "error", "message"}` line before it throws.
   int execute();
   bool chosen() const { return app_->parsed(); }
 
  private:
   /// The grid's points from the list options, in order; validated against `base`.
   std::vector<SweepPoint> grid(const ExperimentConfig& base) const;
+  /// execute() without the error line.
+  int train();
+  /// Writes one progress object (`--progress jsonl`).
+  void report(const nlohmann::json& object) const;
 
   CLI::App* app_;
   std::unique_ptr<ConfigOptions> options_;
@@ -39,6 +46,7 @@ class SweepCommand {
   int64_t resume_ = 0;
   bool json_ = false;
   bool quiet_ = false;
+  ProgressFormat progress_ = ProgressFormat::kText;  ///< --progress text|jsonl
   std::string db_;
 };
 

@@ -17,13 +17,14 @@ std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   out << "Sweep " << sweep.row.id << (sweep.row.name.empty() ? "" : " \"" + sweep.row.name + "\"")
       << ": " << sweep.row.points << " points, " << sweep.row.reached << " reached the target ("
       << describeTarget(target) << ")\n";
-  TextTable table({"#", "B", "m x K", "lr", "status", "steps→target", "samples→target",
-                   "loss var", "probe ratio", "peak tensors", "samples/s", "B_simple", "run"});
+  TextTable table({"#", "B", "m x K", "lr", "status", "steps→target", "samples→target", "loss var",
+                   "probe ratio", "peak tensors", "samples/s", "B_simple", "run"});
   for (const SweepPoint& p : sweep.points) {
     table.add({std::to_string(p.index + 1), std::to_string(p.effectiveBatch()),
                std::to_string(p.micro_batch) + " x " + std::to_string(p.accum), cell(p.lr, "%g"),
-               p.status, cell(p.steps_to_target, "%.1f"), cell(p.samples_to_target, "%.0f"),
-               cell(p.loss_variance), cell(p.variance_probe_ratio, "%.2f"),
+               toString(p.status), cell(p.steps_to_target, "%.1f"),
+               cell(p.samples_to_target, "%.0f"), cell(p.loss_variance),
+               cell(p.variance_probe_ratio, "%.2f"),
                p.peak_tensor_bytes >= 0 ? formatBytes(p.peak_tensor_bytes) : "-",
                cell(p.samples_per_s, "%.0f"), cell(p.b_simple, "%.1f"),
                p.run_id > 0 ? std::to_string(p.run_id) : "-"});
@@ -59,10 +60,7 @@ nlohmann::json sweepJson(const SweepDetail& sweep, const SweepAnalysis& a) {
   json out = {{"id", sweep.row.id},
               {"name", sweep.row.name},
               {"created_at", sweep.row.created_at},
-              {"target",
-               {{"kind", target.kind == SweepTarget::Kind::kLoss ? "loss" : "val_accuracy"},
-                {"value", jsonNumber(target.value)},
-                {"smoothing", target.smoothing}}},
+              {"target", json::parse(sweepTargetToJson(target))},
               {"points", points},
               {"b_simple", jsonNumber(a.b_simple)}};
   if (a.steps_fit) {

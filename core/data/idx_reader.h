@@ -6,12 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "accumlab/experiment_config.h"
 #include "data/dataset.h"
 
 namespace accumlab {
-
-/// Where Debian's dataset-fashion-mnist package installs the four .gz files.
-inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 
 /// The class names of Fashion-MNIST, in label order.
 const std::vector<std::string>& fashionMnistClassNames();

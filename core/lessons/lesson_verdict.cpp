@@ -336,17 +336,13 @@ std::vector<LessonJob> lessonJobs(const Lesson& lesson) {
   return jobs;
 }
 
-std::string lessonSweepSpec(const Lesson& lesson) {
-  json spec = {{"config", json::parse(configToJson(lesson.runs.front().config))},
-               {"lesson", lesson.id},
-               {"jobs", 1}};
-  if (lesson.sweep) {
-    const SweepTarget& t = lesson.sweep->target;
-    spec["target"] = {{"kind", t.kind == SweepTarget::Kind::kLoss ? "loss" : "val_accuracy"},
-                      {"value", t.value},
-                      {"smoothing", t.smoothing}};
-  }
-  return spec.dump();
+SweepSpec lessonSweepSpec(const Lesson& lesson) {
+  SweepSpec spec;
+  spec.config = lesson.runs.front().config;
+  spec.lesson = lesson.id;
+  spec.jobs = 1;
+  if (lesson.sweep) spec.target = lesson.sweep->target;
+  return spec;
 }
 
 SweepPoint lessonPointOutcome(const LessonJob& job, const LessonRunResult& result,
@@ -357,7 +353,9 @@ SweepPoint lessonPointOutcome(const LessonJob& job, const LessonRunResult& resul
     measurePoint(point, result.summary.arms.front(), result.steps, result.evals, result.probes,
                  *job.target);
   }
-  if (stopped_by_user && point.status != "reached") point.status = "interrupted";
+  if (stopped_by_user && point.status != SweepStatus::kReached) {
+    point.status = SweepStatus::kInterrupted;
+  }
   return point;
 }
 

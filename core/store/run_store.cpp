@@ -373,13 +373,6 @@ RunSeries RunStore::series(int64_t run_id) {
   });
 }
 
-std::vector<StepRecord> RunStore::stepsAfter(int64_t run_id, int64_t after_step) {
-  return impl_->conn.guarded("reading run " + std::to_string(run_id) + "'s metrics", [&] {
-    const RunRow row = impl_->row(run_id);
-    return impl_->steps(run_id, row.arm, after_step, row.steps - after_step);
-  });
-}
-
 int64_t RunStore::stepRowCount() {
   return impl_->conn.guarded("counting rows", [&] {
     return impl_->db().execAndGet("SELECT count(*) FROM step_metrics").getInt64();
@@ -481,7 +474,7 @@ void RunStore::deleteRuns(const std::vector<int64_t>& run_ids) {
   });
 }
 
-int64_t RunStore::createSweep(const std::string& name, const std::string& spec_json,
+int64_t RunStore::createSweep(const std::string& name, const SweepSpec& spec,
                               const std::vector<SweepPoint>& points) {
   return impl_->conn.guarded("storing a sweep", [&] {
     SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
@@ -489,7 +482,7 @@ int64_t RunStore::createSweep(const std::string& name, const std::string& spec_j
                         "INSERT INTO sweeps (name, created_at, spec_json) VALUES (?, ?, ?)");
     q.bind(1, name);
     q.bind(2, store::isoUtcNow());
-    q.bind(3, spec_json);
+    q.bind(3, sweepSpecToJson(spec));
     q.exec();
     const int64_t id = impl_->db().getLastInsertRowid();
     SQLite::Statement point(impl_->db(),
@@ -561,7 +554,7 @@ SweepDetail RunStore::sweep(int64_t sweep_id) {
       p.accum = points.getColumn(2).getInt64();
       p.lr = points.getColumn(3).isNull() ? kNaN : points.getColumn(3).getDouble();
       p.run_id = points.getColumn(4).isNull() ? 0 : points.getColumn(4).getInt64();
-      p.status = points.getColumn(5).getString();
+      p.status = parseSweepStatus(points.getColumn(5).getString());
       sweepPointFromJson(points.getColumn(6).getString(), p);
     }
     return d;
@@ -578,7 +571,7 @@ void RunStore::updateSweepPoint(int64_t sweep_id, const SweepPoint& p) {
     } else {
       q.bind(1);
     }
-    q.bind(2, p.status);
+    q.bind(2, toString(p.status));
     q.bind(3, sweepPointToJson(p));
     q.bind(4, sweep_id);
     q.bind(5, p.index);

@@ -38,8 +38,6 @@ class StoreWriter {
 
   /// Writes the batch in one transaction; throws InputError (nothing of it is kept then).
   void write(const WriteBatch& batch);
-  /// Refreshes the heartbeat of this experiment's running runs.
-  void heartbeat();
   /// Marks this experiment's runs that are still `running` as `failed` with `message`.
   void abandonRunning(const std::string& message);
 

@@ -134,6 +134,65 @@ PY
     echo '{"micro_batch": ' >"$tmp/broken.json"
     expect_exit 2 "broken.json is not valid JSON" run --config "$tmp/broken.json"
     ;;
+  preset_default)
+    # `--preset default` is the app's first experiment (defaultExperiment in core); options
+    # given with it override its values.
+    "$cli" run --preset default --samples 512 --no-store --json -q >"$tmp/out" 2>"$tmp/err" ||
+      fail "run --preset default failed: $(cat "$tmp/err")"
+    "$cli" run --preset default --samples 512 --lr 0.05 -m 4 --no-store --json -q >"$tmp/over" \
+      2>"$tmp/err" || fail "run --preset default with options failed: $(cat "$tmp/err")"
+    fashion=0
+    [ -d /usr/share/datasets/fashion-mnist ] && fashion=1
+    $py - "$tmp/out" "$tmp/over" "$fashion" <<'PY' || fail "the preset's config is wrong: $(head -c 800 "$tmp/out")"
+import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+over = json.load(open(sys.argv[2]))["config"]
+fashion = sys.argv[3] == "1"
+assert c["micro_batch"] == 8 and c["accum"] == 8 and c["model"] == "mlp", c
+assert c["samples"] == 512 and c["epochs"] == 0, c  # the budget given replaces the epochs
+if fashion:
+    assert c["data"] == "fashion-mnist" and c["optimizer"]["lr"] == 0.02, c
+    assert c["eval_every"] == 10000, c
+else:
+    assert c["data"] == "spirals", c
+assert over["optimizer"]["lr"] == 0.05 and over["micro_batch"] == 4, over
+assert over["data"] == c["data"] and over["accum"] == 8, over
+PY
+    expect_exit 2 "unknown preset 'nope'; the presets are: default" run --preset nope --no-store
+    echo '{}' >"$tmp/empty.json"
+    expect_exit 2 "excludes" run --preset default --config "$tmp/empty.json" --no-store
+    ;;
+  progress_jsonl)
+    # `--progress jsonl`: one JSON object per line on stderr, nothing else; stdout keeps the
+    # summary.
+    "$cli" run --data blobs --samples 2048 --probe-repeats 0 --progress jsonl --no-store --json \
+      >"$tmp/out" 2>"$tmp/err" || fail "run --progress jsonl failed: $(cat "$tmp/err")"
+    $py - "$tmp/err" "$tmp/out" <<'PY' || fail "the progress lines are wrong: $(head -c 1500 "$tmp/err")"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+events = [json.loads(l) for l in lines]  # every line is one JSON object
+assert all(isinstance(e, dict) and "event" in e for e in events), events
+kinds = [e["event"] for e in events]
+assert kinds[0] == "run_started" and kinds[-1] == "run_finished", kinds
+s = events[0]
+assert s["micro_batch"] == 8 and s["accum"] == 8 and s["budget_samples"] == 2048, s
+assert s["arms"] == ["no-accum", "accum", "big-batch"], s
+steps = [e for e in events if e["event"] == "step"]
+assert steps and all(isinstance(e["samples_seen"], int) and e["arm"] in s["arms"] for e in steps)
+ended = {e["arm"]: e for e in events if e["event"] == "arm_finished"}
+assert set(ended) == set(s["arms"]), ended
+assert all(e["status"] == "finished" and e["samples_seen"] == 2048 for e in ended.values()), ended
+json.load(open(sys.argv[2]))  # the summary is still on stdout
+PY
+    # A bad input is an error object too, then the sentence.
+    expect_exit 2 "" run --data nope --progress jsonl --no-store
+    $py - "$tmp/err" <<'PY' || fail "no error object: $(cat "$tmp/err")"
+import json, sys
+first = json.loads(open(sys.argv[1]).readline())
+assert first["event"] == "error" and "nope" in first["message"], first
+PY
+    expect_exit 2 "progress" run --progress yaml --no-store
+    ;;
   *) fail "unknown case" ;;
 esac
 echo "PASS [$case_name]"

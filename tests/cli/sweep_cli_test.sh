@@ -132,5 +132,43 @@ PY
     expect_exit 2 "needs image samples" sweep --db "$db" -B 8,16 -m 8 --target-loss 0.5 --model cnn
     [ ! -f "$db" ] || [ "$("$cli" list --sweeps --json --db "$db")" = "[]" ] || fail "bad input stored a sweep"
     ;;
+  jsonl)
+    # `--progress jsonl`: only JSON objects on stderr, one per line, with typed fields; the
+    # Sweeps tab reads these and never the text.
+    "$cli" sweep --db "$db" --data blobs -m 8 -B 8,16,32 --lr 0.01 --lr-scaling linear \
+      --samples 6000 --probe-repeats 0 --target-loss 0.3 --jobs 2 --progress jsonl \
+      >"$tmp/out" 2>"$tmp/err" || fail "sweep failed: $(cat "$tmp/err")"
+    $py - "$tmp/err" <<'PY' || fail "the progress lines are wrong: $(head -c 2000 "$tmp/err")"
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+assert all(isinstance(e, dict) for e in events), events
+kinds = [e["event"] for e in events]
+assert kinds[0] == "sweep_started" and kinds[-1] == "sweep_finished", kinds
+s = events[0]
+assert s["sweep"] == 1 and s["points"] == 3 and s["jobs"] == 2, s
+assert s["target"] == {"kind": "loss", "value": 0.3, "smoothing": 0.9}, s
+started = {e["point"]: e for e in events if e["event"] == "point_started"}
+finished = [e for e in events if e["event"] == "point_finished"]
+assert sorted(started) == [0, 1, 2] and sorted(e["point"] for e in finished) == [0, 1, 2], kinds
+for e in started.values():
+    assert e["micro_batch"] == 8 and e["effective_batch"] == 8 * e["accum"], e
+    assert e["accum"] in (1, 2, 4) and e["lr"] == 0.01, e
+for i, e in enumerate(finished):
+    assert e["done"] == i + 1 and e["total"] == 3 and e["sweep"] == 1, e
+    assert e["status"] in ("reached", "missed"), e
+    assert isinstance(e["run_id"], int) and e["run_id"] > 0 and e["seconds"] > 0, e
+    assert kinds.index("point_finished") > kinds.index("point_started"), kinds
+end = events[-1]
+assert end["done"] == 3 and end["total"] == 3 and not end["stopped"] and not end["failed"], end
+PY
+    # A bad input: an error object (then the sentence), and nothing stored.
+    expect_exit 2 "unknown dataset" sweep --db "$tmp/bad.sqlite" -B 8,16 -m 8 --target-loss 0.5 \
+      --data nosuch --progress jsonl
+    $py - "$tmp/err" <<'PY' || fail "no error object: $(cat "$tmp/err")"
+import json, sys
+first = json.loads(open(sys.argv[1]).readline())
+assert first["event"] == "error" and "unknown dataset" in first["message"], first
+PY
+    ;;
   *) fail "unknown case" ;;
 esac

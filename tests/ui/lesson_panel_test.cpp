@@ -170,7 +170,7 @@ class LessonPanelTest : public QObject {
     const SweepDetail sweep = store.sweep(sweeps[0].id);
     QCOMPARE(sweep.points.size(), size_t{3});
     for (const SweepPoint& p : sweep.points) {
-      QVERIFY2(p.status == "reached", p.status.c_str());
+      QVERIFY2(p.status == SweepStatus::kReached, toString(p.status).c_str());
       QVERIFY(p.run_id > 0);
       QVERIFY(store.run(p.run_id).row.status == ArmStatus::kStopped);  // stopped at the target
     }

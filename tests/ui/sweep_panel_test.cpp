@@ -14,6 +14,7 @@
 #include "accumlab/run_store.h"
 #include "sweep/sweep_panel.h"
 #include "sweep/sweep_plots.h"
+#include "sweep/sweep_progress.h"
 #include "ui_test_support.h"
 
 using namespace accumlab;
@@ -41,10 +42,12 @@ class SweepPanelTest : public QObject {
       p.lr = 0.01;
       points.push_back(p);
     }
-    const int64_t id = store.createSweep("by hand", R"({"target": {"kind": "loss", "value": 0.5}})", points);
+    SweepSpec spec;
+    spec.target.value = 0.5;
+    const int64_t id = store.createSweep("by hand", spec, points);
     for (SweepPoint p : points) {
       const double b = static_cast<double>(p.effectiveBatch());
-      p.status = p.index == 4 ? "missed" : "reached";
+      p.status = p.index == 4 ? SweepStatus::kMissed : SweepStatus::kReached;
       p.steps_to_target = p.index == 4 ? kNaN : 100.0 * (1.0 + 50.0 / b);
       p.samples_to_target = p.steps_to_target * b;
       p.loss_variance = 0.5 / b;
@@ -102,12 +105,73 @@ class SweepPanelTest : public QObject {
     const SweepDetail sweep = store.sweep(panel.shownSweep());
     QCOMPARE(sweep.row.name, std::string());
     QCOMPARE(sweep.points.size(), size_t{5});  // (8,1) (8,2) (16,1) (8,4) (16,2)
-    for (const SweepPoint& p : sweep.points) QCOMPARE(p.status, std::string("reached"));
+    for (const SweepPoint& p : sweep.points) QCOMPARE(toString(p.status), std::string("reached"));
     QCOMPARE(panel.findChild<QTableWidget*>("sweepPoints")->rowCount(), 5);
     // Two m at B = 16 and at B = 32: the memory plot draws the one with the most.
     QCOMPARE(panel.plots()->plot(3)->graphCount(), 2);
     const QString shot = qEnvironmentVariable("ACCUMLAB_SWEEP_SHOT");
     if (!shot.isEmpty()) panel.grab().save(shot);
+  }
+
+  void readsOnlyTheProgressObjectsNeverTheText() {
+    // The tab follows `sweep --progress jsonl`: any wording of the CLI's text lines, even
+    // one that looks like the old progress lines, changes nothing; the objects do.
+    RunStore store(path_.toStdString());
+    std::vector<SweepPoint> points(2);
+    for (int i = 0; i < 2; ++i) {
+      points[i].index = i;
+      points[i].micro_batch = 8;
+      points[i].accum = 1 << i;
+      points[i].lr = 0.01;
+    }
+    const int64_t first = store.createSweep("first", SweepSpec{}, points);
+    const int64_t second = store.createSweep("second", SweepSpec{}, points);
+    SweepPanel panel([] { return ExperimentConfig{}; });
+    panel.setStore(&store, path_);
+    panel.showSweep(first);
+    QSignalSpy status(&panel, &SweepPanel::statusChanged);
+    panel.readProgress(QByteArray("sweep ") + QByteArray::number(second) +
+                       ": 2 points to train, 1 at once\npoint 1/2  B=8: reached\n"
+                       "Sweep " + QByteArray::number(second) + " begins\n{not json}\n"
+                       "{\"event\": \"celebration\", \"sweep\": 99}\n");
+    QCOMPARE(panel.shownSweep(), first);
+    QCOMPARE(status.count(), 0);
+    // An object split across two reads counts once, when its line ends.
+    const QByteArray started = "{\"event\":\"sweep_started\",\"sweep\":" +
+                               QByteArray::number(second) + ",\"points\":2,\"jobs\":1}\n";
+    panel.readProgress(started.left(20));
+    QCOMPARE(panel.shownSweep(), first);
+    panel.readProgress(started.mid(20));
+    QCOMPARE(panel.shownSweep(), second);
+    SweepPoint p = points[0];
+    p.status = SweepStatus::kMissed;
+    store.updateSweepPoint(second, p);
+    panel.readProgress("{\"event\":\"point_finished\",\"sweep\":" + QByteArray::number(second) +
+                       ",\"point\":0,\"status\":\"missed\",\"done\":1,\"total\":2}\n");
+    QCOMPARE(panel.findChild<QTableWidget*>("sweepPoints")->item(0, 3)->text(), QString("missed"));
+    QCOMPARE(status.count(), 2);
+    QCOMPARE(status.last().at(0).toString(), QString("Sweep: 1 of 2 points done"));
+  }
+
+  void readsEveryEventOfTheStream() {
+    SweepProgress progress;
+    const auto events = progress.feed(
+        "{\"event\":\"sweep_started\",\"sweep\":4}\n"
+        "{\"event\":\"point_started\",\"sweep\":4,\"point\":3,\"micro_batch\":8,\"accum\":4}\n"
+        "{\"event\":\"point_finished\",\"sweep\":4,\"point\":3,\"status\":\"reached\",\"done\":1,\"total\":5}\n"
+        "{\"event\":\"point_finished\",\"sweep\":4,\"point\":2,\"status\":\"no-such\"}\n"
+        "{\"event\":\"sweep_finished\",\"sweep\":4,\"done\":1,\"total\":5,\"stopped\":true}\n"
+        "{\"event\":\"error\",\"message\":\"no dataset 'x'\"}\n");
+    using Kind = SweepProgressEvent::Kind;
+    QCOMPARE(events.size(), size_t{5});  // the unknown status is skipped
+    QVERIFY(events[0].kind == Kind::kSweepStarted && events[0].sweep == 4);
+    QVERIFY(events[1].kind == Kind::kPointStarted && events[1].point == 3);
+    QVERIFY(events[2].kind == Kind::kPointFinished && events[2].status == SweepStatus::kReached);
+    QCOMPARE(events[2].done, int64_t{1});
+    QCOMPARE(events[2].total, int64_t{5});
+    QVERIFY(events[3].kind == Kind::kSweepFinished && events[3].stopped);
+    QVERIFY(events[4].kind == Kind::kError);
+    QCOMPARE(events[4].message, QString("no dataset 'x'"));
   }
 
  private:

@@ -19,9 +19,4 @@ RecordBatch MetricsBuffer::take() {
   return out;
 }
 
-size_t MetricsBuffer::pendingSteps() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return pending_.steps.size();
-}
-
 }  // namespace accumlab::ui

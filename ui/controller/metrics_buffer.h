@@ -13,14 +13,12 @@ class MetricsBuffer : public BatchingSink {
  public:
   /// Moves everything appended so far out of the buffer (any thread).
   RecordBatch take();
-  /// Number of step records waiting (any thread).
-  size_t pendingSteps() const;
 
  protected:
   void append(const std::function<void(RecordBatch&)>& add, Urgency urgency) override;
 
  private:
-  mutable std::mutex mutex_;
+  std::mutex mutex_;
   RecordBatch pending_;
 };
 

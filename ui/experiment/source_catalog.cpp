@@ -21,23 +21,6 @@ bool looksLikeCifarFolder(const QDir& dir) {
 }
 }  // namespace
 
-ExperimentConfig defaultExperiment() {
-  ExperimentConfig c;
-  if (fashionMnistInstalled()) {
-    // At the engine's default LR of 0.05 (with momentum 0.9) no-accum's 8-sample updates
-    // often blow up on Fashion-MNIST; 0.02 keeps all three arms learning.
-    constexpr double kFashionMnistLr = 0.02;
-    constexpr int64_t kFashionMnistEvalEvery = 10'000;
-    // Long enough to talk over in front of a class (about half a minute on two cores, or Esc).
-    constexpr double kFashionMnistEpochs = 5;
-    c.data = "fashion-mnist";
-    c.optimizer.lr = kFashionMnistLr;
-    c.eval_every = kFashionMnistEvalEvery;
-    c.epochs = kFashionMnistEpochs;
-  }
-  return c;
-}
-
 bool fashionMnistInstalled() { return QFileInfo(kFashionMnistDir).isDir(); }
 
 std::vector<SourceChoice> builtinDatasets() {

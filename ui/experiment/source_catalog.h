@@ -14,12 +14,6 @@ struct SourceChoice {
   QString tooltip;
 };
 
-/// Where Debian's dataset-fashion-mnist package installs the files (DESIGN.md §4).
-inline constexpr char kFashionMnistDir[] = "/usr/share/datasets/fashion-mnist";
-
-/// The experiment the app opens with the first time: Fashion-MNIST with an MLP when it is
-/// installed (with an LR at which the noisy no-accum arm still learns), else the spirals.
-ExperimentConfig defaultExperiment();
 /// True when the Fashion-MNIST files are installed.
 bool fashionMnistInstalled();
 /// The built-in datasets; Fashion-MNIST first when installed.

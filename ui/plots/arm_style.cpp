@@ -23,10 +23,8 @@ QString armName(ArmKind arm) { return QString::fromStdString(toString(arm)); }
 
 QString armColorName(ArmKind arm) { return armColor(arm).name(); }
 
-QPen armPen(ArmKind arm, double width, int alpha) {
-  QColor c = armColor(arm);
-  c.setAlpha(alpha);
-  QPen pen(c, width);
+QPen armPen(ArmKind arm) {
+  QPen pen(armColor(arm), 1.0);
   if (arm == ArmKind::kBigBatch) pen.setStyle(Qt::DashLine);
   return pen;
 }

@@ -12,9 +12,9 @@ namespace accumlab::ui {
 QColor armColor(ArmKind arm);
 /// The arm's name as shown to people ("no-accum", "accum", "big-batch").
 QString armName(ArmKind arm);
-/// The pen of an arm's line in one run (big-batch dashed, so that it shows where it lies on
-/// accum).
-QPen armPen(ArmKind arm, double width = 1.0, int alpha = 255);
+/// The 1 px pen of an arm's line in one run (big-batch dashed, so that it shows where it lies
+/// on accum).
+QPen armPen(ArmKind arm);
 /// Comparing runs: one colour per run (never an arm's colour) ...
 QColor runColor(int run);
 /// ... and one line style per arm: no-accum solid, accum dashed, big-batch dotted.

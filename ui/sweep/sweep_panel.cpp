@@ -12,7 +12,6 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QComboBox>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -239,7 +238,7 @@ void SweepPanel::showSweep(int64_t id) {
         QString::number(p.effectiveBatch()),
         QString("%1 × %2").arg(p.micro_batch).arg(p.accum),
         number(p.lr),
-        QString::fromStdString(p.status),
+        QString::fromStdString(toString(p.status)),
         number(p.steps_to_target),
         number(p.samples_to_target, 6),
         number(p.loss_variance),
@@ -310,9 +309,12 @@ bool SweepPanel::startSweep() {
                       "--effective-batch", batches_->text().remove(' '),
                       "--micro-batch", micro_->text().remove(' '),
                       "--target-loss", QString::number(target_->value(), 'g', 10),
-                      "--jobs", QString::number(jobs_->value())};
+                      "--jobs", QString::number(jobs_->value()),
+                      "--progress", "jsonl"};
   if (!lrs_->text().trimmed().isEmpty()) args << "--lr" << lrs_->text().remove(' ');
-  output_.clear();
+  progress_.clear();
+  running_sweep_ = 0;
+  error_.clear();
   process_->start(cli, args);
   if (!process_->waitForStarted(5000)) {
     emit errorOccurred(tr("Cannot start %1: %2").arg(cli, process_->errorString()));
@@ -330,20 +332,31 @@ void SweepPanel::stopSweep() {
   if (isRunning()) ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
 }
 
-void SweepPanel::onOutput() {
-  output_ += QString::fromUtf8(process_->readAllStandardError());
-  static const QRegularExpression started("^sweep (\\d+): ", QRegularExpression::MultilineOption);
-  static const QRegularExpression point("^point (\\d+)/(\\d+) .*$", QRegularExpression::MultilineOption);
-  const auto s = started.match(output_);
-  QRegularExpressionMatch last;
-  for (auto it = point.globalMatch(output_); it.hasNext();) last = it.next();
-  if (s.hasMatch()) {
-    const int64_t id = s.captured(1).toLongLong();
-    if (shownSweep() != id) refresh();  // the new sweep joins the picker
-    showSweep(id);
-  }
-  if (last.hasMatch()) {
-    emit statusChanged(tr("Sweep: %1 of %2 points done").arg(last.captured(1), last.captured(2)));
+void SweepPanel::onOutput() { readProgress(process_->readAllStandardError()); }
+
+void SweepPanel::readProgress(const QByteArray& bytes) {
+  using Kind = SweepProgressEvent::Kind;
+  for (const SweepProgressEvent& e : progress_.feed(bytes)) {
+    switch (e.kind) {
+      case Kind::kSweepStarted:
+        running_sweep_ = e.sweep;
+        if (shownSweep() != e.sweep) refresh();  // the new sweep joins the picker
+        showSweep(e.sweep);
+        emit statusChanged(tr("Sweep %1 started").arg(e.sweep));
+        break;
+      case Kind::kPointStarted:
+        break;
+      case Kind::kPointFinished:
+        if (shownSweep() == e.sweep) showSweep(e.sweep);
+        emit statusChanged(tr("Sweep: %1 of %2 points done").arg(e.done).arg(e.total));
+        break;
+      case Kind::kSweepFinished:
+        if (shownSweep() != e.sweep) refresh();
+        break;
+      case Kind::kError:
+        error_ = e.message;
+        break;
+    }
   }
 }
 
@@ -353,10 +366,10 @@ void SweepPanel::onFinished(int exit_code, QProcess::ExitStatus status) {
   stop_->setEnabled(false);
   refresh();
   if (status != QProcess::NormalExit || (exit_code != 0 && exit_code != 130)) {
-    // The CLI's last line is its one-sentence reason.
-    const QStringList lines = output_.trimmed().split('\n');
-    QString reason = lines.isEmpty() ? QString() : lines.last();
-    reason.remove(QRegularExpression("^accumlab-cli: "));
+    const QString reason = !error_.isEmpty() ? error_
+                           : status != QProcess::NormalExit
+                               ? tr("accumlab-cli crashed")
+                               : tr("accumlab-cli exited with code %1").arg(exit_code);
     emit errorOccurred(tr("The sweep ended with an error: %1").arg(reason));
   }
   emit statusChanged(exit_code == 130 ? tr("Sweep stopped") : tr("Sweep finished"));

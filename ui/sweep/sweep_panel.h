@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "accumlab/experiment_config.h"
+#include "sweep/sweep_progress.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -25,8 +26,8 @@ class SweepPlots;
 
 /// The Sweeps tab: picks a stored sweep and shows its points and plots (SweepPlots), and
 /// starts new ones — a grid of effective batches and LRs on the current experiment, trained
-/// by `accumlab-cli sweep` in a child process (its workers train the points in parallel);
-/// the view refreshes as points finish. Reads through the GUI thread's RunStore (not owned).
+/// by `accumlab-cli sweep --progress jsonl` in a child process (its workers train the points
+/// in parallel); the view refreshes as its progress objects say points finish. Reads through the GUI thread's RunStore (not owned).
 /// GUI thread.
 class SweepPanel : public QWidget {
   Q_OBJECT
@@ -53,6 +54,10 @@ class SweepPanel : public QWidget {
   bool saveReport(const QString& path);
   /// Writes the shown sweep's plots into `folder` as <id>.<format> (png, svg or pdf).
   bool savePlots(const QString& folder, const QString& format);
+  /// Takes the next bytes of the sweep's progress stream (its child's stderr): shows the
+  /// sweep it started, refreshes as points end and keeps its error. Only JSON progress
+  /// objects count; any other text is ignored.
+  void readProgress(const QByteArray& bytes);
 
  signals:
   void errorOccurred(const QString& message);
@@ -79,7 +84,9 @@ class SweepPanel : public QWidget {
   SweepPlots* plots_;
   QProcess* process_;
   QString config_file_;
-  QString output_;  ///< the child's stderr so far
+  SweepProgress progress_;  ///< reads the child's stderr
+  int64_t running_sweep_ = 0;  ///< the sweep the child trains, once it said so
+  QString error_;  ///< the child's error object's message, if it sent one
 };
 
 }  // namespace accumlab::ui

@@ -190,8 +190,8 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
              Qt::AlignTop | Qt::AlignRight);
   QVector<double> vx, vy;
   for (const SweepPoint& p : sweep.points) {
-    if ((p.status == "reached" || p.status == "missed") && p.loss_variance > 0 &&
-        (isBest(p) || best.empty())) {
+    if ((p.status == SweepStatus::kReached || p.status == SweepStatus::kMissed) &&
+        p.loss_variance > 0 && (isBest(p) || best.empty())) {
       vx << static_cast<double>(p.effectiveBatch());
       vy << p.loss_variance;
     }
@@ -216,7 +216,7 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   QVector<double> bx, by, bs, ox, oy, os, mx, my, ms;
   for (const SweepPoint& p : sweep.points) {
     const double b = static_cast<double>(p.effectiveBatch());
-    if (p.status == "reached") {
+    if (p.status == SweepStatus::kReached) {
       (isBest(p) ? bx : ox) << b;
       (isBest(p) ? by : oy) << p.steps_to_target;
       (isBest(p) ? bs : os) << p.samples_to_target;
@@ -251,7 +251,8 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   QCustomPlot* mem = plots_[3];
   std::map<int64_t, std::map<int64_t, const SweepPoint*>> by_b;  // B → m → a finished point
   for (const SweepPoint& p : sweep.points) {
-    if ((p.status == "reached" || p.status == "missed") && p.peak_tensor_bytes > 0) {
+    if ((p.status == SweepStatus::kReached || p.status == SweepStatus::kMissed) &&
+        p.peak_tensor_bytes > 0) {
       by_b[p.effectiveBatch()].emplace(p.micro_batch, &p);
     }
   }
@@ -315,8 +316,8 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   QVector<double> ax, ay, aox, aoy;
   for (const SweepPoint& p : sweep.points) {
     if (!std::isfinite(p.val_accuracy)) continue;
-    (p.status == "reached" ? ax : aox) << static_cast<double>(p.effectiveBatch());
-    (p.status == "reached" ? ay : aoy) << p.val_accuracy;
+    (p.status == SweepStatus::kReached ? ax : aox) << static_cast<double>(p.effectiveBatch());
+    (p.status == SweepStatus::kReached ? ay : aoy) << p.val_accuracy;
   }
   points(acc, tr("reached the target"), kPointColor, QCPScatterStyle::ssDisc, ax, ay);
   points(acc, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, aox, aoy);
@@ -368,25 +369,30 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
           "<th>probe ratio</th><th>peak tensors (MiB)</th><th>samples/s</th><th>B_simple</th>"
           "<th>val acc</th><th>run</th></tr>";
   for (const SweepPoint& p : sweep.points) {
-    const bool best = std::find(a.best_points.begin(), a.best_points.end(), p.index) != a.best_points.end();
-    const QString cls = best ? " class=best" : (p.status == "reached" ? "" : " class=miss");
+    const bool best =
+        std::find(a.best_points.begin(), a.best_points.end(), p.index) != a.best_points.end();
+    const QString cls =
+        best ? " class=best" : (p.status == SweepStatus::kReached ? "" : " class=miss");
     html += QString("<tr%1><td>%2</td><td>%3</td><td>%4 × %5</td><td>%6</td><td>%7</td>")
                 .arg(cls)
                 .arg(p.index + 1)
                 .arg(p.effectiveBatch())
                 .arg(p.micro_batch)
                 .arg(p.accum)
-                .arg(number(p.lr), esc(p.status) + (p.message.empty() ? "" : ": " + esc(p.message)));
-    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td>"
-                    "<td>%8</td><td>%9</td></tr>")
-                .arg(number(p.steps_to_target, 4), number(p.samples_to_target, 5),
-                     number(p.loss_variance), number(p.variance_probe_ratio),
-                     p.peak_tensor_bytes >= 0 ? QString::number(p.peak_tensor_bytes / 1048576.0, 'f', 1)
-                                              : QStringLiteral("–"),
-                     number(p.samples_per_s, 5), number(p.b_simple),
-                     std::isfinite(p.val_accuracy) ? QString::number(100 * p.val_accuracy, 'f', 2) + "%"
-                                                   : QStringLiteral("–"),
-                     p.run_id > 0 ? QString::number(p.run_id) : QStringLiteral("–"));
+                .arg(number(p.lr),
+                     esc(toString(p.status)) + (p.message.empty() ? "" : ": " + esc(p.message)));
+    html +=
+        QString(
+            "<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td>"
+            "<td>%8</td><td>%9</td></tr>")
+            .arg(number(p.steps_to_target, 4), number(p.samples_to_target, 5),
+                 number(p.loss_variance), number(p.variance_probe_ratio),
+                 p.peak_tensor_bytes >= 0 ? QString::number(p.peak_tensor_bytes / 1048576.0, 'f', 1)
+                                          : QStringLiteral("–"),
+                 number(p.samples_per_s, 5), number(p.b_simple),
+                 std::isfinite(p.val_accuracy) ? QString::number(100 * p.val_accuracy, 'f', 2) + "%"
+                                               : QStringLiteral("–"),
+                 p.run_id > 0 ? QString::number(p.run_id) : QStringLiteral("–"));
   }
   html += "</table>";
   html += "<h2>" + QObject::tr("Fits") + "</h2><ul>";

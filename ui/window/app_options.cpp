@@ -1,5 +1,7 @@
 #include "window/app_options.h"
 
+#include <exception>
+
 #include <QCommandLineParser>
 #include <QCoreApplication>
 
@@ -13,6 +15,7 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   const QCommandLineOption version = parser.addVersionOption();
   const QCommandLineOption run({"r", "run"}, QCoreApplication::translate("main", "Start training at once."));
   const QCommandLineOption config("config", QCoreApplication::translate("main", "Experiment JSON file."), "FILE");
+  const QCommandLineOption preset("preset", QCoreApplication::translate("main", "Start from a named experiment instead of the last one: default."), "NAME");
   const QCommandLineOption data("data", QCoreApplication::translate("main", "Data SPEC (e.g. fashion-mnist, csv:FILE)."), "SPEC");
   const QCommandLineOption model("model", QCoreApplication::translate("main", "Model SPEC (e.g. mlp, cnn, torchscript:FILE.pt)."), "SPEC");
   const QCommandLineOption micro({"m", "micro-batch"}, QCoreApplication::translate("main", "Micro-batch size m."), "M");
@@ -27,7 +30,7 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   const QCommandLineOption predict("predict", QCoreApplication::translate("main", "Your answer to the lesson's question."), "X");
   const QCommandLineOption presentation("presentation", QCoreApplication::translate("main", "Start in Presentation mode (full screen, larger fonts, four plots; F11 leaves it)."));
   const QCommandLineOption open("open", QCoreApplication::translate("main", "Show these stored runs at start (ids, comma-separated; several are overlaid to compare)."), "IDS");
-  for (const auto& o : {run, config, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh, lesson, predict, presentation, open}) {
+  for (const auto& o : {run, config, preset, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh, lesson, predict, presentation, open}) {
     parser.addOption(o);
   }
   if (!parser.parse(arguments)) {
@@ -79,6 +82,15 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   }
   out->run = parser.isSet(run);
   out->config_file = parser.value(config);
+  out->preset = parser.value(preset);
+  if (!out->preset.isEmpty()) {
+    try {
+      presetExperiment(out->preset.toStdString());
+    } catch (const std::exception& e) {
+      *message = QString::fromStdString(e.what());
+      return 2;
+    }
+  }
   out->data = parser.value(data);
   out->model = parser.value(model);
   out->screenshot = parser.value(screenshot);

@@ -14,6 +14,7 @@ namespace accumlab::ui {
 struct AppOptions {
   bool run = false;        ///< start training at once
   QString config_file;     ///< experiment JSON to load instead of the last one
+  QString preset;          ///< named experiment (presetExperiment) instead of the last one
   QString data;            ///< data SPEC overriding the experiment's
   QString model;           ///< model SPEC overriding the experiment's
   qint64 micro_batch = 0;  ///< m override (0: keep)

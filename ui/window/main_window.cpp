@@ -139,7 +139,9 @@ void MainWindow::openPath(const QString& path) {
 bool MainWindow::applyOptions(const AppOptions& options) {
   settings_.restoreWindow(this, plots_, presentation_, options.fresh);
   ExperimentConfig config = defaultExperiment();
-  if (!options.fresh) {
+  if (!options.preset.isEmpty()) {
+    config = presetExperiment(options.preset.toStdString());  // checked by parseAppOptions
+  } else if (!options.fresh) {
     if (auto last = settings_.lastExperiment()) config = *last;
   }
   bool ok = true;

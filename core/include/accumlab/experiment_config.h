@@ -83,6 +83,16 @@ struct ExperimentConfig {
   int64_t workers = 1;
 };
 
+/// Where Debian's dataset-fashion-mnist package installs the files.
+inline constexpr char kFashionMnistDir[] = "/usr/share/datasets/fashion-mnist";
+
+/// The default experiment (`--preset default`, and the app's first one): Fashion-MNIST with
+/// an MLP when it is installed (at an LR where the noisy no-accum arm still learns, for five
+/// epochs), else the built-in defaults on the spirals.
+ExperimentConfig defaultExperiment();
+/// The experiment of the preset `name` ("default"); throws InputError naming the presets.
+ExperimentConfig presetExperiment(const std::string& name);
+
 std::string toString(ArmKind v);
 std::string toString(OptimizerKind v);
 std::string toString(LrSchedule v);

@@ -149,7 +149,7 @@ std::vector<LessonJob> lessonJobs(const Lesson& lesson);
 
 /// A sweep lesson's spec for RunStore::createSweep (the shape `accumlab-cli sweep` stores:
 /// config, target, and the lesson's id), so its points show in the Sweeps tab.
-std::string lessonSweepSpec(const Lesson& lesson);
+SweepSpec lessonSweepSpec(const Lesson& lesson);
 /// A sweep job's point with the outcome of its run (status, steps to target, …); a run
 /// stopped by the user before it reached the target is `interrupted`.
 SweepPoint lessonPointOutcome(const LessonJob& job, const LessonRunResult& result,

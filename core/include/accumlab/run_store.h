@@ -177,8 +177,6 @@ class RunStore {
   RunDetail run(int64_t run_id);
   /// One run's steps and evals; throws InputError when there is no such run.
   RunSeries series(int64_t run_id);
-  /// One run's steps after `after_step` (for a live view that polls a running run).
-  std::vector<StepRecord> stepsAfter(int64_t run_id, int64_t after_step);
   /// The number of stored step rows in the whole file.
   int64_t stepRowCount();
 
@@ -196,8 +194,8 @@ class RunStore {
   /// InputError (deleting nothing) when any id does not exist.
   void deleteRuns(const std::vector<int64_t>& run_ids);
 
-  /// Stores a new sweep with its points; returns its id.
-  int64_t createSweep(const std::string& name, const std::string& spec_json,
+  /// Stores a new sweep (its spec as sweepSpecToJson writes it) with its points; returns its id.
+  int64_t createSweep(const std::string& name, const SweepSpec& spec,
                       const std::vector<SweepPoint>& points);
   /// Every sweep, newest first.
   std::vector<SweepRow> listSweeps();

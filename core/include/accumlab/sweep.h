@@ -7,23 +7,26 @@
 
 #include "accumlab/records.h"
 #include "accumlab/sweep_fit.h"
+#include "accumlab/sweep_spec.h"
 
 namespace accumlab {
 
-/// What every point of a sweep trains towards.
-struct SweepTarget {
-  enum class Kind { kLoss, kValAccuracy };
-  Kind kind = Kind::kLoss;
-  /// kLoss: the debiased-EMA training loss at or below this; kValAccuracy: the validation
-  /// accuracy (a fraction) at or above it.
-  double value = kNaN;
-  double smoothing = 0.9;  ///< s of the debiased EMA of the training loss
+/// What became of a sweep point. Stored, printed and sent in progress lines by the names
+/// toString gives ("pending", "running", "reached", …): they are an interface.
+enum class SweepStatus {
+  kPending,      ///< not started
+  kRunning,      ///< its run is training
+  kReached,      ///< its run reached the target
+  kMissed,       ///< trained its budget without reaching the target
+  kDiverged,     ///< its loss became non-finite
+  kFailed,       ///< its run could not train (see the point's message)
+  kInterrupted,  ///< stopped before it ended (Ctrl-C, a dead process); resume trains it again
 };
 
-/// The target a sweep's stored spec names (`{"target": {"kind", "value", "smoothing"}}`).
-SweepTarget sweepTargetFromSpec(const std::string& spec_json);
-/// "smoothed training loss ≤ 0.5" or "validation accuracy ≥ 0.8".
-std::string describeTarget(const SweepTarget& target);
+/// The status's stored name, e.g. "reached".
+std::string toString(SweepStatus status);
+/// The status named `name`; throws InputError naming the accepted names.
+SweepStatus parseSweepStatus(const std::string& name);
 
 /// One grid point: the sizes and LR it trains with, and what came of it.
 struct SweepPoint {
@@ -32,9 +35,7 @@ struct SweepPoint {
   int64_t accum = 0;
   double lr = kNaN;
   int64_t run_id = 0;  ///< the stored run of its arm; 0 before it started
-  /// pending, running, reached, missed (trained its budget without reaching the target),
-  /// diverged, failed, interrupted.
-  std::string status = "pending";
+  SweepStatus status = SweepStatus::kPending;
   double steps_to_target = kNaN;    ///< interpolated between the records around the crossing
   double samples_to_target = kNaN;
   double loss_variance = kNaN;      ///< detrended per-update loss variance at the end

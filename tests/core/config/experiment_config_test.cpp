@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -129,6 +130,24 @@ TEST(LrScaling, ScalesTheBaseLrByTheBatchRatio) {
   c.scaling = LrScaling::kSqrt;
   EXPECT_DOUBLE_EQ(scaledLearningRate(c, 16), 0.04);
   EXPECT_DOUBLE_EQ(scaledLearningRate(c, 1), 0.01);  // no-accum keeps the base LR
+}
+
+TEST(ExperimentConfig, TheDefaultPresetIsTheDefaultExperiment) {
+  const ExperimentConfig c = presetExperiment("default");
+  EXPECT_EQ(configToJson(c), configToJson(defaultExperiment()));
+  EXPECT_EQ(c.model, "mlp");
+  EXPECT_EQ(c.micro_batch, 8);
+  EXPECT_EQ(c.accum, 8);
+  if (std::filesystem::is_directory(kFashionMnistDir)) {
+    EXPECT_EQ(c.data, "fashion-mnist");
+    EXPECT_DOUBLE_EQ(c.optimizer.lr, 0.02);
+    EXPECT_EQ(c.samples, 0);
+    EXPECT_GE(c.epochs, 5);
+  } else {
+    EXPECT_EQ(c.data, ExperimentConfig{}.data);
+  }
+  EXPECT_NO_THROW(validateConfig(c));
+  EXPECT_THROW(presetExperiment("fast"), InputError);
 }
 
 }  // namespace

@@ -125,12 +125,13 @@ TEST_F(StoreTest, RowsBecomeVisibleWhileTheRunIsGoing) {
   EXPECT_EQ(reader.run(run_id).row.status, ArmStatus::kRunning);
   const auto t0 = Clock::now();
   for (int64_t s = 1; s <= 20; ++s) sink.onStep(makeStep(ArmKind::kAccum, s));
-  while (reader.stepsAfter(run_id, 0).size() < 20 && Clock::now() - t0 < std::chrono::seconds(5)) {
+  while (reader.series(run_id).steps.size() < 20 && Clock::now() - t0 < std::chrono::seconds(5)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_EQ(reader.stepsAfter(run_id, 0).size(), 20u);
+  const std::vector<StepRecord> steps = reader.series(run_id).steps;
+  ASSERT_EQ(steps.size(), 20u);
   EXPECT_LT(msSince(t0), (std::chrono::duration<double, std::milli>(kVisibleWithin).count()));
-  EXPECT_EQ(reader.stepsAfter(run_id, 15).size(), 5u);
+  EXPECT_EQ(steps[15].step, 16);  // in order, none missing
   EXPECT_EQ(reader.run(run_id).row.steps, 20);  // the list shows progress of running runs
 }
 
@@ -234,21 +235,24 @@ TEST_F(StoreTest, SweepsKeepTheirPointsAndOutcomes) {
     points[i].accum = 1 << i;
     points[i].lr = 0.05;
   }
-  const int64_t id = store.createSweep("grid", R"({"target": {"kind": "loss", "value": 0.5}})", points);
+  SweepSpec spec;
+  spec.target.value = 0.5;
+  const int64_t id = store.createSweep("grid", spec, points);
   SweepPoint p = points[1];
   p.run_id = runs[0].run_id;
-  p.status = "reached";
+  p.status = SweepStatus::kReached;
   p.steps_to_target = 12.5;
   p.samples_to_target = 200;
   p.peak_tensor_bytes = 4096;
   store.updateSweepPoint(id, p);
   const SweepDetail d = store.sweep(id);
   EXPECT_EQ(d.row.name, "grid");
+  EXPECT_DOUBLE_EQ(sweepSpecFromJson(d.row.spec_json, "the stored spec").target.value, 0.5);
   EXPECT_EQ(d.row.points, 3);
   EXPECT_EQ(d.row.done, 1);
   EXPECT_EQ(d.row.reached, 1);
   ASSERT_EQ(d.points.size(), 3u);
-  EXPECT_EQ(d.points[0].status, "pending");
+  EXPECT_EQ(d.points[0].status, SweepStatus::kPending);
   EXPECT_EQ(d.points[1].run_id, runs[0].run_id);
   EXPECT_EQ(d.points[1].accum, 2);
   EXPECT_DOUBLE_EQ(d.points[1].steps_to_target, 12.5);
@@ -258,7 +262,7 @@ TEST_F(StoreTest, SweepsKeepTheirPointsAndOutcomes) {
   // Deleting the point's run keeps the point, without a run.
   store.deleteRuns({runs[0].run_id});
   EXPECT_EQ(store.sweep(id).points[1].run_id, 0);
-  EXPECT_EQ(store.sweep(id).points[1].status, "reached");
+  EXPECT_EQ(store.sweep(id).points[1].status, SweepStatus::kReached);
   EXPECT_THROW(store.sweep(id + 1), InputError);
   p.index = 7;
   EXPECT_THROW(store.updateSweepPoint(id, p), InputError);

@@ -1,4 +1,4 @@
-// The sweep's fits (core/stats/sweep_fit.cpp) against numbers with known answers.
+// The sweep's fits (core/sweeps/sweep_fit.cpp) against numbers with known answers.
 #include "accumlab/sweep_fit.h"
 
 #include <gtest/gtest.h>

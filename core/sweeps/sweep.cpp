@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <utility>
 
 #include "accumlab/input_error.h"
 #include "accumlab/smoothing.h"
@@ -38,27 +39,37 @@ const StepRecord* recordNear(const std::vector<StepRecord>& steps, double step) 
 
 }  // namespace
 
-SweepTarget sweepTargetFromSpec(const std::string& spec_json) {
-  const json spec = json::parse(spec_json, nullptr, false);
-  SweepTarget t;
-  if (!spec.is_object() || !spec.contains("target") || !spec["target"].is_object()) return t;
-  const json& j = spec["target"];
-  t.kind = j.value("kind", std::string("loss")) == "val_accuracy" ? SweepTarget::Kind::kValAccuracy
-                                                                   : SweepTarget::Kind::kLoss;
-  t.value = numberOr(j, "value", kNaN);
-  t.smoothing = numberOr(j, "smoothing", 0.9);
-  return t;
+namespace {
+
+/// Each status with its stored name (the schema's CHECK lists the same names).
+constexpr std::pair<SweepStatus, const char*> kStatusNames[] = {
+    {SweepStatus::kPending, "pending"},   {SweepStatus::kRunning, "running"},
+    {SweepStatus::kReached, "reached"},   {SweepStatus::kMissed, "missed"},
+    {SweepStatus::kDiverged, "diverged"}, {SweepStatus::kFailed, "failed"},
+    {SweepStatus::kInterrupted, "interrupted"},
+};
+
+}  // namespace
+
+std::string toString(SweepStatus status) {
+  for (const auto& [value, name] : kStatusNames) {
+    if (value == status) return name;
+  }
+  return "pending";
 }
 
-std::string describeTarget(const SweepTarget& t) {
-  char value[32];
-  std::snprintf(value, sizeof value, "%g", t.value);
-  return t.kind == SweepTarget::Kind::kLoss ? std::string("smoothed training loss ≤ ") + value
-                                            : std::string("validation accuracy ≥ ") + value;
+SweepStatus parseSweepStatus(const std::string& name) {
+  std::string accepted;
+  for (const auto& [value, known] : kStatusNames) {
+    if (name == known) return value;
+    accepted += accepted.empty() ? known : std::string(", ") + known;
+  }
+  throw InputError("unknown sweep point status '" + name + "'; expected one of " + accepted);
 }
 
 bool SweepPoint::done() const {
-  return status == "reached" || status == "missed" || status == "diverged" || status == "failed";
+  return status == SweepStatus::kReached || status == SweepStatus::kMissed ||
+         status == SweepStatus::kDiverged || status == SweepStatus::kFailed;
 }
 
 void measurePoint(SweepPoint& p, const ArmSummary& s, const std::vector<StepRecord>& steps,
@@ -88,16 +99,16 @@ void measurePoint(SweepPoint& p, const ArmSummary& s, const std::vector<StepReco
   switch (s.status) {
     case ArmStatus::kFinished:
     case ArmStatus::kStopped:
-      p.status = crossing ? "reached" : "missed";
+      p.status = crossing ? SweepStatus::kReached : SweepStatus::kMissed;
       break;
     case ArmStatus::kDiverged:
-      p.status = "diverged";
+      p.status = SweepStatus::kDiverged;
       break;
     case ArmStatus::kFailed:
-      p.status = "failed";
+      p.status = SweepStatus::kFailed;
       break;
     default:
-      p.status = "interrupted";
+      p.status = SweepStatus::kInterrupted;
       break;
   }
   p.message = s.message;
@@ -119,12 +130,12 @@ SweepAnalysis analyzeSweep(const std::vector<SweepPoint>& points) {
   std::map<int64_t, const SweepPoint*> best, finished;
   for (const SweepPoint& p : points) {
     const int64_t b = p.effectiveBatch();
-    if (p.status == "reached") {
+    if (p.status == SweepStatus::kReached) {
       auto& slot = best[b];
       if (!slot || p.steps_to_target < slot->steps_to_target) slot = &p;
     }
-    if ((p.status == "reached" || p.status == "missed") && std::isfinite(p.loss_variance) &&
-        p.loss_variance > 0 && !finished.count(b)) {
+    if ((p.status == SweepStatus::kReached || p.status == SweepStatus::kMissed) &&
+        std::isfinite(p.loss_variance) && p.loss_variance > 0 && !finished.count(b)) {
       finished[b] = &p;
     }
   }
@@ -176,7 +187,7 @@ std::string sweepPointToJson(const SweepPoint& p) {
                   {"effective_batch", p.effectiveBatch()},
                   {"lr", number(p.lr)},
                   {"run_id", p.run_id == 0 ? json() : json(p.run_id)},
-                  {"status", p.status},
+                  {"status", toString(p.status)},
                   {"steps_to_target", number(p.steps_to_target)},
                   {"samples_to_target", number(p.samples_to_target)},
                   {"loss_variance", number(p.loss_variance)},
