@@ -67,6 +67,7 @@ class BatchSliderTest : public QObject {
     auto* slider = m.findChild<QSlider*>();
     QTest::keyClick(slider, Qt::Key_Right);
     QCOMPARE(m.value(), int64_t{10});
+    QVERIFY(changed.wait(2 * BatchSlider::kSettleMs));
     QCOMPARE(changed.count(), 1);
     QTest::keyClick(slider, Qt::Key_Left);
     QTest::keyClick(slider, Qt::Key_Left);
@@ -83,6 +84,31 @@ class BatchSliderTest : public QObject {
     QSignalSpy changed(&k, &BatchSlider::valueChanged);
     wheelNotch(k.findChild<QSlider*>());
     QCOMPARE(k.value(), int64_t{9});
+    QVERIFY(changed.wait(2 * BatchSlider::kSettleMs));
+    QCOMPARE(changed.count(), 1);
+  }
+
+  void quickStepsAreOneChangeWhenTheSliderComesToRest() {
+    // Eight Right-arrow presses in a row once made eight mid-run changes (K 9 … 16).
+    BatchSlider k(BatchSlider::Scale::kLinear, 1, 256);
+    k.setValue(8);
+    QSignalSpy changed(&k, &BatchSlider::valueChanged);
+    QSignalSpy preview(&k, &BatchSlider::valuePreview);
+    auto* slider = k.findChild<QSlider*>();
+    for (int i = 0; i < 8; ++i) {
+      QTest::keyClick(slider, Qt::Key_Right);
+      QTest::qWait(BatchSlider::kSettleMs / 6);
+    }
+    QCOMPARE(k.value(), int64_t{16});
+    QCOMPARE(preview.count(), 8);  // the labels follow every step
+    QCOMPARE(changed.count(), 0);  // the run does not, yet
+    QVERIFY(changed.wait(2 * BatchSlider::kSettleMs));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.front().front().toLongLong(), qint64{16});
+    // Stepping away and back within the pause changes nothing.
+    QTest::keyClick(slider, Qt::Key_Right);
+    QTest::keyClick(slider, Qt::Key_Left);
+    QVERIFY(!changed.wait(2 * BatchSlider::kSettleMs));
     QCOMPARE(changed.count(), 1);
   }
 
@@ -104,6 +130,7 @@ class BatchSliderTest : public QObject {
     QTest::mouseMove(slider, to);
     QTest::mouseRelease(slider, Qt::LeftButton, Qt::NoModifier, to);
     QCOMPARE(m.value(), int64_t{10});
+    QVERIFY(changed.wait(2 * BatchSlider::kSettleMs));
     QCOMPARE(changed.count(), 1);  // one decision, at release
   }
 };

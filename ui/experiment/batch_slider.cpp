@@ -4,6 +4,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTimer>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -39,7 +40,15 @@ BatchSlider::BatchSlider(Scale scale, int64_t minimum, int64_t maximum, QWidget*
     : QWidget(parent), scale_(scale),
       steps_(scale == Scale::kLogarithmic ? logSteps(minimum, maximum)
                                           : linearSteps(minimum, maximum)),
-      slider_(new QSlider(Qt::Horizontal, this)), spin_(new QSpinBox(this)) {
+      slider_(new QSlider(Qt::Horizontal, this)), spin_(new QSpinBox(this)),
+      settle_timer_(new QTimer(this)), settled_(minimum), pending_(minimum) {
+  settle_timer_->setSingleShot(true);
+  settle_timer_->setInterval(kSettleMs);
+  connect(settle_timer_, &QTimer::timeout, this, [this] {
+    if (pending_ == settled_) return;  // stepped away and back: no change
+    settled_ = pending_;
+    emit valueChanged(settled_);
+  });
   spin_->setRange(static_cast<int>(minimum), static_cast<int>(maximum));
   spin_->setMinimumWidth(70);
   slider_->setRange(0, static_cast<int>(steps_.size()) - 1);
@@ -65,7 +74,7 @@ BatchSlider::BatchSlider(Scale scale, int64_t minimum, int64_t maximum, QWidget*
       const QSignalBlocker block(spin_);
       spin_->setValue(static_cast<int>(v));
     }
-    emit valueChanged(v);
+    settle(v);
   });
   // Without keyboard tracking the spin box reports typed values on Enter or focus-out and
   // arrow or wheel steps at once: each is one decision, like a released slider.
@@ -74,13 +83,21 @@ BatchSlider::BatchSlider(Scale scale, int64_t minimum, int64_t maximum, QWidget*
     updating_ = true;
     slider_->setValue(positionOf(v));
     updating_ = false;
-    emit valueChanged(v);
+    settle(v);
   });
+}
+
+void BatchSlider::settle(int64_t v) {
+  pending_ = v;
+  emit valuePreview(v);
+  settle_timer_->start();  // restarts: eight quick steps are one change
 }
 
 int64_t BatchSlider::value() const { return spin_->value(); }
 
 void BatchSlider::setValue(int64_t v) {
+  settle_timer_->stop();
+  settled_ = pending_ = v;
   const QSignalBlocker block_spin(spin_);
   spin_->setValue(static_cast<int>(v));
   updating_ = true;

@@ -27,6 +27,7 @@
 #include "window/run_actions.h"
 #include "window/run_database.h"
 #include "window/run_status_bar.h"
+#include "window/wheel_guard.h"
 #include "files/file_dialogs.h"
 
 namespace accumlab::ui {
@@ -106,6 +107,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(plots_, &LivePlots::viewOptionsChanged, this, [this] {
     settings_.saveView(static_cast<int>(plots_->xAxisMode()), plots_->smoothing(), plots_->logY());
   });
+  WheelGuard::protect(this);  // scrolling a panel changes none of its boxes
 }
 
 MainWindow::~MainWindow() = default;
