@@ -7,8 +7,8 @@
 namespace accumlab::ui {
 
 /// The GUI's MetricsSink: the training thread appends records, the GUI thread takes them in
-/// batches (DESIGN.md §5). The pending batch is guarded by `mutex_`; appends are O(1) and
-/// never wait on the GUI.
+/// batches (ARCHITECTURE.md, "One path for a run's records"). The pending batch is guarded
+/// by `mutex_`; appends are O(1) and never wait on the GUI.
 class MetricsBuffer : public BatchingSink {
  public:
   /// Moves everything appended so far out of the buffer (any thread).
