@@ -12,6 +12,7 @@
 #include "accumlab/variance_ratio.h"
 #include "plots/arm_style.h"
 #include "plots/metric_canvas.h"
+#include "plots/probe_spread_plot.h"
 
 namespace accumlab::ui {
 
@@ -167,6 +168,7 @@ void PlotFeed::draw(std::vector<const RunData*> runs, XAxisMode x_mode, double s
   x_mode_ = x_mode;
   smoothing_ = smoothing;
   for (MetricCanvas* c : canvases_) c->clear();
+  for (auto& [canvas, histogram] : histograms_) histogram->hide();
   state_.assign(sources_.size(), SourceState{});
   for (size_t i = 0; i < sources_.size(); ++i) drawNew(static_cast<int>(i));
 }
@@ -255,9 +257,13 @@ void PlotFeed::addProbes(int source, size_t from) {
   QString name = QObject::tr("same weights (probe)");
   if (sources_.size() > 1) name = QString::fromStdString(run.label) + ": " + name;
   for (MetricCanvas* c : canvases_) {
-    if (c->definition().id == "variance") {
-      c->addIntervalPoints(source, 1, name, QColor(kSliderMarkerColor), x, y, lo, hi);
-    }
+    if (c->definition().id != "variance") continue;
+    c->addIntervalPoints(source, 1, name, QColor(kSliderMarkerColor), x, y, lo, hi);
+    // The picture of the latest probe, for one run (compared runs would need one each).
+    if (source != 0 || sources_.size() > 1) continue;
+    auto& histogram = histograms_[c];
+    if (!histogram) histogram = std::make_unique<ProbeSpreadPlot>(c->plot());
+    histogram->show(run.probes.back());
   }
 }
 
@@ -303,8 +309,8 @@ void PlotFeed::updateReadouts() {
     if (id == "variance") c->markValue(1, k);
     if (id == "noise") c->markValue(1, mk);
     if (id == "variance") {
-      const QString text = varianceReadout(run);
-      c->setReadout(text.isEmpty() ? text : whose + text);
+      const VarianceReadout r = varianceReadout(run);
+      c->setReadout(r.text.isEmpty() ? r.text : whose + r.text, r.more);
     } else if (id == "equivalence") {
       const EquivalenceReadout r = equivalenceReadout(run);
       if (!r.text.isEmpty()) c->setReadout(whose + r.text, r.more);
@@ -312,21 +318,27 @@ void PlotFeed::updateReadouts() {
   }
 }
 
-QString PlotFeed::varianceReadout(const RunData& run) const {
-  // The clean measurement first: a narrow plot clips the end of the read-out.
+PlotFeed::VarianceReadout PlotFeed::varianceReadout(const RunData& run) const {
+  // The headline is every probe of the run pooled, each at its own frozen weights (where the
+  // ratio is K); the latest alone is the last dot of the plot. The arms' own ratio is no test
+  // of K (other weights, see "?"): it goes to the tooltip.
   const ArmSeries* no_accum = run.find(ArmKind::kNoAccum);
   const ArmSeries* accum = run.find(ArmKind::kAccum);
   // Without an accum arm, big-batch's update is the same batch of m·K samples.
   if (accum == nullptr || accum->steps.empty()) accum = run.find(ArmKind::kBigBatch);
-  QStringList parts;
+  VarianceReadout out;
   int64_t k = 0;
-  if (!run.probes.empty()) {
+  if (const auto pooled = poolProbes(run.probes); pooled && std::isfinite(pooled->ratio)) {
+    out.text = QObject::tr("same weights <b>%1×</b> %2 · theory %3 · %n probe(s) pooled", "",
+                           static_cast<int>(pooled->probes))
+                   .arg(ratioText(pooled->ratio), intervalText(pooled->ci_low, pooled->ci_high))
+                   .arg(pooled->accum);
+    if (pooled->batch_dependent) out.text += QObject::tr(" (BatchNorm: not K)");
     const ProbeRecord& p = run.probes.back();
-    if (std::isfinite(p.ratio)) {
-      parts << QObject::tr("same weights <b>%1×</b> %2 · theory %3")
-                   .arg(ratioText(p.ratio), intervalText(p.ci_low, p.ci_high))
-                   .arg(p.accum);
-    }
+    out.more = QObject::tr("latest probe (sample %1): %2× %3")
+                   .arg(p.samples_seen)
+                   .arg(ratioText(p.ratio), intervalText(p.ci_low, p.ci_high));
+    if (!p.histogram.empty()) out.more += "<br>" + spreadWords(p).toHtmlEscaped();
   }
   if (no_accum && accum && !accum->steps.empty() && !no_accum->steps.empty()) {
     const StepRecord& a = accum->steps.back();
@@ -335,20 +347,23 @@ QString PlotFeed::varianceReadout(const RunData& run) const {
     k = accum->arm == ArmKind::kAccum ? currentAccum(accum->steps)
                                       : (a.micro_batch * a.accum) / std::max<int64_t>(1, n.micro_batch * n.accum);
     const int64_t w = run.info.config.variance_window;
+    QString arms;
     if (a.loss_var_count < w || n.loss_var_count < w) {
-      parts << QObject::tr("settling… %1/%2 updates").arg(std::min(a.loss_var_count, n.loss_var_count)).arg(w);
+      arms = QObject::tr("arms' own ratio: settling… %1/%2 updates").arg(std::min(a.loss_var_count, n.loss_var_count)).arg(w);
     } else {
       const RatioInterval r = detrendedRatio(n.loss_var_detrended, n.loss_var_count,
                                              a.loss_var_detrended, a.loss_var_count);
-      // The arms train to different weights: their ratio is no test of K (see "?").
       if (std::isfinite(r.ratio)) {
-        parts << QObject::tr("arms' own ratio <b>%1</b> %2 (other weights)").arg(ratioText(r.ratio), intervalText(r.low, r.high));
+        arms = QObject::tr("arms' own ratio %1× %2 (other weights: no test of K)")
+                   .arg(ratioText(r.ratio), intervalText(r.low, r.high));
       }
     }
+    if (!arms.isEmpty()) out.more = out.more.isEmpty() ? arms : out.more + "<br>" + arms;
   }
-  if (parts.isEmpty()) return QString();
-  if (run.probes.empty() && k > 0) parts.prepend(QObject::tr("theory %1 at one set of weights").arg(k));
-  return parts.join(" · ");
+  if (out.text.isEmpty() && k > 0 && !out.more.isEmpty()) {
+    out.text = QObject::tr("theory %1 at one set of weights (waiting for the first probe)").arg(k);
+  }
+  return out;
 }
 
 void PlotFeed::refresh() {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QString>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -10,6 +11,7 @@
 namespace accumlab::ui {
 
 class MetricCanvas;
+class ProbeSpreadPlot;
 
 /// Draws runs into the catalog's canvases: each run's lines, its event markers and probes,
 /// and the read-outs next to the titles. Appends only what a run gained since it was last
@@ -35,13 +37,21 @@ class PlotFeed {
   struct SourceState;
   void addEventMarkers(int source, size_t from);
   void addProbes(int source, size_t from);
-  QString varianceReadout(const RunData& run) const;
+  /// The loss-variance read-out: the pooled same-weights ratio (the headline) and, for the
+  /// tooltip, the arms' own ratio.
+  struct VarianceReadout {
+    QString text;
+    QString more;
+  };
+  VarianceReadout varianceReadout(const RunData& run) const;
   void updateReadouts();
   QString sourceLabel(int source) const;
 
   std::vector<MetricCanvas*> canvases_;
   std::vector<const RunData*> sources_;
   std::vector<SourceState> state_;
+  /// The latest probe's histogram beside each loss-variance canvas, by canvas.
+  std::map<MetricCanvas*, std::unique_ptr<ProbeSpreadPlot>> histograms_;
   XAxisMode x_mode_ = XAxisMode::kSamples;
   double smoothing_ = 0;
 };

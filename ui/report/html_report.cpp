@@ -11,6 +11,7 @@
 #include "accumlab/variance_ratio.h"
 #include "runs/run_loader.h"
 #include "plots/arm_style.h"
+#include "plots/probe_spread_plot.h"
 
 namespace accumlab::ui {
 
@@ -141,13 +142,33 @@ QString summaryTable(const RunData& run) {
   return html + "</table>";
 }
 
-/// The across-arm variance ratio and the same-weights probe, with their 90% intervals.
+/// The same-weights probes pooled (the headline) and the across-arm variance ratio, with
+/// their 90% intervals.
 QString varianceParagraph(const RunData& run) {
   auto interval = [](double r, double lo, double hi) {
     return QString("<b>%1×</b> [%2, %3]")
         .arg(QString::number(r, 'g', 3), QString::number(lo, 'g', 3), QString::number(hi, 'g', 3));
   };
   QStringList lines;
+  if (const auto pooled = poolProbes(run.probes); pooled && std::isfinite(pooled->ratio)) {
+    const ProbeRecord& p = run.probes.back();
+    lines << QObject::tr("Same weights (%1 of %2 probes pooled, each %3 batches of %4 and of %5%6): "
+                         "%7 (90%) · theory %8%9 · latest probe (at %10 samples): %11")
+                 .arg(pooled->probes)
+                 .arg(run.probes.size())
+                 .arg(p.repeats)
+                 .arg(p.micro_batch)
+                 .arg(p.micro_batch * p.accum)
+                 .arg(p.pool > 0 ? QObject::tr(" drawn from the losses of %1 samples").arg(p.pool)
+                                 : QString())
+                 .arg(interval(pooled->ratio, pooled->ci_low, pooled->ci_high))
+                 .arg(pooled->accum)
+                 .arg(pooled->batch_dependent ? QObject::tr(" (BatchNorm: batch-dependent, not K)")
+                                              : QString())
+                 .arg(QLocale().toString(static_cast<qlonglong>(p.samples_seen)))
+                 .arg(interval(p.ratio, p.ci_low, p.ci_high));
+    if (!p.histogram.empty()) lines << spreadWords(p).toHtmlEscaped().replace("\n", "; ");
+  }
   std::vector<ArmSummary> summaries;
   for (const ArmSeries& arm : run.arms) summaries.push_back(summaryOf(arm));
   const auto r = armVarianceRatio(summaries);
@@ -158,19 +179,6 @@ QString varianceParagraph(const RunData& run) {
                  .arg(r->updates)
                  .arg(interval(r->ci.ratio, r->ci.low, r->ci.high))
                  .arg(r->theory);
-  }
-  if (!run.probes.empty()) {
-    const ProbeRecord& p = run.probes.back();
-    lines << QObject::tr("Same weights (probe at %1 samples, %2 batches of %3 and of %4): %5 "
-                         "(90%) · theory %6%7")
-                 .arg(QLocale().toString(static_cast<qlonglong>(p.samples_seen)))
-                 .arg(p.repeats)
-                 .arg(p.micro_batch)
-                 .arg(p.micro_batch * p.accum)
-                 .arg(interval(p.ratio, p.ci_low, p.ci_high))
-                 .arg(p.accum)
-                 .arg(p.batch_dependent ? QObject::tr(" (BatchNorm: batch-dependent, not K)")
-                                        : QString());
   }
   return lines.isEmpty() ? QString() : "<p>" + lines.join("<br>") + "</p>";
 }
@@ -204,9 +212,12 @@ QString semantics(const std::vector<RunData>& runs) {
              "and the LR schedule step. Short last window policy: <b>%1</b>.</p>"
              "<p><b>Loss variance</b>: detrended variance of the last W update losses "
              "(<tt>Σ(ℓ<sub>t</sub> − ℓ<sub>t−1</sub>)² / (2(W − 1))</tt>); its across-arm "
-             "ratio has a 90% F-interval. <b>Same-weights probe</b>: at accum's weights, "
+             "ratio has a 90% F-interval. <b>Same-weights probe</b>: at accum's frozen weights, "
              "the loss variance of random batches of m over that of random batches of m·K, "
-             "with no update (theory: exactly K). "
+             "with no update (theory: exactly K), the batches drawn from the per-sample losses "
+             "of one forward pass over a pool of training samples; its 90% F-interval allows "
+             "for the losses' heavy tail (excess kurtosis). The headline pools every probe of "
+             "the run (the weighted mean of their log-ratios). "
              "<b>Gradient noise</b>: unbiased estimates from micro-batch and window gradients "
              "(McCandlish et al. 2018, App. A), <tt>trΣ ≈ (|g<sub>small</sub>|² − "
              "|G<sub>big</sub>|²)/(1/B<sub>small</sub> − 1/B<sub>big</sub>)</tt>, "
