@@ -12,15 +12,15 @@ cli="$2"
 out="$("$cli" run --data fashion-mnist --lr 0.02 --eval-every 10000 --epochs 5 --micro-batch 8 \
   --accum 8 --arms accum --seed "$seed" --no-store --json -q)" ||
   { echo "FAIL [seed $seed]: run failed"; exit 1; }
-/usr/bin/python3 -c '
-import json, sys
-p = json.loads(sys.argv[1])["variance_probe"]
-k = p["theory"]
-print(f"seed {sys.argv[2]}: {p[\"ratio\"]:.2f} [{p[\"ci_low\"]:.2f}, {p[\"ci_high\"]:.2f}] "
-      f"over {p[\"pooled\"]} probes, theory {k:g}; latest {p[\"latest\"][\"ratio\"]:.2f}")
+OUT="$out" /usr/bin/python3 - "$seed" <<'PY' || { echo "FAIL [seed $seed]"; exit 1; }
+import json, os, sys
+p = json.loads(os.environ["OUT"])["variance_probe"]
+k, latest = p["theory"], p["latest"]["ratio"]
+print(f"seed {sys.argv[1]}: {p['ratio']:.2f} [{p['ci_low']:.2f}, {p['ci_high']:.2f}] "
+      f"over {p['pooled']} probes, theory {k:g}; latest {latest:.2f}")
 assert k == 8, "theory is not K"
 assert p["pooled"] >= 20, "too few probes pooled"
 assert abs(p["ratio"] / k - 1) <= 0.15, "read-out further than 15% from K"
 assert (p["ci_high"] - p["ci_low"]) / 2 <= 0.25 * k, "interval wider than ±25% of K"
 assert p["ci_low"] < p["ratio"] < p["ci_high"]
-' "$out" "$seed" || { echo "FAIL [seed $seed]"; exit 1; }
+PY
