@@ -127,14 +127,18 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
 }
 
 void MetricCanvas::fitLegend() {
-  // Before every replot, from the last layout. Short panes get fewer y ticks, so that their
-  // labels never run into each other. The legend takes one column while that fits its pane,
+  // Before every replot, from the last layout. Short panes get fewer y ticks and narrow ones
+  // fewer x ticks (a pane beside the probe's histogram is ~120 px wide), so that their labels
+  // never run into each other. The legend takes one column while that fits its pane,
   // two or three on a small plot; when none fits (a tiny plot) it is hidden, the arms keep
   // their colours everywhere. No empty legend box.
   for (QCPAxisRect* rect : panes_) {
     constexpr int kPixelsPerTick = 36;
     const int ticks = std::clamp(rect->rect().height() / kPixelsPerTick, 2, 5);
     rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(ticks);
+    constexpr int kPixelsPerXTick = 70;  // "150k" and the space between two labels
+    const int x_ticks = std::clamp(rect->rect().width() / kPixelsPerXTick, 1, 5);
+    rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(x_ticks);
   }
   QCPLegend* legend = plot_->legend;
   const QRect pane = panes_.front()->rect();
