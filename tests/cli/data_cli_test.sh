@@ -191,25 +191,7 @@ PY
       echo "SKIP [$case_name]: $py cannot import torch (Debian package python3-torch)"
       exit 77
     fi
-    # TorchScript reads the class's source, so the generator is a file.
-    cat >"$tmp/kinked.py" <<'PY'
-import sys, torch, torch.nn as nn
-torch.manual_seed(0)
-class Kinked(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(16, 32)
-        self.fc2 = nn.Linear(32, 10)
-    def forward(self, x):
-        x = x.flatten(1)
-        h = self.fc1(x)
-        if h.dtype == torch.float32:
-            side = 1.0 if x.size(0) > 8 else -1.0
-            h = h + side * 1e-3 * (x[:, :1] > 1.2).to(h.dtype)
-        return self.fc2(torch.relu(h))
-torch.jit.script(Kinked()).save(sys.argv[1])
-PY
-    "$py" "$tmp/kinked.py" "$tmp/kinked.pt" || fail "the kinked model could not be scripted"
+    "$py" "$(dirname "$0")/../core/train/kinked_model.py" "$tmp/kinked.pt" 1.2 || fail "the kinked model could not be scripted"
     common=(run --no-store --data blobs:16 --model "torchscript:$tmp/kinked.pt" --micro-batch 8
             --accum 8 --samples 19200 --arms accum,big-batch -q)
     "$cli" "${common[@]}" >"$tmp/table" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"

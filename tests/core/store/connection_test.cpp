@@ -57,6 +57,35 @@ int runPython(const std::string& code, const std::string& db) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// With 20 steps stored through `writer` beside `gui`, another process opens the file and
+/// closes its only connection: were this process's locks gone, that close would checkpoint and
+/// delete the -wal and -shm files we still use. Then 20 more steps must reach the file that
+/// other processes read, whole.
+void expectAnotherProcessClosingLeavesTheWal(RunStore& gui, StoreSink& writer) {
+  const std::string db = gui.path();
+  const std::string code =
+      "import sqlite3, sys\n"
+      "c = sqlite3.connect(sys.argv[1])\n"
+      "n = c.execute('SELECT count(*) FROM step_metrics').fetchone()[0]\n"
+      "c.close()\n"
+      "sys.exit(0 if n == 20 else 3)\n";
+  ASSERT_EQ(runPython(code, db), 0);
+  EXPECT_TRUE(std::filesystem::exists(db + "-wal"));
+  EXPECT_TRUE(std::filesystem::exists(db + "-shm"));
+
+  // What this process writes afterwards reaches the file other processes read.
+  for (int64_t s = 21; s <= 40; ++s) writer.onStep(makeStep(ArmKind::kAccum, s));
+  writer.finish();
+  const std::string code40 =
+      "import sqlite3, sys\n"
+      "c = sqlite3.connect(sys.argv[1])\n"
+      "n = c.execute('SELECT count(*) FROM step_metrics').fetchone()[0]\n"
+      "ok = c.execute('PRAGMA integrity_check').fetchone()[0] == 'ok'\n"
+      "sys.exit(0 if n == 40 and ok else 3)\n";
+  EXPECT_EQ(runPython(code40, db), 0);
+  EXPECT_EQ(gui.series(writer.runs()[0].run_id).steps.size(), 40u);
+}
+
 TEST_F(StoreTest, OpeningASecondConnectionKeepsTheFirstsLocks) {
   RunStore gui(db_);  // the app's GUI-thread connection
   gui.listRuns();
@@ -82,29 +111,7 @@ TEST_F(StoreTest, AnotherProcessClosingLeavesTheOpenStoresWalInPlace) {
   writer.finish();
   ASSERT_TRUE(std::filesystem::exists(db_ + "-wal"));
 
-  // Another process opens the file and closes its only connection: were this process's locks
-  // gone, that close would checkpoint and delete the -wal and -shm files we still use.
-  const std::string code =
-      "import sqlite3, sys\n"
-      "c = sqlite3.connect(sys.argv[1])\n"
-      "n = c.execute('SELECT count(*) FROM step_metrics').fetchone()[0]\n"
-      "c.close()\n"
-      "sys.exit(0 if n == 20 else 3)\n";
-  ASSERT_EQ(runPython(code, db_), 0);
-  EXPECT_TRUE(std::filesystem::exists(db_ + "-wal"));
-  EXPECT_TRUE(std::filesystem::exists(db_ + "-shm"));
-
-  // What this process writes afterwards reaches the file other processes read.
-  for (int64_t s = 21; s <= 40; ++s) writer.onStep(makeStep(ArmKind::kAccum, s));
-  writer.finish();
-  const std::string code40 =
-      "import sqlite3, sys\n"
-      "c = sqlite3.connect(sys.argv[1])\n"
-      "n = c.execute('SELECT count(*) FROM step_metrics').fetchone()[0]\n"
-      "ok = c.execute('PRAGMA integrity_check').fetchone()[0] == 'ok'\n"
-      "sys.exit(0 if n == 40 and ok else 3)\n";
-  EXPECT_EQ(runPython(code40, db_), 0);
-  EXPECT_EQ(gui.series(writer.runs()[0].run_id).steps.size(), 40u);
+  expectAnotherProcessClosingLeavesTheWal(gui, writer);
 }
 
 // The failure a file dialog caused: code outside SQLite opens and closes the store's files
@@ -128,25 +135,7 @@ TEST_F(StoreTest, AForeignCloseOfTheStoresFilesLeavesItsLocks) {
   }
   EXPECT_EQ(ownLocksOn(db_), held);
 
-  const std::string code =
-      "import sqlite3, sys\n"
-      "c = sqlite3.connect(sys.argv[1])\n"
-      "n = c.execute('SELECT count(*) FROM step_metrics').fetchone()[0]\n"
-      "c.close()\n"
-      "sys.exit(0 if n == 20 else 3)\n";
-  ASSERT_EQ(runPython(code, db_), 0);
-  EXPECT_TRUE(std::filesystem::exists(db_ + "-wal"));
-  EXPECT_TRUE(std::filesystem::exists(db_ + "-shm"));
-  for (int64_t s = 21; s <= 40; ++s) writer.onStep(makeStep(ArmKind::kAccum, s));
-  writer.finish();
-  const std::string code40 =
-      "import sqlite3, sys\n"
-      "c = sqlite3.connect(sys.argv[1])\n"
-      "n = c.execute('SELECT count(*) FROM step_metrics').fetchone()[0]\n"
-      "ok = c.execute('PRAGMA integrity_check').fetchone()[0] == 'ok'\n"
-      "sys.exit(0 if n == 40 and ok else 3)\n";
-  EXPECT_EQ(runPython(code40, db_), 0);
-  EXPECT_EQ(gui.series(writer.runs()[0].run_id).steps.size(), 40u);
+  expectAnotherProcessClosingLeavesTheWal(gui, writer);
 }
 
 TEST_F(StoreTest, EmptyFileBecomesAStore) {

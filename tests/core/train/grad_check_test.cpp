@@ -103,35 +103,16 @@ TEST_P(GradientCheck, HoldsAtEveryCheckedStepOf2000) {
 // the default experiment, another none in seeds 1 to 8. So the test makes its own: a scripted
 // MLP whose float32 forward nudges the hidden pre-activations of the samples with a large
 // first feature, by ±1e-3 depending on the batch's size, as rounding does at a kink; in
-// float64 it is exact.
-constexpr const char* kKinkedModel = R"PY(
-import sys, torch, torch.nn as nn
-torch.manual_seed(0)
-
-class Kinked(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(16, 32)
-        self.fc2 = nn.Linear(32, 10)
-    def forward(self, x):
-        x = x.flatten(1)
-        h = self.fc1(x)
-        if h.dtype == torch.float32:
-            side = 1.0 if x.size(0) > 8 else -1.0
-            h = h + side * 1e-3 * (x[:, :1] > 1.4).to(h.dtype)
-        return self.fc2(torch.relu(h))
-
-torch.jit.script(Kinked()).save(sys.argv[1])
-)PY";
-
+// float64 it is exact (tests/core/train/kinked_model.py).
 TEST(GradientCheckEdges, KinksAreFloat32RoundingThatFloat64Removes) {
   testing::TempDir dir;
-  testing::writeText(dir / "kinked.py", kKinkedModel);
   const std::string model = dir / "kinked.pt";
-  const std::string python = "/usr/bin/python3 " + (dir / "kinked.py") + " " + model;
-  if (std::system((python + " > /dev/null 2>&1").c_str()) != 0) {
-    GTEST_SKIP() << "/usr/bin/python3 cannot script the model (Debian package python3-torch)";
+  const std::string python = std::string("/usr/bin/python3 ") + ACCUMLAB_SOURCE_DIR +
+                             "/tests/core/train/kinked_model.py " + model + " 1.4";
+  if (std::system("/usr/bin/python3 -c 'import torch' > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "/usr/bin/python3 cannot import torch (Debian package python3-torch)";
   }
+  ASSERT_EQ(std::system(python.c_str()), 0) << python;
   setModelCheckProgram(ACCUMLAB_ENGINE);
   auto run = [&](int64_t every, RecordingSink& sink) {
     ExperimentConfig c;
