@@ -7,6 +7,8 @@
 #   headless   -DACCUMLAB_BUILD_GUI=OFF configures with Qt made unfindable: core, the CLI and
 #              the core tests need no Qt
 #   old_abi    a LibTorch built with the old C++ ABI is refused at configure time, in words
+#   mixed_libs a LibTorch whose CMake files picked another LibTorch's library (Debian's, on the
+#              system's library path) is refused at configure time, in words
 set -uo pipefail
 case_name="$1" src="$2"
 script="$src/scripts/device-check"
@@ -58,6 +60,27 @@ set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$tmp/torch/TorchConfigVersion.cmake"
     cmake -S "$src" -B "$tmp/build" -DACCUMLAB_BUILD_GUI=OFF -DACCUMLAB_BUILD_BENCH=OFF \
       -DTorch_DIR="$tmp/torch" >"$tmp/configure.log" 2>&1 && fail "configure accepted the old ABI"
     grep -q "uses the old C++ ABI" "$tmp/configure.log" ||
+      fail "configure failed without saying why: $(grep -m3 -i error "$tmp/configure.log")"
+    ;;
+  mixed_libs)
+    # A stand-in pip LibTorch (<torch>/share/cmake/Torch) whose libtorch was found elsewhere.
+    mkdir -p "$tmp/torch/share/cmake/Torch" "$tmp/torch/lib" "$tmp/system"
+    touch "$tmp/torch/lib/libc10.so" "$tmp/system/libtorch.so"
+    cat >"$tmp/torch/share/cmake/Torch/TorchConfig.cmake" <<'CMAKE'
+set(TORCH_FOUND TRUE)
+get_filename_component(TORCH_INSTALL_PREFIX "${CMAKE_CURRENT_LIST_DIR}/../../../" ABSOLUTE)
+set(TORCH_LIBRARIES "")
+set(TORCH_INCLUDE_DIRS "")
+set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI=1")
+set(c10_LIBRARY "${TORCH_INSTALL_PREFIX}/lib/libc10.so")
+set(TORCH_LIBRARY "${TORCH_INSTALL_PREFIX}/../system/libtorch.so")
+CMAKE
+    echo 'set(PACKAGE_VERSION "2.14.1")
+set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$tmp/torch/share/cmake/Torch/TorchConfigVersion.cmake"
+    cmake -S "$src" -B "$tmp/build" -DACCUMLAB_BUILD_GUI=OFF -DACCUMLAB_BUILD_BENCH=OFF \
+      -DTorch_DIR="$tmp/torch/share/cmake/Torch" >"$tmp/configure.log" 2>&1 &&
+      fail "configure accepted a libtorch from outside the LibTorch it found"
+    grep -q "from another LibTorch" "$tmp/configure.log" ||
       fail "configure failed without saying why: $(grep -m3 -i error "$tmp/configure.log")"
     ;;
   *) fail "unknown case" ;;
