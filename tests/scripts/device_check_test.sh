@@ -7,6 +7,7 @@
 #   headless   -DACCUMLAB_BUILD_GUI=OFF configures with Qt made unfindable: core, the CLI and
 #              the core tests need no Qt
 #   old_abi    a LibTorch built with the old C++ ABI is refused at configure time, in words
+#   cxx20      a LibTorch that declares C++20 (2.12 and later) is refused at configure time
 #   mixed_libs a LibTorch whose CMake files picked another LibTorch's library (Debian's, on the
 #              system's library path) is refused at configure time, in words
 set -uo pipefail
@@ -60,6 +61,23 @@ set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$tmp/torch/TorchConfigVersion.cmake"
     cmake -S "$src" -B "$tmp/build" -DACCUMLAB_BUILD_GUI=OFF -DACCUMLAB_BUILD_BENCH=OFF \
       -DTorch_DIR="$tmp/torch" >"$tmp/configure.log" 2>&1 && fail "configure accepted the old ABI"
     grep -q "uses the old C++ ABI" "$tmp/configure.log" ||
+      fail "configure failed without saying why: $(grep -m3 -i error "$tmp/configure.log")"
+    ;;
+  cxx20)
+    mkdir -p "$tmp/torch"
+    cat >"$tmp/torch/TorchConfig.cmake" <<'CMAKE'
+set(TORCH_FOUND TRUE)
+set(TORCH_LIBRARIES "")
+set(TORCH_INCLUDE_DIRS "")
+set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI=1")
+add_library(torch SHARED IMPORTED)
+set_target_properties(torch PROPERTIES CXX_STANDARD 20)
+CMAKE
+    echo 'set(PACKAGE_VERSION "2.14.1")
+set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$tmp/torch/TorchConfigVersion.cmake"
+    cmake -S "$src" -B "$tmp/build" -DACCUMLAB_BUILD_GUI=OFF -DACCUMLAB_BUILD_BENCH=OFF \
+      -DTorch_DIR="$tmp/torch" >"$tmp/configure.log" 2>&1 && fail "configure accepted a C++20 LibTorch"
+    grep -q "needs C++20, but AccumLab is" "$tmp/configure.log" ||
       fail "configure failed without saying why: $(grep -m3 -i error "$tmp/configure.log")"
     ;;
   mixed_libs)
