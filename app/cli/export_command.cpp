@@ -9,9 +9,12 @@ namespace accumlab::cli {
 ExportCommand::ExportCommand(CLI::App& parent)
     : StoreCommand(parent, "export", "Export runs' metrics, evals, config and summary") {
   app_->add_option("ids", ids_, "Run ids")->required();
-  app_->add_option("--format", format_, "csv (long form, one row per step) | json "
-                                        "(default: from the --out extension)");
-  app_->add_option("--out,-o", out_, "Output file, or - for stdout")->required();
+  app_->add_option("--format", format_,
+                   "csv (long form, one row per step) | json | tensorboard (a log folder per "
+                   "run in --out; view with tensorboard --logdir) (default: from the --out "
+                   "extension)");
+  app_->add_option("--out,-o", out_, "Output file, - for stdout, or the folder for tensorboard")
+      ->required();
 }
 
 int ExportCommand::execute() {
@@ -22,7 +25,7 @@ int ExportCommand::execute() {
     format = dot == std::string::npos ? "" : out_.substr(dot + 1);
     if (format != "csv" && format != "json") {
       throw InputError("cannot tell the export format from '" + out_ +
-                       "'; pass --format csv or --format json");
+                       "'; pass --format csv, --format json or --format tensorboard");
     }
   }
   const ExportFormat f = parseExportFormat(format);
@@ -32,7 +35,11 @@ int ExportCommand::execute() {
   } else {
     store->exportRuns(ids, f, out_);
     std::cerr << "Exported " << ids.size() << (ids.size() == 1 ? " run" : " runs") << " to "
-              << out_ << "\n";
+              << out_;
+    if (f == ExportFormat::kTensorBoard) {
+      std::cerr << "; view them with: tensorboard --logdir " << out_;
+    }
+    std::cerr << "\n";
   }
   return 0;
 }

@@ -7,7 +7,8 @@
 
 namespace accumlab::cli {
 
-/// `accumlab-cli export`: writes runs' metrics, evals, config and summary to a CSV or JSON file.
+/// `accumlab-cli export`: writes runs' metrics, evals, config and summary to a CSV or JSON file,
+/// or as TensorBoard logs into a folder.
 class ExportCommand : public StoreCommand {
  public:
   explicit ExportCommand(CLI::App& parent);

@@ -53,7 +53,8 @@ std::vector<ConfigDifference> diffConfigs(const std::vector<std::string>& config
 ExportFormat parseExportFormat(const std::string& s) {
   if (s == "csv") return ExportFormat::kCsv;
   if (s == "json") return ExportFormat::kJson;
-  throw InputError("export format '" + s + "' is not known; use csv or json");
+  if (s == "tensorboard") return ExportFormat::kTensorBoard;
+  throw InputError("export format '" + s + "' is not known; use csv, json or tensorboard");
 }
 
 }  // namespace accumlab

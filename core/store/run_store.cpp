@@ -22,6 +22,7 @@
 #include "store/step_columns.h"
 #include "store/store_clock.h"
 #include "store/summary_json.h"
+#include "store/tensorboard_writer.h"
 
 namespace accumlab {
 
@@ -90,6 +91,12 @@ RunRow readRow(SQLite::Statement& q) {
 }
 
 }  // namespace
+
+double runWallSeconds(const RunRow& r) {
+  const double start = store::unixSecondsOf(r.started_at);
+  const double end = store::unixSecondsOf(r.ended_at);
+  return start > 0 && end >= start ? end - start : kNaN;
+}
 
 std::string batchSizesText(int64_t m, int64_t k, int64_t last_m, int64_t last_k) {
   const std::string start = std::to_string(m) + "×" + std::to_string(k);
@@ -656,9 +663,23 @@ LessonResultRow RunStore::lessonResult(int64_t id) {
   });
 }
 
-std::string RunStore::exportText(const std::vector<int64_t>& run_ids, ExportFormat format) {
+namespace {
+
+/// Everything the exports write about the runs; throws InputError when one does not exist.
+std::vector<store::ExportedRun> exportedRuns(RunStore& store, const std::vector<int64_t>& run_ids) {
   std::vector<store::ExportedRun> runs;
-  for (int64_t id : run_ids) runs.push_back({run(id), series(id)});
+  for (int64_t id : run_ids) runs.push_back({store.run(id), store.series(id)});
+  return runs;
+}
+
+}  // namespace
+
+std::string RunStore::exportText(const std::vector<int64_t>& run_ids, ExportFormat format) {
+  if (format == ExportFormat::kTensorBoard) {
+    throw InputError("TensorBoard logs are a folder of files, not text; give a folder to "
+                     "write them to");
+  }
+  const auto runs = exportedRuns(*this, run_ids);
   return format == ExportFormat::kCsv ? store::exportCsv(runs) : store::exportJson(runs);
 }
 
@@ -667,6 +688,10 @@ void RunStore::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat form
   if (wouldOverwrite(path(), out_path)) {
     throw InputError("cannot export to " + out_path + ": it is the run database being read; "
                      "choose another file for the export");
+  }
+  if (format == ExportFormat::kTensorBoard) {
+    store::writeTensorBoard(exportedRuns(*this, run_ids), out_path);
+    return;
   }
   const std::string text = exportText(run_ids, format);
   // Write beside the target and rename, so a failed export never leaves half a file.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <string>
 
@@ -20,6 +21,19 @@ inline std::string isoUtcNow() {
 inline double unixSecondsNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+/// Seconds since the Unix epoch of an ISO 8601 UTC time as isoUtcNow() writes it; 0 when
+/// `iso` is not one.
+inline double unixSecondsOf(const std::string& iso) {
+  std::tm tm{};
+  if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6) {
+    return 0;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<double>(timegm(&tm));
 }
 
 }  // namespace accumlab::store

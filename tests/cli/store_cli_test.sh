@@ -100,7 +100,7 @@ PY
     [ -e "$tmp/x.csv" ] && fail "a failed export left a file"
     expect_exit 2 "no run 999 in" delete 1 999 --yes
     expect_exit 2 "no run database at $tmp/none.sqlite" list --db "$tmp/none.sqlite"
-    expect_exit 2 "pass --format csv or --format json" export 1 --out "$tmp/x.txt"
+    expect_exit 2 "pass --format csv, --format json or --format tensorboard" export 1 --out "$tmp/x.txt"
     expect_exit 2 "format 'xlsx'" export 1 --format xlsx --out "$tmp/x.txt"
     expect_exit 2 "status 'bogus'" list --status bogus
     expect_exit 2 "cannot write the export file" export 1 --out "$tmp/no/folder/x.csv"

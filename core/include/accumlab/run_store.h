@@ -49,6 +49,9 @@ struct RunRow {
 
 /// "m×K" of a run as it started and, when m or K changed during it, as it ended: "8×8→16×8".
 std::string batchSizesText(int64_t m, int64_t k, int64_t last_m, int64_t last_k);
+/// Seconds from the start of the run (all its arms start together) to this arm's end, from
+/// the store's timestamps (whole seconds); NaN while the arm runs or when it was interrupted.
+double runWallSeconds(const RunRow& r);
 /// The same for a runs-list row.
 inline std::string batchSizesText(const RunRow& r) {
   return batchSizesText(r.micro_batch, r.accum, r.last_micro_batch, r.last_accum);
@@ -114,8 +117,10 @@ struct LessonResultRow {
   std::vector<int64_t> run_ids;  ///< the stored runs it trained, in order
 };
 
-enum class ExportFormat { kCsv, kJson };
-/// Parses "csv" or "json"; throws InputError naming the accepted values.
+/// What an export writes: a CSV or JSON file, or a folder of TensorBoard logs (one log folder
+/// per run, "<run id>-<arm>", see core/store/tensorboard_writer.h).
+enum class ExportFormat { kCsv, kJson, kTensorBoard };
+/// Parses "csv", "json" or "tensorboard"; throws InputError naming the accepted values.
 ExportFormat parseExportFormat(const std::string& s);
 
 /// One config key whose value differs between runs: values[i] belongs to the i-th run.
@@ -213,10 +218,11 @@ class RunStore {
 
   /// The runs as export text: CSV in long form (run_id, arm, step, samples_seen, wall_ms,
   /// one column per metric) or JSON (per run: ids, config, summary, metrics, evals, events,
-  /// tags, note). Throws InputError when a run does not exist.
+  /// tags, note). Throws InputError when a run does not exist, or for kTensorBoard (a folder).
   std::string exportText(const std::vector<int64_t>& run_ids, ExportFormat format);
-  /// Writes exportText() to `out_path`; throws InputError when the file cannot be written or
-  /// is the store itself.
+  /// Writes exportText() to `out_path`, or for kTensorBoard the runs' TensorBoard logs into
+  /// the folder `out_path` (created when missing); throws InputError when the file or folder
+  /// cannot be written or is the store itself.
   void exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
                   const std::string& out_path);
 
