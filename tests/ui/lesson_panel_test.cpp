@@ -14,6 +14,7 @@
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "lessons/lesson_panel.h"
+#include "window/run_database.h"
 #include "ui_test_support.h"
 
 using namespace accumlab;
@@ -98,11 +99,12 @@ class LessonPanelTest : public QObject {
 
   void runsEachRunThroughTheControllerAndStoresTheVerdict() {
     const QString db = dir_.filePath("runs.sqlite");
-    RunStore store(db.toStdString());
     TrainingController controller;
-    storeRuns(controller, db);
+    RunDatabase database(&controller);  // as the window stores runs
+    database.open(db);
+    RunStore& store = *database.store();
     LessonPanel panel(&controller);
-    panel.setStore(&store);
+    panel.setStore(&store, [&database] { return database.storedRuns(); });
     QVERIFY(panel.openLessonFile(write("two.json", kTwoRuns)));
     panel.setPrediction("Yes");
     QSignalSpy started(&controller, &TrainingController::started);
@@ -156,11 +158,12 @@ class LessonPanelTest : public QObject {
 
   void aSweepLessonStoresItsPointsAsASweep() {
     const QString db = dir_.filePath("sweep.sqlite");
-    RunStore store(db.toStdString());
     TrainingController controller;
-    storeRuns(controller, db);
+    RunDatabase database(&controller);  // as the window stores runs
+    database.open(db);
+    RunStore& store = *database.store();
     LessonPanel panel(&controller);
-    panel.setStore(&store);
+    panel.setStore(&store, [&database] { return database.storedRuns(); });
     QVERIFY(panel.openLessonFile(write("sweep.json", kSweep)));
     QSignalSpy finished(&panel, &LessonPanel::lessonFinished);
     QVERIFY(panel.startLesson());
@@ -202,12 +205,6 @@ class LessonPanelTest : public QObject {
 
  private:
   /// The window's wiring: every run the controller trains goes into `db`.
-  static void storeRuns(TrainingController& controller, const QString& db) {
-    controller.setSinkFactory([file = db.toStdString()](const ExperimentConfig&) -> std::unique_ptr<MetricsSink> {
-      return std::make_unique<StoreSink>(file);
-    });
-  }
-
   QString write(const QString& name, const QByteArray& text) {
     const QString path = dir_.filePath(name);
     QFile f(path);

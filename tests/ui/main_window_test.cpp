@@ -137,13 +137,17 @@ class MainWindowTest : public QObject {
     options.lesson = lesson;
     options.run = true;
     QVERIFY(window.applyOptions(options));
+    const ExperimentConfig mine = window.experimentPanel()->config();
     auto* tabs = window.findChild<QTabWidget*>("centralTabs");
     QVERIFY(test::waitUntil([&] { return window.controller()->isRunning(); }));
     QVERIFY(window.lessonPanel()->isRunning());
     QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(window.plots()));  // watch it live
-    // The experiment panel shows the lesson's preset while it trains.
-    QCOMPARE(window.experimentPanel()->config().arms.size(), size_t{2});
-    QCOMPARE(window.experimentPanel()->config().accum, int64_t{4});
+    // The lesson trains its own experiment: the user's form is locked, says so, and keeps
+    // the user's settings.
+    QCOMPARE(window.controller()->config().accum, int64_t{4});
+    QCOMPARE(configToJson(window.experimentPanel()->config()), configToJson(mine));
+    auto* data_picker = window.experimentPanel()->findChild<QComboBox*>();
+    QVERIFY(data_picker && !data_picker->isEnabled());
     QTest::qWait(300);
     QAction* stop = nullptr;
     for (QAction* a : window.findChildren<QAction*>()) {
@@ -155,6 +159,9 @@ class MainWindowTest : public QObject {
     QTest::qWait(300);
     QVERIFY(!window.controller()->isRunning());
     QCOMPARE(window.store()->listRuns().size(), size_t{2});  // the first run's two arms only
+    // After the lesson the form is the user's again, unchanged.
+    QVERIFY(data_picker->isEnabled());
+    QCOMPARE(configToJson(window.experimentPanel()->config()), configToJson(mine));
     QVERIFY(window.store()->listLessonResults().empty());
     QVERIFY(!window.openLesson("99"));
     QVERIFY2(window.lastError().contains("there is no lesson 99"), qPrintable(window.lastError()));

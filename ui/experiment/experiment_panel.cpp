@@ -61,10 +61,14 @@ void selectEnum(QComboBox* combo, Enum v) {
 ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
-  layout->addWidget(buildDataGroup());
-  layout->addWidget(buildBatchGroup());
-  layout->addWidget(buildOptimizerGroup());
-  layout->addWidget(buildTrainingGroup());
+  lesson_note_ = new QLabel(tr("A lesson is training its own experiment. Your settings below "
+                               "are kept as they are for after the lesson."),
+                            this);
+  lesson_note_->setWordWrap(true);
+  lesson_note_->setHidden(true);
+  layout->addWidget(lesson_note_);
+  groups_ = {buildDataGroup(), buildBatchGroup(), buildOptimizerGroup(), buildTrainingGroup()};
+  for (QWidget* group : groups_) layout->addWidget(group);
   layout->addStretch(1);
   setConfig(ExperimentConfig{});
 }
@@ -462,6 +466,11 @@ void ExperimentPanel::setRunning(bool running) {
   momentum_spin_->setEnabled(!running &&
                              enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd);
   if (!running) updateCsvFields();
+}
+
+void ExperimentPanel::setLessonRunning(bool running) {
+  lesson_note_->setVisible(running);
+  for (QWidget* group : groups_) group->setEnabled(!running);
 }
 
 void ExperimentPanel::selectSpec(QComboBox* combo, const QString& spec, const QString& label) {

@@ -37,6 +37,9 @@ class ExperimentPanel : public QWidget {
   void setConfig(const ExperimentConfig& config);
   /// While running only m and K stay editable (they apply at the next window boundary).
   void setRunning(bool running);
+  /// A lesson trains its own experiment: the form is locked and says so, and keeps the
+  /// user's settings for after the lesson (nothing here changes).
+  void setLessonRunning(bool running);
   /// Adds buttons for the Run, Pause and Stop actions below the form.
   void setRunActions(QAction* run, QAction* pause, QAction* stop);
   /// Selects the dataset or TorchScript model at `path`; false with a message otherwise.
@@ -105,6 +108,8 @@ class ExperimentPanel : public QWidget {
   QSpinBox* workers_spin_ = nullptr;  ///< data-parallel processes (ExperimentConfig::workers)
   QWidget* run_buttons_ = nullptr;
   QList<QWidget*> locked_while_running_;
+  QList<QWidget*> groups_;    ///< the form's group boxes (locked while a lesson trains)
+  QLabel* lesson_note_;       ///< says that a lesson's run is not this form's
   QString store_path_;
 };
 

@@ -205,8 +205,9 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   loadDirectory(QString::fromStdString(lessonDirectory()));
 }
 
-void LessonPanel::setStore(RunStore* store) {
+void LessonPanel::setStore(RunStore* store, StoredRunsFn stored_runs) {
   store_ = store;
+  stored_runs_ = std::move(stored_runs);
   refreshMarks();
 }
 
@@ -395,7 +396,7 @@ bool LessonPanel::startLesson() {
     emit errorOccurred(QString::fromStdString(e.what()));
     return false;
   }
-  running_ = true;
+  setRunning(true);
   stopping_ = false;
   results_.clear();
   run_ids_.clear();
@@ -421,7 +422,7 @@ void LessonPanel::startJob() {
   job_active_ = true;
   if (!controller_->start(job.config, job.target)) {
     job_active_ = false;
-    running_ = false;
+    setRunning(false);
     stop_->setEnabled(false);
     list_->setEnabled(true);
     progress_->setText(tr("The lesson could not start its run."));
@@ -452,22 +453,10 @@ void LessonPanel::onFinished(const QString& error, bool) {
   const LessonJob& job = jobs_[job_];
   if (store_) {
     try {
-      // The runs the window's store sink just wrote: the newest experiment of this name.
-      RunFilter filter;
-      filter.limit = 16;
-      int64_t experiment = 0;
-      std::vector<RunRow> rows = store_->listRuns(filter);
-      for (const RunRow& r : rows) {
-        if (r.experiment_name == job.config.name) experiment = std::max(experiment, r.experiment_id);
-      }
-      std::vector<std::pair<ArmKind, int64_t>> arms;
-      for (const RunRow& r : rows) {
-        if (experiment > 0 && r.experiment_id == experiment) arms.emplace_back(r.arm, r.id);
-      }
-      std::sort(arms.begin(), arms.end());
-      for (const auto& [arm, id] : arms) {
-        current_.stored_run_ids.push_back(id);
-        run_ids_.push_back(id);
+      // The runs the window's store sink wrote for this job, as the sink itself reports them.
+      for (const StoredRun& run : stored_runs_ ? stored_runs_() : std::vector<StoredRun>{}) {
+        current_.stored_run_ids.push_back(run.run_id);
+        run_ids_.push_back(run.run_id);
       }
       if (sweep_id_ > 0) store_->updateSweepPoint(sweep_id_, lessonPointOutcome(job, current_, stopping_));
     } catch (const std::exception& e) {
@@ -476,7 +465,7 @@ void LessonPanel::onFinished(const QString& error, bool) {
   }
   results_.push_back(std::move(current_));
   if (!error.isEmpty() || stopping_) {
-    running_ = false;
+    setRunning(false);
     stop_->setEnabled(false);
     list_->setEnabled(true);
     progress_->setText(error.isEmpty() ? tr("Stopped before the lesson's runs ended: no verdict.")
@@ -496,8 +485,14 @@ void LessonPanel::onFinished(const QString& error, bool) {
   });
 }
 
+void LessonPanel::setRunning(bool running) {
+  if (running == running_) return;
+  running_ = running;
+  emit runningChanged(running);
+}
+
 void LessonPanel::finishLesson() {
-  running_ = false;
+  setRunning(false);
   stop_->setEnabled(false);
   list_->setEnabled(true);
   try {

@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -19,6 +20,7 @@ class QStackedWidget;
 
 namespace accumlab {
 class RunStore;
+struct StoredRun;
 struct RecordBatch;
 }
 
@@ -38,9 +40,11 @@ class LessonPanel : public QWidget {
  public:
   explicit LessonPanel(TrainingController* controller, QWidget* parent = nullptr);
 
+  /// The runs the window's store sink wrote for the run that ended last, in arm order.
+  using StoredRunsFn = std::function<std::vector<StoredRun>()>;
   /// Uses `store` (nullptr: no database; lessons still run, nothing is kept) and re-reads
-  /// the marks.
-  void setStore(RunStore* store);
+  /// the marks; `stored_runs` tells which runs a lesson's run was stored as.
+  void setStore(RunStore* store, StoredRunsFn stored_runs);
   /// Lists the lessons of `directory` (lessonDirectory() by default); a bad file is listed
   /// with its problem and cannot be run.
   void loadDirectory(const QString& directory);
@@ -81,6 +85,8 @@ class LessonPanel : public QWidget {
   void showSweepRequested(int64_t sweep_id);
   /// A lesson ended with a verdict.
   void lessonFinished(bool all_hold);
+  /// A lesson began or ended (with a verdict, stopped or failed).
+  void runningChanged(bool running);
 
  private:
   struct Entry {
@@ -94,11 +100,13 @@ class LessonPanel : public QWidget {
   void onBatch(const RecordBatch& batch);
   void onFinished(const QString& error, bool input_error);
   void finishLesson();
+  void setRunning(bool running);
   void showVerdict();
   QString prediction() const;
 
   TrainingController* controller_;
   RunStore* store_ = nullptr;
+  StoredRunsFn stored_runs_;
   std::vector<Entry> entries_;
   QString shown_file_;  ///< the lesson whose text and question are shown
   QListWidget* list_;
@@ -120,7 +128,7 @@ class LessonPanel : public QWidget {
   QPushButton* next_;
 
   // The lesson being trained.
-  bool running_ = false;
+  bool running_ = false;  ///< set only by setRunning()
   bool job_active_ = false;  ///< the controller's current run is one of this lesson's
   bool stopping_ = false;
   std::optional<Lesson> lesson_;

@@ -2,7 +2,6 @@
 
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
-#include "lessons/lesson_panel.h"
 #include "plots/live_plots.h"
 #include "runs/runs_panel.h"
 #include "series/live_run.h"
@@ -29,8 +28,6 @@ LiveSession::LiveSession(LiveParts parts, QObject* parent) : QObject(parent), p_
 }
 
 void LiveSession::onStarted() {
-  // A lesson's run is a preset experiment: the panel shows what actually trains.
-  if (p_.lessons->isRunning()) p_.experiment->setConfig(p_.controller->config());
   // The live run begins with its first batch, once data and model are loaded: a run that
   // fails to start leaves the previous plots on screen.
   p_.status->resetProgress();

@@ -10,7 +10,6 @@ struct RecordBatch;
 namespace accumlab::ui {
 
 class ExperimentPanel;
-class LessonPanel;
 class LivePlots;
 class LiveRun;
 class RunDatabase;
@@ -26,7 +25,6 @@ struct LiveParts {
   RunStatusBar* status = nullptr;
   ExperimentPanel* experiment = nullptr;
   RunsPanel* runs = nullptr;
-  LessonPanel* lessons = nullptr;
   RunDatabase* database = nullptr;
   std::function<void(const QString&)> show_error;
 };

@@ -63,7 +63,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                           [this](const QString& path) { openPath(path); },
                           [this](const QString& path) { openLesson(path); },
                           [this] { chooseDatabase(); }});
-  new LiveSession({controller_, new LiveRun(this), plots_, status_, experiment_, runs_, lessons_, database_.get(),
+  new LiveSession({controller_, new LiveRun(this), plots_, status_, experiment_, runs_, database_.get(),
                    [this](const QString& message) { showError(message); }},
                   this);
 
@@ -80,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(sweeps_, &SweepPanel::statusChanged, this, status_message);
   connect(lessons_, &LessonPanel::errorOccurred, this, &MainWindow::showError);
   connect(lessons_, &LessonPanel::statusChanged, this, status_message);
+  connect(lessons_, &LessonPanel::runningChanged, experiment_, &ExperimentPanel::setLessonRunning);
   connect(lessons_, &LessonPanel::lessonRunStarted, this, [this] { tabs_->setCurrentWidget(plots_); });
   connect(lessons_, &LessonPanel::lessonFinished, this, [this] {
     tabs_->setCurrentWidget(lessons_);
@@ -192,7 +193,7 @@ bool MainWindow::openDatabase(const QString& path) {
   const QString& open = database_->path();
   runs_->setStore(store());
   sweeps_->setStore(store(), open);
-  lessons_->setStore(store());
+  lessons_->setStore(store(), [db = database_.get()] { return db->storedRuns(); });
   experiment_->setStorePath(open);
   status_->setDatabase(open);
   return ok;

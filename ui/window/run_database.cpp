@@ -16,6 +16,7 @@ RunDatabase::~RunDatabase() = default;
 void RunDatabase::open(const QString& path) {
   store_.reset();
   path_.clear();
+  ended_runs_.clear();
   controller_->setSinkFactory(nullptr);
   controller_->setCheckpointing(0, nullptr);
   if (path.isEmpty()) return;
@@ -27,6 +28,7 @@ void RunDatabase::open(const QString& path) {
     if (resume_experiment_ > 0) sink->resumeExperiment(resume_experiment_);
     resume_experiment_ = 0;
     sink_ = sink.get();
+    ended_runs_.clear();
     return sink;
   });
   // The path is asked on the training thread at the first save, when the sink has its ids.
@@ -34,6 +36,13 @@ void RunDatabase::open(const QString& path) {
     return sink_ ? checkpointPath(file, sink_->experimentId()) : std::string();
   });
 }
+
+void RunDatabase::runEnded() {
+  if (sink_) ended_runs_ = sink_->runs();
+  sink_ = nullptr;
+}
+
+std::vector<StoredRun> RunDatabase::storedRuns() const { return sink_ ? sink_->runs() : ended_runs_; }
 
 ResumableRun RunDatabase::resumable(int64_t run_id) const {
   if (!store_) throw InputError("no run database is open");

@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "accumlab/experiment_config.h"
 
 namespace accumlab {
 class RunStore;
 class StoreSink;
+struct StoredRun;
 }  // namespace accumlab
 
 namespace accumlab::ui {
@@ -49,14 +51,19 @@ class RunDatabase {
   void continueNext(const ResumableRun& run);
   /// Forgets continueNext() (the resume did not start).
   void cancelContinue() { resume_experiment_ = 0; }
-  /// The running experiment's sink is gone (the run ended); the next start makes another.
-  void runEnded() { sink_ = nullptr; }
+  /// The run ended: its sink stays with the controller until the next start, which makes
+  /// another; storedRuns() keeps what it wrote.
+  void runEnded();
+  /// The runs the last started experiment stored, in arm order (empty when nothing is
+  /// stored): as its sink reports them, never guessed from the store's newest rows.
+  std::vector<StoredRun> storedRuns() const;
 
  private:
   TrainingController* controller_;
   std::unique_ptr<RunStore> store_;
   QString path_;
   StoreSink* sink_ = nullptr;      ///< the running experiment's (owned by the controller)
+  std::vector<StoredRun> ended_runs_;  ///< what the last ended experiment's sink stored
   int64_t resume_experiment_ = 0;  ///< the next sink takes this experiment over
 };
 
