@@ -5,6 +5,7 @@
 #include <QDockWidget>
 #include <QGridLayout>
 #include <QMenu>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTest>
 #include <qcustomplot.h>
@@ -14,6 +15,7 @@
 #include "ui_test_support.h"
 #include "window/app_options.h"
 #include "window/main_window.h"
+#include "window/app_settings.h"
 #include "window/presentation_mode.h"
 
 using namespace accumlab;
@@ -84,6 +86,60 @@ class PresentationModeTest : public QObject {
     QCOMPARE(loss->font().pointSizeF(), normal_size);
     QCOMPARE(shownPlots(plots).size(), 6);
     QVERIFY(docks.front()->isVisible());
+  }
+
+  void leavingRestoresTheWindowAndTheDockInFront() {
+    MainWindow window;
+    AppOptions options;
+    options.fresh = true;
+    QVERIFY(window.applyOptions(options));
+    window.resize(1000, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    // Bring the last dock of a tab group to the front, as a user clicking its tab does.
+    const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
+    // A dock behind another's tab is "visible" to Qt, but none of it shows.
+    const auto inFront = [](QDockWidget* d) { return d->isVisible() && !d->visibleRegion().isEmpty(); };
+    QDockWidget* back = nullptr;
+    for (QDockWidget* d : docks) {
+      if (!window.tabifiedDockWidgets(d).isEmpty() && !inFront(d)) back = d;
+    }
+    QVERIFY2(back, "the docks share a tab group");
+    back->raise();
+    QTRY_VERIFY(inFront(back));
+    const auto visibleDocks = [&] {
+      QStringList v;
+      for (QDockWidget* d : docks) {
+        if (inFront(d)) v << d->objectName();
+      }
+      return v;
+    };
+    const QStringList before = visibleDocks();
+    const QSize size = window.size();
+    for (int round = 0; round < 2; ++round) {
+      window.presentationMode()->setActive(true);
+      QTRY_VERIFY(window.windowState() & Qt::WindowFullScreen);
+      window.presentationMode()->setActive(false);
+      QTRY_COMPARE(window.size(), size);
+      QTRY_COMPARE(visibleDocks(), before);
+    }
+  }
+
+  void aSavedGeometryLargerThanTheScreenIsFittedToIt() {
+    // As a window saved on a larger screen, or while full screen, comes back.
+    QWidget window;
+    const QRect screen = window.screen()->availableGeometry();
+    window.setGeometry(screen.x() + 200, screen.y() + 100, screen.width() + 400, screen.height() + 300);
+    AppSettings::fitToScreen(&window);
+    QVERIFY2(screen.contains(window.geometry()), qPrintable(QString("%1,%2 %3x%4 in %5x%6")
+                                                               .arg(window.x()).arg(window.y())
+                                                               .arg(window.width()).arg(window.height())
+                                                               .arg(screen.width()).arg(screen.height())));
+    // One that fits stays where it is.
+    const QRect fits(screen.x() + 10, screen.y() + 10, screen.width() / 2, screen.height() / 2);
+    window.setGeometry(fits);
+    AppSettings::fitToScreen(&window);
+    QCOMPARE(window.geometry(), fits);
   }
 
   void startsPresentingBeforeTheWindowIsShown() {

@@ -2,6 +2,7 @@
 
 #include <QMainWindow>
 #include <QScreen>
+#include <algorithm>
 #include <exception>
 
 #include "plots/live_plots.h"
@@ -66,6 +67,24 @@ QString AppSettings::databasePath() const { return settings_.value("store/path")
 
 void AppSettings::saveDatabasePath(const QString& path) { settings_.setValue("store/path", path); }
 
+void AppSettings::fitToScreen(QWidget* window) {
+  const QScreen* screen = window->screen();
+  if (!screen) return;
+  // A geometry saved on a larger screen (or by a full-screen window) would put the status
+  // bar off this one: shrink it to the screen and move it onto it.
+  const QRect available = screen->availableGeometry();
+  const QRect frame = window->frameGeometry();
+  const QSize decorations = frame.size() - window->size();
+  const QSize fitted = window->size().boundedTo(available.size() - decorations);
+  if (fitted != window->size()) window->resize(fitted);
+  QRect moved = window->frameGeometry();
+  moved.moveRight(std::min(moved.right(), available.right()));
+  moved.moveBottom(std::min(moved.bottom(), available.bottom()));
+  moved.moveLeft(std::max(moved.left(), available.left()));
+  moved.moveTop(std::max(moved.top(), available.top()));
+  if (moved.topLeft() != window->frameGeometry().topLeft()) window->move(moved.topLeft());
+}
+
 void AppSettings::restoreWindow(QMainWindow* window, LivePlots* plots,
                                 PresentationMode* presentation, bool fresh) const {
   // The default size, within the screen (a 1024×768 projector gets the whole screen).
@@ -76,6 +95,7 @@ void AppSettings::restoreWindow(QMainWindow* window, LivePlots* plots,
     return;
   }
   if (!window->restoreGeometry(geometry())) window->resize(size);
+  fitToScreen(window);
   window->restoreState(windowState());
   plots->setXAxisMode(static_cast<XAxisMode>(xAxisMode()));
   plots->setSmoothing(smoothing());

@@ -8,6 +8,7 @@
 #include "accumlab/experiment_config.h"
 
 class QMainWindow;
+class QWidget;
 
 namespace accumlab::ui {
 
@@ -41,6 +42,9 @@ class AppSettings {
 
   /// Restores `window`'s layout, the plots' view options and the presentation's plots; a
   /// fresh start only sizes the window.
+  /// Shrinks `window` to its screen's available area and moves it onto it (a geometry saved
+  /// on a larger screen or while full screen).
+  static void fitToScreen(QWidget* window);
   void restoreWindow(QMainWindow* window, LivePlots* plots, PresentationMode* presentation,
                      bool fresh) const;
   /// Saves `window`'s layout and the experiment shown.

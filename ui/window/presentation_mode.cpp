@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QMenu>
 #include <QSignalBlocker>
+#include <QTimer>
 #include <algorithm>
 
 #include "plots/live_plots.h"
@@ -83,6 +84,8 @@ void PresentationMode::setActive(bool on) {
 void PresentationMode::enter() {
   font_ = window_->font();
   window_state_ = window_->windowState();
+  geometry_ = window_->geometry();
+  layout_ = window_->saveState();
   QFont large = font_;
   large.setPointSizeF(font_.pointSizeF() * kFontScale);
   window_->setFont(large);
@@ -103,6 +106,16 @@ void PresentationMode::leave() {
   for (QDockWidget* dock : hidden_docks_) dock->show();
   hidden_docks_.clear();
   window_->setFont(font_);
+  // Showing the docks again brings the last one of each tab group to the front, and a
+  // window manager may keep the full-screen size: put both back as they were.
+  window_->restoreState(layout_);
+  if (window_state_ & (Qt::WindowMaximized | Qt::WindowFullScreen)) return;
+  window_->setGeometry(geometry_);
+  // The layouts settle on the normal fonts only when events are next handled, and may grow
+  // the window on the way: put it back once more then.
+  QTimer::singleShot(0, window_, [window = window_, geometry = geometry_] {
+    if (!(window->windowState() & (Qt::WindowMaximized | Qt::WindowFullScreen))) window->setGeometry(geometry);
+  });
 }
 
 }  // namespace accumlab::ui

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QByteArray>
+#include <QRect>
 #include <QFont>
 #include <QObject>
 #include <QStringList>
@@ -16,7 +18,8 @@ class LivePlots;
 
 /// View → Presentation mode (F11), for a projector: the window full screen, every font
 /// ×1.5, the side docks hidden and the plots reduced to a 2×2 grid of four the user picks
-/// (View → Plots in presentation). Leaving it restores the window as it was. GUI thread.
+/// (View → Plots in presentation). Leaving it restores the window exactly as it was: size,
+/// place, docks and the tab in front of each. GUI thread.
 class PresentationMode : public QObject {
   Q_OBJECT
 
@@ -57,6 +60,8 @@ class PresentationMode : public QObject {
   // What leaving restores.
   QFont font_;
   Qt::WindowStates window_state_;
+  QRect geometry_;       ///< the normal window's size and place
+  QByteArray layout_;    ///< its docks: which shows, which tab is in front, their sizes
   QVector<QDockWidget*> hidden_docks_;
 };
 
