@@ -44,7 +44,7 @@ const std::vector<Quantity>& quantities() {
          return s.peak_memory_bytes > 0 ? double(s.peak_memory_bytes) / (1 << 20) : kNaN;
        },
        "%.1f"},
-      {"wall time (s)", "wall_s", [](const ArmSummary& s) { return s.wall_s; }, "%.2f"},
+      {"training time of the arm (s)", "wall_s", [](const ArmSummary& s) { return s.wall_s; }, "%.2f"},
   };
   return kQuantities;
 }

@@ -85,7 +85,9 @@ int ShowCommand::execute() {
   if (s.trajectories_parted_at_step >= 0) {
     summary.add({"trajectories parted", "at update " + std::to_string(s.trajectories_parted_at_step)});
   }
-  summary.add({"wall time", cell(s.wall_s, "%.2f s")});
+  // The arms take turns on one thread: an arm's own time is a share of the run's.
+  summary.add({"training time of this arm", cell(s.wall_s, "%.2f s")});
+  summary.add({"wall time of the run", cell(runWallSeconds(d.row), "%.0f s")});
   std::cout << summary.str();
   // The fixed-weight probes of this arm's weights, pooled as the run's summary pools them.
   const std::vector<ProbeRecord> probes = store->series(id).probes;

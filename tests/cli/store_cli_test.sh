@@ -53,7 +53,8 @@ PY
     expect_exit 0 "" note 2 "the accum arm, for the slides"
     expect_exit 0 "" show 2
     for want in "Run 2: arm accum of experiment 1" "status    finished" "the accum arm, for the slides" \
-                "baseline" '"micro_batch": 8' "final train loss"; do
+                "baseline" '"micro_batch": 8' "final train loss" "training time of this arm" \
+                "wall time of the run"; do
       grep -qF -- "$want" "$tmp/out" || fail "show lacks '$want': $(head -c 1500 "$tmp/out")"
     done
     expect_exit 0 "" show 2 --json
@@ -63,6 +64,7 @@ PY
     expect_exit 0 "" compare 2 4
     grep -qE "final train loss .*\(×[0-9.]+\)" "$tmp/out" || fail "compare lacks ratios: $(cat "$tmp/out")"
     grep -qE "^optimizer.lr +0.05 +0.2" "$tmp/out" || fail "compare lacks the config diff: $(cat "$tmp/out")"
+    grep -qE "^training time of the arm \(s\) " "$tmp/out" || fail "compare says what its time is: $(cat "$tmp/out")"
     expect_exit 0 "" compare 1 2 3
     grep -q "The configs are identical" "$tmp/out" || fail "arms of one experiment share a config"
     # The same (detrended) loss variance as run's table and the report, not the plain one.

@@ -560,8 +560,10 @@ class LivePlotsTest : public QObject {
 
   void compareModeOverlaysRunsWithTheirLabels() {
     RunData a, b;
-    a.label = "#1 spirals";
-    b.label = "#2 spirals";
+    a.label = "runs 1–3 · spirals";
+    a.id_label = "runs 1–3";
+    b.label = "runs 7, 9 · spirals";
+    b.id_label = "runs 7, 9";
     a.append(syntheticBatch(0, 10));
     b.append(syntheticBatch(0, 20));
     LivePlots plots;
@@ -570,7 +572,7 @@ class LivePlotsTest : public QObject {
     QCOMPARE(loss->pointCount(), 2 * 2 * 10 + 2 * 2 * 20);
     bool labelled = false;
     for (int i = 0; i < loss->plot()->graphCount(); ++i) {
-      labelled = labelled || loss->plot()->graph(i)->name().startsWith("#2 spirals: ");
+      labelled = labelled || loss->plot()->graph(i)->name().startsWith("runs 7, 9 · spirals: ");
     }
     QVERIFY(labelled);
     // One colour per run, one line style per arm (the legend says which).
@@ -581,8 +583,8 @@ class LivePlotsTest : public QObject {
       }
       return QPen(Qt::NoPen);
     };
-    const QPen a_accum = pen("#1 spirals: accum"), a_small = pen("#1 spirals: no-accum");
-    const QPen b_accum = pen("#2 spirals: accum");
+    const QPen a_accum = pen("runs 1–3 · spirals: accum"), a_small = pen("runs 1–3 · spirals: no-accum");
+    const QPen b_accum = pen("runs 7, 9 · spirals: accum");
     QVERIFY(a_accum.style() != Qt::NoPen && a_small.style() != Qt::NoPen && b_accum.style() != Qt::NoPen);
     QCOMPARE(a_accum.color(), a_small.color());
     QVERIFY(a_accum.color() != b_accum.color());
@@ -593,18 +595,18 @@ class LivePlotsTest : public QObject {
     }
     // A key above the plots says the same, whether or not the plots' legends fit.
     const QString key = plots.compareKey();
-    QVERIFY2(key.contains(runColor(0).name()) && key.contains("#1&nbsp;spirals") &&
-                 key.contains(runColor(1).name()) && key.contains("#2&nbsp;spirals"),
+    QVERIFY2(key.contains(runColor(0).name()) && key.contains("runs&nbsp;1–3") &&
+                 key.contains(runColor(1).name()) && key.contains("runs&nbsp;7,&nbsp;9"),
              qPrintable(key));
     QVERIFY2(key.contains("no-accum solid") && key.contains("accum dashed") && !key.contains("big-batch"),
              qPrintable(key));
-    // The read-outs speak of the first run and say so.
-    QVERIFY2(canvasById(plots, "variance")->readout().startsWith("#1: "),
-             qPrintable(canvasById(plots, "variance")->readout()));
-    // One run shown: no key.
+    // Every run gets its read-out, named by its run ids.
+    const QString readout = canvasById(plots, "variance")->readout();
+    QVERIFY2(readout.startsWith("runs 1–3: ") && readout.contains("<br>runs 7, 9: "), qPrintable(readout));
+    // One run shown: no key, and the read-out needs no name.
     plots.showRuns({a});
     QCOMPARE(plots.compareKey(), QString());
-    QVERIFY(!canvasById(plots, "variance")->readout().startsWith("#1: "));
+    QVERIFY(!canvasById(plots, "variance")->readout().startsWith("runs 1–3: "));
   }
 };
 

@@ -2,11 +2,13 @@
 
 #include <QLocale>
 #include <QObject>
+#include <QStringList>
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <qcustomplot.h>
 #include <tuple>
+#include <utility>
 
 #include "accumlab/smoothing.h"
 #include "accumlab/variance_ratio.h"
@@ -258,7 +260,9 @@ void PlotFeed::addProbes(int source, size_t from) {
   if (sources_.size() > 1) name = QString::fromStdString(run.label) + ": " + name;
   for (MetricCanvas* c : canvases_) {
     if (c->definition().id != "variance") continue;
-    c->addIntervalPoints(source, 1, name, QColor(kSliderMarkerColor), x, y, lo, hi);
+    // Compared, each run's dots take its colour, as its lines do.
+    const QColor color = sources_.size() > 1 ? runColor(source) : QColor(kSliderMarkerColor);
+    c->addIntervalPoints(source, 1, name, color, x, y, lo, hi);
     // The picture of the latest probe, for one run (compared runs would need one each).
     if (source != 0 || sources_.size() > 1) continue;
     auto& histogram = histograms_[c];
@@ -286,34 +290,44 @@ void PlotFeed::addEventMarkers(int source, size_t from) {
     } else {
       continue;  // pauses and stops do not change what the curves mean
     }
-    if (sources_.size() > 1) text = QString::fromStdString(run.label) + ": " + text;
+    if (sources_.size() > 1) text = QString::fromStdString(run.id_label.empty() ? run.label : run.id_label) + ": " + text;
     for (MetricCanvas* c : canvases_) c->addMarker(eventX(run, e), text, color);
   }
 }
 
 void PlotFeed::updateReadouts() {
   if (sources_.empty()) return;
-  const RunData& run = *sources_.front();
-  // Comparing, the read-outs speak of the first run: say which ("#12: …").
-  const QString whose = sources_.size() > 1
-                            ? QString::fromStdString(run.label).section(' ', 0, 0) + ": "
-                            : QString();
+  const RunData& first = *sources_.front();
   // The ratio's theory K and the batch sizes' m·K get a tick of their own (log panes 1).
   double k = kNaN, mk = kNaN;
-  if (const ArmSeries* accum = run.find(ArmKind::kAccum); accum && !accum->steps.empty()) {
+  if (const ArmSeries* accum = first.find(ArmKind::kAccum); accum && !accum->steps.empty()) {
     k = static_cast<double>(currentAccum(accum->steps));
     mk = k * static_cast<double>(accum->steps.back().micro_batch);
   }
+  // Comparing, every run gets its read-out, named by its run ids ("runs 4–6: …").
+  const auto every_run = [this](const auto& readout) {
+    QStringList texts, more;
+    for (const RunData* run : sources_) {
+      const auto r = readout(*run);
+      if (r.text.isEmpty()) continue;
+      const QString whose =
+          sources_.size() > 1 ? QString::fromStdString(run->id_label.empty() ? run->label : run->id_label) + ": "
+                              : QString();
+      texts << whose + r.text;
+      if (!r.more.isEmpty()) more << whose + r.more;
+    }
+    return std::make_pair(texts.join("<br>"), more.join("<br><br>"));
+  };
   for (MetricCanvas* c : canvases_) {
     const QString& id = c->definition().id;
     if (id == "variance") c->markValue(1, k);
     if (id == "noise") c->markValue(1, mk);
     if (id == "variance") {
-      const VarianceReadout r = varianceReadout(run);
-      c->setReadout(r.text.isEmpty() ? r.text : whose + r.text, r.more);
+      const auto [text, more] = every_run([this](const RunData& run) { return varianceReadout(run); });
+      c->setReadout(text, more);
     } else if (id == "equivalence") {
-      const EquivalenceReadout r = equivalenceReadout(run);
-      if (!r.text.isEmpty()) c->setReadout(whose + r.text, r.more);
+      const auto [text, more] = every_run([](const RunData& run) { return equivalenceReadout(run); });
+      if (!text.isEmpty()) c->setReadout(text, more);
     }
   }
 }

@@ -17,10 +17,21 @@ struct EndSizes {
   bool from_accum = false;  ///< read from the accum arm (which alone knows K)
 };
 
-/// How a loaded experiment is named in legends: "#12 fashion-mnist · mlp · 8×8", with
+/// The ids of an experiment's loaded runs as people select them in the Runs list: "run 4",
+/// "runs 4–6", "runs 4, 6".
+std::string idLabel(std::vector<int64_t> ids) {
+  std::sort(ids.begin(), ids.end());
+  const bool consecutive = ids.size() > 2 && ids.back() - ids.front() + 1 == static_cast<int64_t>(ids.size());
+  if (consecutive) return "runs " + std::to_string(ids.front()) + "–" + std::to_string(ids.back());
+  std::string label = ids.size() == 1 ? "run " : "runs ";
+  for (size_t i = 0; i < ids.size(); ++i) label += (i ? ", " : "") + std::to_string(ids[i]);
+  return label;
+}
+
+/// How a loaded experiment is named in legends: "runs 4–6 · fashion-mnist · mlp · 8×8", with
 /// "→16×8" when m or K changed during the run, and the run's own name first when it has one.
-std::string runLabel(const RunDetail& d, const EndSizes& end) {
-  std::string label = "#" + std::to_string(d.row.experiment_id) + " ";
+std::string runLabel(const std::string& ids, const RunDetail& d, const EndSizes& end) {
+  std::string label = ids + " · ";
   if (!d.row.name.empty()) label += d.row.name + " · ";
   return label + d.config.data + " · " + d.config.model + " · " +
          batchSizesText(d.config.micro_batch, d.config.accum, end.m > 0 ? end.m : d.config.micro_batch,
@@ -38,11 +49,13 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
   std::map<int64_t, RunData> by_experiment;
   std::map<int64_t, RunDetail> first_detail;
   std::map<int64_t, EndSizes> end_sizes;
+  std::map<int64_t, std::vector<int64_t>> ids_of;  // the loaded runs of each experiment
   std::vector<int64_t> order;  // experiments in the order the runs were given
   for (int64_t id : run_ids) {
     const RunDetail d = store.run(id);
     const bool first = by_experiment.count(d.row.experiment_id) == 0;
     RunData& run = by_experiment[d.row.experiment_id];
+    ids_of[d.row.experiment_id].push_back(id);
     if (first) {
       order.push_back(d.row.experiment_id);
       first_detail.emplace(d.row.experiment_id, d);
@@ -77,7 +90,8 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
   std::vector<RunData> out;
   for (int64_t exp : order) {
     RunData& run = by_experiment[exp];
-    run.label = runLabel(first_detail.at(exp), end_sizes[exp]);
+    run.id_label = idLabel(ids_of[exp]);
+    run.label = runLabel(run.id_label, first_detail.at(exp), end_sizes[exp]);
     std::stable_sort(run.events.begin(), run.events.end(),
                      [](const EventRecord& a, const EventRecord& b) { return a.wall_ms < b.wall_ms; });
     out.push_back(std::move(run));

@@ -21,7 +21,8 @@ struct ArmSeries {
 /// Everything the plots, the status bar and the report need about one run (live or loaded
 /// from the store). Owned by the GUI thread.
 struct RunData {
-  std::string label;  ///< how the run is named in legends (e.g. "#12 fashion-mnist")
+  std::string label;     ///< how the run is named in legends ("runs 4–6 · fashion-mnist · …")
+  std::string id_label;  ///< its stored runs' ids alone ("run 4", "runs 4–6"); empty when live
   RunInfo info;
   std::vector<ArmSeries> arms;      ///< in the config's arm order
   std::vector<EventRecord> events;  ///< slider changes, pauses, divergence, …
