@@ -1,4 +1,5 @@
 // Every export writes a file that parses: runs CSV/JSON, plots PNG/SVG/PDF, the HTML report.
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QJsonArray>
@@ -72,6 +73,23 @@ class ExportTest : public QObject {
     QCOMPARE(error.error, QJsonParseError::NoError);
     QVERIFY(!doc.isNull());
     QVERIFY(readAll(path).contains("\"metrics\""));
+  }
+
+  void runsExportToTensorBoardLogFolders() {
+    const QString folder = dir_.filePath("tb");
+    QVERIFY(actions_->exportRunsTo(ids_, ExportFormat::kTensorBoard, folder));
+    for (const RunRow& row : store_->listRuns()) {
+      const QString arm = QString::fromStdString(toString(row.arm));
+      const QDir log(folder + QString("/%1-%2").arg(row.id).arg(arm));
+      const QStringList files = log.entryList({"events.out.tfevents.*"}, QDir::Files);
+      QCOMPARE(files.size(), 1);
+      // The first record is TensorBoard's file version.
+      QVERIFY(readAll(log.filePath(files.front())).contains("brain.Event:2"));
+    }
+    // A file where the folder should be is an error, not a crash.
+    const QString file = dir_.filePath("not-a-folder");
+    QFile(file).open(QIODevice::WriteOnly);
+    QVERIFY(!actions_->exportRunsTo(ids_, ExportFormat::kTensorBoard, file));
   }
 
   void plotExportsParse() {
@@ -157,7 +175,9 @@ class ExportTest : public QObject {
     QVERIFY(actions_->exportReportTo(path));
     const QString html = QString::fromUtf8(readAll(path));
     const QString first_label = QString::fromStdString(plots_->shownRuns().front()->label);
-    QVERIFY2(html.contains(QString("#%1 ").arg(sink.experimentId())), "the selected experiment is not in the report");
+    const QString ids = QString::fromStdString(loadRuns(*store_, second).front().id_label);
+    QVERIFY2(ids.contains(QString::number(second.front())), qPrintable(ids));
+    QVERIFY2(html.contains(ids + " · "), "the selected runs are not in the report, by their ids");
     QVERIFY2(!html.contains(first_label.toHtmlEscaped()), "the report shows the plotted runs, not the selected ones");
     runs_->selectRuns({});
   }

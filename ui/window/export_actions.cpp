@@ -42,6 +42,11 @@ void ExportActions::populateMenu(QMenu* menu) {
                   [this] { exportRuns(runs_->selectedRunIds(), ExportFormat::kCsv); });
   menu->addAction(tr("Selected runs as &JSON…"), this,
                   [this] { exportRuns(runs_->selectedRunIds(), ExportFormat::kJson); });
+  QAction* tensorboard =
+      menu->addAction(tr("Selected runs as &TensorBoard logs…"), this,
+                      [this] { exportRuns(runs_->selectedRunIds(), ExportFormat::kTensorBoard); });
+  tensorboard->setToolTip(tr("Write one TensorBoard log folder per run into a folder you "
+                             "choose; view them with: tensorboard --logdir FOLDER"));
   menu->addSeparator();
   QMenu* plot_menu = menu->addMenu(tr("&Plot"));
   for (MetricCanvas* canvas : plots_->canvases()) {
@@ -55,11 +60,22 @@ void ExportActions::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat
     emit errorOccurred(tr("Select one or more runs in the Runs panel to export them."));
     return;
   }
-  const bool csv = format == ExportFormat::kCsv;
-  const QString path = file_dialogs::saveFile(
-      window_, tr("Export runs"), csv ? "runs.csv" : "runs.json",
-      csv ? tr("CSV files (*.csv)") : tr("JSON files (*.json)"));
+  const QString path = askExportPath(format);
   if (!path.isEmpty()) exportRunsTo(run_ids, format, path);
+}
+
+QString ExportActions::askExportPath(ExportFormat format) {
+  switch (format) {
+    case ExportFormat::kCsv:
+      return file_dialogs::saveFile(window_, tr("Export runs"), "runs.csv",
+                                    tr("CSV files (*.csv)"));
+    case ExportFormat::kJson:
+      return file_dialogs::saveFile(window_, tr("Export runs"), "runs.json",
+                                    tr("JSON files (*.json)"));
+    case ExportFormat::kTensorBoard:
+      return file_dialogs::folder(window_, tr("Folder for the TensorBoard logs"));
+  }
+  return QString();
 }
 
 bool ExportActions::exportRunsTo(const std::vector<int64_t>& run_ids, ExportFormat format,

@@ -18,9 +18,10 @@ class LivePlots;
 class MetricCanvas;
 class RunsPanel;
 
-/// The Export menu and toolbar actions: selected runs to CSV/JSON (the store's exporters),
-/// one plot or all plots to PNG/SVG/PDF, and the one-file HTML report of what the plots
-/// show. The *To() functions do the work without dialogs. GUI thread.
+/// The Export menu and toolbar actions: selected runs to CSV/JSON or a folder of TensorBoard
+/// logs (the store's exporters), one plot or all plots to PNG/SVG/PDF, and the one-file HTML
+/// report of what the plots show. The *To() functions do the work without dialogs (for
+/// TensorBoard logs `path` is the folder). GUI thread.
 class ExportActions : public QObject {
   Q_OBJECT
 
@@ -32,7 +33,7 @@ class ExportActions : public QObject {
   void populateMenu(QMenu* menu);
   /// The HTML report action (for the toolbar).
   QAction* reportAction() const { return report_; }
-  /// Asks for a file and exports `run_ids` in `format`.
+  /// Asks for a file (a folder for TensorBoard logs) and exports `run_ids` in `format`.
   void exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format);
   /// Asks for a file and exports one plot.
   void exportPlot(MetricCanvas* canvas);
@@ -50,6 +51,8 @@ class ExportActions : public QObject {
  private:
   /// True (after reporting it) when writing `path` would overwrite the open run database.
   bool overwritesStore(const QString& path);
+  /// The file, or for TensorBoard logs the folder, to export runs to; empty when cancelled.
+  QString askExportPath(ExportFormat format);
   void exportAllPlots();
   void exportReport();
 

@@ -53,7 +53,8 @@ void MainMenus::buildToolBar() {
   export_button->setText(tr("Export"));
   export_button->setIcon(t_.window->style()->standardIcon(QStyle::SP_DialogSaveButton));
   export_button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  export_button->setToolTip(tr("Export runs (CSV, JSON), plots (PNG, SVG, PDF) or a report"));
+  export_button->setToolTip(
+      tr("Export runs (CSV, JSON, TensorBoard logs), plots (PNG, SVG, PDF) or a report"));
   export_button->setMenu(export_menu_);
   export_button->setPopupMode(QToolButton::InstantPopup);
   bar->addWidget(export_button);
