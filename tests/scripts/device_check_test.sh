@@ -9,7 +9,7 @@
 #   old_abi    a LibTorch built with the old C++ ABI is refused at configure time, in words
 #   cxx20      a LibTorch that declares C++20 (2.12 and later) is refused at configure time
 #   mixed_libs a LibTorch whose CMake files picked another LibTorch's library (Debian's, on the
-#              system's library path) is refused at configure time, in words
+#              system's library path) gets its own instead, and configure says so
 set -uo pipefail
 case_name="$1" src="$2"
 script="$src/scripts/device-check"
@@ -81,25 +81,31 @@ set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$tmp/torch/TorchConfigVersion.cmake"
       fail "configure failed without saying why: $(grep -m3 -i error "$tmp/configure.log")"
     ;;
   mixed_libs)
-    # A stand-in pip LibTorch (<torch>/share/cmake/Torch) whose libtorch was found elsewhere.
+    # A stand-in pip LibTorch (<torch>/share/cmake/Torch) whose libc10 was found elsewhere.
     mkdir -p "$tmp/torch/share/cmake/Torch" "$tmp/torch/lib" "$tmp/system"
-    touch "$tmp/torch/lib/libc10.so" "$tmp/system/libtorch.so"
+    touch "$tmp/torch/lib/libtorch.so" "$tmp/torch/lib/libc10.so" "$tmp/system/libc10.so"
     cat >"$tmp/torch/share/cmake/Torch/TorchConfig.cmake" <<'CMAKE'
 set(TORCH_FOUND TRUE)
 get_filename_component(TORCH_INSTALL_PREFIX "${CMAKE_CURRENT_LIST_DIR}/../../../" ABSOLUTE)
-set(TORCH_LIBRARIES "")
 set(TORCH_INCLUDE_DIRS "")
 set(TORCH_CXX_FLAGS "-D_GLIBCXX_USE_CXX11_ABI=1")
-set(c10_LIBRARY "${TORCH_INSTALL_PREFIX}/lib/libc10.so")
-set(TORCH_LIBRARY "${TORCH_INSTALL_PREFIX}/../system/libtorch.so")
+set(TORCH_LIBRARY "${TORCH_INSTALL_PREFIX}/lib/libtorch.so")
+get_filename_component(other "${TORCH_INSTALL_PREFIX}/../system/libc10.so" ABSOLUTE)
+set(c10_LIBRARY "${other}" CACHE FILEPATH "")
+set(TORCH_LIBRARIES "${TORCH_LIBRARY};${c10_LIBRARY}")
 CMAKE
-    echo 'set(PACKAGE_VERSION "2.14.1")
+    echo 'set(PACKAGE_VERSION "2.11.0")
 set(PACKAGE_VERSION_COMPATIBLE TRUE)' >"$tmp/torch/share/cmake/Torch/TorchConfigVersion.cmake"
     cmake -S "$src" -B "$tmp/build" -DACCUMLAB_BUILD_GUI=OFF -DACCUMLAB_BUILD_BENCH=OFF \
-      -DTorch_DIR="$tmp/torch/share/cmake/Torch" >"$tmp/configure.log" 2>&1 &&
-      fail "configure accepted a libtorch from outside the LibTorch it found"
-    grep -q "from another LibTorch" "$tmp/configure.log" ||
-      fail "configure failed without saying why: $(grep -m3 -i error "$tmp/configure.log")"
+      -DACCUMLAB_TENSORBOARD=OFF -DTorch_DIR="$tmp/torch/share/cmake/Torch" \
+      >"$tmp/configure.log" 2>&1 || fail "configure failed: $(grep -m3 -i error "$tmp/configure.log")"
+    grep -q "LibTorch's libc10.so: $tmp/torch/lib/libc10.so, not $tmp/system/libc10.so" \
+      "$tmp/configure.log" || fail "configure did not say it took the LibTorch's own libc10"
+    grep -qx "c10_LIBRARY:FILEPATH=$tmp/torch/lib/libc10.so" "$tmp/build/CMakeCache.txt" ||
+      fail "the cache kept $(grep '^c10_LIBRARY' "$tmp/build/CMakeCache.txt")"
+    grep -rqF "$tmp/system/libc10.so" "$tmp/build" --include='*.make' --include='*.txt' \
+      --exclude=CMakeCache.txt --exclude=CMakeOutput.log &&
+      fail "the build still links $tmp/system/libc10.so"
     ;;
   *) fail "unknown case" ;;
 esac
