@@ -110,7 +110,7 @@ class ExportTest : public QObject {
     QVERIFY2(svg_text.count(loss->definition().title.toUtf8()) >= 2, "no title drawn in the SVG");
     QVERIFY(svg_text.contains("samples seen"));
     QVERIFY(svg_text.contains(">loss<"));
-    QCOMPARE(loss->plot()->plotLayout()->rowCount(), 1);
+    QCOMPARE(loss->plot()->plotLayout()->rowCount(), 2);  // its legend strip and its pane
     const QByteArray pdf_bytes = readAll(pdf);
     QVERIFY(pdf_bytes.startsWith("%PDF-"));
     QVERIFY(pdf_bytes.trimmed().endsWith("%%EOF"));

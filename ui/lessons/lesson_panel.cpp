@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -75,7 +76,7 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   setObjectName("lessonPanel");
   list_ = new QListWidget;
   list_->setObjectName("lessonList");
-  list_->setMinimumWidth(240);
+  list_->setMinimumWidth(180);
   list_->setWordWrap(true);
   list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   list_->setSpacing(2);
@@ -136,13 +137,15 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   report_->setObjectName("lessonReport");
   report_->setEnabled(false);
   report_->setToolTip(tr("Save a one-file HTML report of this attempt: the verdict, the runs and their plots"));
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(run_);
-  buttons->addWidget(stop_);
-  buttons->addStretch(1);
-  buttons->addWidget(show_runs_);
-  buttons->addWidget(report_);
-  buttons->addWidget(next_);
+  // Two rows, so that the text column stays narrow enough for a 1024×768 screen with the
+  // Experiment panel open: what to do now, then what to do with the result.
+  auto* buttons = new QGridLayout;
+  buttons->addWidget(run_, 0, 0);
+  buttons->addWidget(stop_, 0, 1);
+  buttons->addWidget(next_, 0, 3);
+  buttons->addWidget(show_runs_, 1, 0);
+  buttons->addWidget(report_, 1, 1);
+  buttons->setColumnStretch(2, 1);
 
   progress_ = new QLabel;
   progress_->setObjectName("lessonProgress");
@@ -169,6 +172,7 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   column->addWidget(card_);
   column->addStretch(1);
   auto* scroll = new QScrollArea;
+  scroll->setObjectName("lessonScroll");
   scroll->setWidget(detail);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);

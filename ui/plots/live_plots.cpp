@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QScrollArea>
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
@@ -25,8 +26,9 @@ constexpr int kGridColumns = 3;
 /// Below this width the grid has two columns (three rows): a narrow screen, e.g. 1024×768
 /// with the experiment panel open, keeps plots wide enough to read.
 constexpr int kThreeColumnsFrom = 900;
-/// The smallest a plot may become.
-constexpr QSize kMinCanvas(200, 140);
+/// The smallest a plot may become: its legend, read-out and two panes readable. A smaller
+/// screen scrolls the plots (vertically) rather than shrink them.
+constexpr QSize kMinCanvas(200, 260);
 /// Slider steps per unit of smoothing.
 constexpr int kSmoothingSteps = 100;
 /// The largest smoothing the slider offers.
@@ -75,7 +77,9 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
   compare_key_->setContentsMargins(8, 2, 8, 0);
   compare_key_->setVisible(false);
 
-  grid_ = new QGridLayout;
+  auto* sheet = new QWidget;
+  sheet->setObjectName("plotSheet");
+  grid_ = new QGridLayout(sheet);
   grid_->setContentsMargins(2, 2, 2, 2);
   grid_->setSpacing(4);
   const auto& catalog = plotCatalog();
@@ -100,7 +104,13 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
   layout->addWidget(compare_key_);
-  layout->addLayout(grid_, 1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName("plotScroll");
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(sheet);
+  layout->addWidget(scroll, 1);
 
   connect(x_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int) {
     setXAxisMode(static_cast<XAxisMode>(x_combo_->currentData().toInt()));

@@ -84,7 +84,9 @@ QVector<double> LogTicker::createTickVector(double tick_step, const QCPRange& ra
   if (!(lo > 0) || !(hi > lo) || !std::isfinite(hi)) {
     return QCPAxisTicker::createTickVector(tick_step, range);
   }
-  const size_t limit = static_cast<size_t>(std::max(2, tickCount()) + kExtraTicks);
+  // A pane with room for one or two labels gets no more (a sub-pane ~50 px high).
+  const int wanted = std::max(1, tickCount());
+  const size_t limit = wanted == 1 ? 1 : static_cast<size_t>(wanted + kExtraTicks);
   std::vector<double> ticks = ladder({1, 2, 5}, 1, lo, hi);
   if (ticks.size() > limit) {
     // Many decades: every decade, or every second, third … until they fit.
@@ -99,6 +101,9 @@ QVector<double> LogTicker::createTickVector(double tick_step, const QCPRange& ra
         if (t > 0) ticks.push_back(t);  // its outer tick below the range may be 0
       }
     }
+  }
+  if (std::isfinite(marked_) && marked_ >= lo && marked_ <= hi && wanted == 1) {
+    return {marked_};  // room for one label: the one that matters (K)
   }
   if (std::isfinite(marked_) && marked_ >= lo && marked_ <= hi) {
     // In decades: the span shared evenly by the wanted ticks, and the part of it kept clear.

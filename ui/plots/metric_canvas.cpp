@@ -13,6 +13,7 @@
 #include "plots/arm_style.h"
 #include "plots/compact_ticker.h"
 #include "plots/log_ticker.h"
+#include "plots/plot_fit.h"
 
 namespace accumlab::ui {
 
@@ -62,10 +63,15 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   readout_ = new QLabel(this);
   readout_->setObjectName("readout");
   readout_->setTextFormat(Qt::RichText);
-  // A long read-out must not widen its grid column: it wraps onto a second line instead.
-  readout_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  // A long read-out must not widen its grid column: it wraps instead, on a line of its own
+  // under the title (beside it, a narrow pane left it a column of one word per line).
+  QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Minimum);
+  policy.setHeightForWidth(true);  // every line of it shows; the plot below gives way
+  readout_->setSizePolicy(policy);
   readout_->setWordWrap(true);
   readout_->setMinimumWidth(0);
+  readout_->setContentsMargins(6, 0, 4, 0);
+  readout_->setHidden(true);
   info_ = new QToolButton(this);
   info_->setText("?");
   info_->setAutoRaise(true);
@@ -79,13 +85,13 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   auto* header = new QHBoxLayout;
   header->setContentsMargins(6, 2, 2, 0);
   header->addWidget(title_);
-  header->addSpacing(8);
-  header->addWidget(readout_, 1);
+  header->addStretch(1);
   header->addWidget(info_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
   layout->addLayout(header);
+  layout->addWidget(readout_);
   layout->addWidget(plot_, 1);
 
   plot_->setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
@@ -108,16 +114,11 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   }
   y_bounds_.resize(panes_.size());
   marks_.assign(panes_.size(), std::numeric_limits<double>::quiet_NaN());
+  // The legend above the panes, never over the data; its entries in reading order.
   plot_->legend->setVisible(true);
-  plot_->legend->setBrush(QColor(255, 255, 255, 220));
-  plot_->legend->setRowSpacing(0);
-  panes_.front()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  placeLegendAbove(plot_);
   applyAxisScales();
   applyFonts();
-
-  // Items in reading order, `wrap` of them per row (setLegendColumns).
-  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  plot_->legend->setWrap(1);
   connect(plot_, &QCustomPlot::beforeReplot, this, &MetricCanvas::fitLegend);
   connect(plot_, &QCustomPlot::mousePress, this, [this] { emit userInteracted(); });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { emit userInteracted(); });
@@ -127,61 +128,15 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
 }
 
 void MetricCanvas::fitLegend() {
-  // Before every replot, from the last layout. Short panes get fewer y ticks and narrow ones
-  // fewer x ticks (a pane beside the probe's histogram is ~120 px wide), so that their labels
-  // never run into each other. The legend takes one column while that fits its pane,
-  // two or three on a small plot; when none fits (a tiny plot) it is hidden, the arms keep
-  // their colours everywhere. No empty legend box.
+  // Before every replot, from the last layout: as many ticks as their labels leave room for
+  // (a pane beside the probe's histogram is ~120 px wide, a sub-pane ~50 px high), the
+  // legend's entries a row, axis labels and notes inside their panes (plot_fit.h).
   for (QCPAxisRect* rect : panes_) {
-    constexpr int kPixelsPerTick = 36;
-    const int ticks = std::clamp(rect->rect().height() / kPixelsPerTick, 2, 5);
-    rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(ticks);
-    constexpr int kPixelsPerXTick = 70;  // "150k" and the space between two labels
-    const int x_ticks = std::clamp(rect->rect().width() / kPixelsPerXTick, 1, 5);
-    rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(x_ticks);
-  }
-  QCPLegend* legend = plot_->legend;
-  const QRect pane = panes_.front()->rect();
-  // itemCount() counts the grid's cells, some of them empty.
-  int n = 0;
-  QSize item;
-  for (int i = 0; i < legend->itemCount(); ++i) {
-    if (QCPAbstractLegendItem* entry = legend->item(i)) {
-      ++n;
-      item = item.expandedTo(entry->minimumOuterSizeHint());
+    for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atBottom)}) {
+      axis->ticker()->setTickCount(ticksThatFit(axis, 5));
     }
   }
-  if (n == 0) {
-    legend->setVisible(false);
-    return;
-  }
-  if (pane.height() <= 0) return;  // not laid out yet
-  // The size of the legend in 1, 2 or 3 columns, from its items' sizes.
-  const QMargins m = legend->margins();
-  auto fits = [&](int columns) {
-    const int rows = (n + columns - 1) / columns;
-    const int h = rows * item.height() + (rows - 1) * legend->rowSpacing() + m.top() + m.bottom();
-    const int w = columns * item.width() + (columns - 1) * legend->columnSpacing() + m.left() + m.right();
-    return h <= pane.height() - 6 && w <= pane.width() - 6;
-  };
-  constexpr int kMaxColumns = 3;
-  int columns = 1;
-  while (columns <= kMaxColumns && !fits(columns)) ++columns;
-  legend->setVisible(columns <= kMaxColumns);
-  setLegendColumns(std::min(columns, kMaxColumns));
-}
-
-void MetricCanvas::setLegendColumns(int columns) {
-  // Items are re-added in their order (QCP's own rearranging would shuffle them).
-  QCPLegend* legend = plot_->legend;
-  if (legend->wrap() == columns) return;
-  std::vector<QCPAbstractPlottable*> order;
-  for (int i = 0; i < legend->itemCount(); ++i) {
-    if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) order.push_back(entry->plottable());
-  }
-  legend->clearItems();
-  legend->setWrap(columns);
-  for (QCPAbstractPlottable* p : order) p->addToLegend(legend);
+  fitPlot(plot_);
 }
 
 void MetricCanvas::applyFonts() {
@@ -385,6 +340,7 @@ void MetricCanvas::addMarker(double x, const QString& label, const QColor& color
   text->setColor(color.darker(130));
   text->setBrush(QColor(255, 255, 255, 200));
   text->setFont(markerFont());
+  markAsNote(text);
   markers_.push_back(text);
 }
 
@@ -401,6 +357,7 @@ void MetricCanvas::clear() {
     markValue(i, std::numeric_limits<double>::quiet_NaN());
   }
   readout_->clear();
+  readout_->setHidden(true);
 }
 
 void MetricCanvas::setXLabel(const QString& label) {
@@ -424,6 +381,7 @@ void MetricCanvas::markValue(int pane, double value) {
 
 void MetricCanvas::setReadout(const QString& html, const QString& more) {
   readout_->setText(html);
+  readout_->setHidden(html.isEmpty());
   // The whole text, where a narrow plot clips it, and what did not fit at all.
   readout_->setToolTip(more.isEmpty() ? html : html + "<br><br>" + more);
 }

@@ -94,7 +94,6 @@ class MetricCanvas : public QWidget {
   void applyAxisScales();
   /// Lays the legend out in as few columns as fit its pane (hidden when none does).
   void fitLegend();
-  void setLegendColumns(int columns);
   /// The axes', legend's and markers' fonts, from the widget's font.
   void applyFonts();
   QFont markerFont() const;

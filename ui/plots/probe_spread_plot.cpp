@@ -50,27 +50,45 @@ bool ProbeSpreadPlot::visible() const { return rect_ != nullptr; }
 
 void ProbeSpreadPlot::build() {
   if (rect_) return;
-  // The canvas's panes (one column) move into a grid of their own, so that the histogram
-  // beside them gets the canvas's full height.
+  // The legend strip stays on top, across the whole canvas; the canvas's panes (one column)
+  // move into a grid of their own beside the histogram, which gets their full height.
   QCPLayoutGrid* grid = plot_->plotLayout();
-  panes_ = new QCPLayoutGrid;
+  QCPLayoutElement* legend = nullptr;
   std::vector<QCPLayoutElement*> rows;
-  for (int r = 0; r < grid->rowCount(); ++r) rows.push_back(grid->element(r, 0));
-  const QList<double> stretch = grid->rowStretchFactors();
-  panes_->setRowSpacing(grid->rowSpacing());
+  QList<double> stretch;
+  for (int r = 0; r < grid->rowCount(); ++r) {
+    QCPLayoutElement* e = grid->element(r, 0);
+    if (qobject_cast<QCPLegend*>(e)) {
+      legend = e;
+    } else {
+      rows.push_back(e);
+      stretch << grid->rowStretchFactors().value(r, 1.0);
+    }
+  }
   for (QCPLayoutElement* e : rows) {
     if (e) grid->take(e);
   }
+  if (legend) grid->take(legend);
   grid->simplify();
-  grid->addElement(0, 0, panes_);
+  body_ = new QCPLayoutGrid;
+  panes_ = new QCPLayoutGrid;
+  panes_->setRowSpacing(grid->rowSpacing());
+  if (legend) {
+    grid->addElement(0, 0, legend);
+    grid->addElement(1, 0, body_);
+    grid->setRowStretchFactors({0.001, 1.0});
+  } else {
+    grid->addElement(0, 0, body_);
+  }
+  body_->addElement(0, 0, panes_);
   for (size_t r = 0; r < rows.size(); ++r) {
     if (rows[r]) panes_->addElement(static_cast<int>(r), 0, rows[r]);
   }
   if (stretch.size() == panes_->rowCount()) panes_->setRowStretchFactors(stretch);
   rect_ = new QCPAxisRect(plot_);
   rect_->setMinimumSize(kMinimumWidth, 0);
-  grid->addElement(0, 1, rect_);
-  grid->setColumnStretchFactor(1, kColumnStretch);
+  body_->addElement(0, 1, rect_);
+  body_->setColumnStretchFactor(1, kColumnStretch);
   QCPAxis* x = rect_->axis(QCPAxis::atBottom);
   QCPAxis* y = rect_->axis(QCPAxis::atLeft);
   x->ticker()->setTickCount(3);
@@ -91,13 +109,12 @@ QCPGraph* ProbeSpreadPlot::graph(QCPGraph*& slot, const QColor& color, int width
 void ProbeSpreadPlot::hide() {
   if (!rect_) return;
   // The graphs hang on the column's axes: they go first, then the column, and the panes
-  // return to the canvas's own grid.
+  // return to the canvas's own grid, under its legend strip.
   for (QCPGraph** g : {&micro_, &window_, &micro_sd_, &window_sd_}) {
     if (*g && plot_->hasPlottable(*g)) plot_->removePlottable(*g);
     *g = nullptr;
   }
-  QCPLayoutGrid* grid = plot_->plotLayout();
-  grid->remove(rect_);
+  body_->remove(rect_);
   rect_ = nullptr;
   std::vector<QCPLayoutElement*> rows;
   for (int r = 0; r < panes_->rowCount(); ++r) rows.push_back(panes_->element(r, 0));
@@ -105,13 +122,25 @@ void ProbeSpreadPlot::hide() {
   for (QCPLayoutElement* e : rows) {
     if (e) panes_->take(e);
   }
-  grid->remove(panes_);
+  QCPLayoutGrid* grid = plot_->plotLayout();
+  QCPLayoutElement* legend = nullptr;
+  for (int r = 0; r < grid->rowCount(); ++r) {
+    if (qobject_cast<QCPLegend*>(grid->element(r, 0))) legend = grid->element(r, 0);
+  }
+  if (legend) grid->take(legend);
+  grid->remove(body_);  // with the emptied panes' grid in it
+  body_ = nullptr;
   panes_ = nullptr;
   grid->simplify();
+  const int first = legend ? 1 : 0;
+  if (legend) grid->addElement(0, 0, legend);
   for (size_t r = 0; r < rows.size(); ++r) {
-    if (rows[r]) grid->addElement(static_cast<int>(r), 0, rows[r]);
+    if (rows[r]) grid->addElement(first + static_cast<int>(r), 0, rows[r]);
   }
-  if (stretch.size() == grid->rowCount()) grid->setRowStretchFactors(stretch);
+  QList<double> factors;
+  if (legend) factors << 0.001;
+  factors << stretch;
+  if (factors.size() == grid->rowCount()) grid->setRowStretchFactors(factors);
 }
 
 void ProbeSpreadPlot::show(const ProbeRecord& p) {

@@ -36,6 +36,7 @@ class ProbeSpreadPlot {
 
   QCustomPlot* plot_;
   QCPAxisRect* rect_ = nullptr;
+  QCPLayoutGrid* body_ = nullptr;   ///< under the legend strip: the panes' cell, the histogram
   QCPLayoutGrid* panes_ = nullptr;  ///< the canvas's panes, moved into one cell
   // Graphs are the plot's; a canvas's clear() deletes them, so each is checked before use.
   QCPGraph* micro_ = nullptr;

@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QGridLayout>
+#include <QScrollArea>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -64,7 +66,8 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   top->addWidget(images);
   layout->addLayout(top);
 
-  auto* grid = new QHBoxLayout;
+  // Two rows, so that the B list shows whole on a 1024×768 screen: what to train, then how.
+  auto* grid = new QGridLayout;
   batches_ = new QLineEdit("8,16,32,64,128,256,512,1024", this);
   batches_->setObjectName("sweepBatches");
   batches_->setToolTip(tr("Effective batches B = m·K to train, comma-separated"));
@@ -96,18 +99,22 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
                       "model, optimizer, LR rule and budget per point) until the target"));
   stop_ = new QPushButton(tr("Stop"), this);
   stop_->setEnabled(false);
-  grid->addWidget(new QLabel(tr("B"), this));
-  grid->addWidget(batches_, 2);
-  grid->addWidget(new QLabel(tr("m"), this));
-  grid->addWidget(micro_);
-  grid->addWidget(new QLabel(tr("LR"), this));
-  grid->addWidget(lrs_, 1);
-  grid->addWidget(new QLabel(tr("target loss"), this));
-  grid->addWidget(target_);
-  grid->addWidget(new QLabel(tr("jobs"), this));
-  grid->addWidget(jobs_);
-  grid->addWidget(run_);
-  grid->addWidget(stop_);
+  micro_->setMaximumWidth(QWIDGETSIZE_MAX);
+  grid->addWidget(new QLabel(tr("B"), this), 0, 0);
+  grid->addWidget(batches_, 0, 1, 1, 3);
+  grid->addWidget(new QLabel(tr("m"), this), 0, 4);
+  grid->addWidget(micro_, 0, 5);
+  grid->addWidget(new QLabel(tr("LR"), this), 0, 6);
+  grid->addWidget(lrs_, 0, 7, 1, 2);
+  grid->addWidget(new QLabel(tr("target loss"), this), 1, 0, 1, 2, Qt::AlignLeft);
+  grid->addWidget(target_, 1, 2);
+  grid->addWidget(new QLabel(tr("jobs"), this), 1, 4);
+  grid->addWidget(jobs_, 1, 5);
+  grid->addWidget(run_, 1, 7);
+  grid->addWidget(stop_, 1, 8);
+  grid->setColumnStretch(1, 3);
+  grid->setColumnStretch(5, 1);
+  grid->setColumnStretch(7, 2);
   layout->addLayout(grid);
 
   summary_ = new QLabel(this);
@@ -117,7 +124,14 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   layout->addWidget(summary_);
 
   auto* split = new QSplitter(Qt::Vertical, this);
-  plots_ = new SweepPlots(split);
+  // The plots keep a readable height and scroll, rather than shrink, on a small screen.
+  auto* scroll = new QScrollArea(split);
+  scroll->setObjectName("sweepPlotsScroll");
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  plots_ = new SweepPlots(scroll);
+  scroll->setWidget(plots_);
   table_ = new QTableWidget(split);
   table_->setObjectName("sweepPoints");
   table_->setColumnCount(10);
@@ -128,7 +142,7 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   table_->verticalHeader()->setVisible(false);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  split->addWidget(plots_);
+  split->addWidget(scroll);
   split->addWidget(table_);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);

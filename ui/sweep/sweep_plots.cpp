@@ -1,5 +1,8 @@
 #include "sweep/sweep_plots.h"
 
+#include "plots/log_ticker.h"
+#include "plots/plot_fit.h"
+
 #include <QFile>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -22,20 +25,16 @@ const QColor kFitColor(44, 160, 44);
 const QColor kTheoryColor(120, 120, 120);
 const QColor kNoiseColor(255, 127, 14);   // B_simple
 
-void setLogAxes(QCustomPlot* plot, const QString& x_label, const QString& y_label, bool log_y,
-                Qt::Alignment legend) {
+void setLogAxes(QCustomPlot* plot, const QString& x_label, const QString& y_label, bool log_y) {
   plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
-  plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  plot->xAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
   plot->xAxis->setLabel(x_label);
   plot->yAxis->setLabel(y_label);
   if (log_y) {
     plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    plot->yAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
   }
   plot->legend->setVisible(true);
-  plot->legend->setFont(QFont(plot->font().family(), 8));
-  // Where the data leave room: each plot says.
-  plot->axisRect()->insetLayout()->setInsetAlignment(0, legend);
 }
 
 QCPGraph* points(QCustomPlot* plot, const QString& name, const QColor& color,
@@ -125,7 +124,7 @@ SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
       {"sweep_samples", tr("Samples to target against B"),
        tr("Samples each B needed: flat (E_min) while scaling is perfect, then growing like "
           "S_min·B — the compute a larger batch wastes.")},
-      {"sweep_memory", tr("Memory and speed against m, at one B"),
+      {"sweep_memory", tr("Memory and speed against m"),
        tr("Accumulation's trade-off at a fixed effective batch B = m·K: a smaller micro-batch m "
           "(with K = B/m) holds fewer activations at once — less peak tensor memory (blue) — "
           "but computes in smaller pieces, so fewer samples per second (orange). The update is "
@@ -138,11 +137,19 @@ SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
   for (size_t i = 0; i < defs_.size(); ++i) {
     auto* plot = new QCustomPlot(this);
     plot->setObjectName(defs_[i].id);
-    plot->setMinimumSize(220, 140);  // three rows fit a 1024×768 screen
+    plot->setMinimumSize(220, 230);  // legend, axes and points readable; the tab scrolls
     plot->setToolTip(defs_[i].explanation);
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, defs_[i].title,
                                                             QFont(font().family(), 10, QFont::Bold)));
+    // The legend in a strip under the title, never over the points; ticks, labels and
+    // notes fitted to the plot's size before each replot (plot_fit.h).
+    plot->legend->setFont(QFont(font().family(), 8));
+    placeLegendAbove(plot);
+    connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+      for (QCPAxis* axis : plot->axisRect()->axes()) axis->ticker()->setTickCount(ticksThatFit(axis, 5));
+      fitPlot(plot);
+    });
     // "?" in the plot's corner, as on the live plots: what it shows, in plain words.
     auto* info = new QToolButton(plot);
     info->setText("?");
@@ -186,8 +193,7 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
 
   // 1. Loss variance.
   QCustomPlot* var = plots_[0];
-  setLogAxes(var, tr("effective batch B = m·K"), tr("per-update loss variance"), true,
-             Qt::AlignTop | Qt::AlignRight);
+  setLogAxes(var, tr("effective batch B = m·K"), tr("per-update loss variance"), true);
   QVector<double> vx, vy;
   for (const SweepPoint& p : sweep.points) {
     if ((p.status == SweepStatus::kReached || p.status == SweepStatus::kMissed) &&
@@ -209,10 +215,8 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   // 2. Steps and 3. samples to target.
   QCustomPlot* steps = plots_[1];
   QCustomPlot* samples = plots_[2];
-  setLogAxes(steps, tr("effective batch B = m·K"), tr("steps to target"), true,
-             Qt::AlignBottom | Qt::AlignLeft);
-  setLogAxes(samples, tr("effective batch B = m·K"), tr("samples to target"), true,
-             Qt::AlignTop | Qt::AlignLeft);
+  setLogAxes(steps, tr("effective batch B = m·K"), tr("steps to target"), true);
+  setLogAxes(samples, tr("effective batch B = m·K"), tr("samples to target"), true);
   QVector<double> bx, by, bs, ox, oy, os, mx, my, ms;
   for (const SweepPoint& p : sweep.points) {
     const double b = static_cast<double>(p.effectiveBatch());
@@ -265,7 +269,7 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     }
   }
   mem->xAxis->setScaleType(QCPAxis::stLogarithmic);
-  mem->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  mem->xAxis->setTicker(QSharedPointer<LogTicker>(new LogTicker));
   mem->xAxis->setLabel(tr("micro-batch m (K = B/m)"));
   mem->yAxis->setLabel(tr("peak tensor memory (MiB)"));
   mem->yAxis2->setVisible(true);
@@ -287,8 +291,6 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     h->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, kNoiseColor, kNoiseColor, 7));
     h->setData(m, speed);
     mem->legend->setVisible(true);
-    mem->legend->setFont(QFont(mem->font().family(), 8));
-    mem->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     mem->rescaleAxes();
     mem->xAxis->setRange(m.front() / 1.5, m.back() * 1.5);
     for (QCPAxis* axis : {mem->yAxis, mem->yAxis2}) {
@@ -305,14 +307,13 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     auto* label = new QCPItemText(mem);
     label->position->setType(QCPItemPosition::ptAxisRectRatio);
     label->position->setCoords(0.5, 0.5);
-    label->setText(tr("No B was trained with several m:\nsweep e.g. --effective-batch 256 --micro-batch 8,16,32"));
+    label->setText(tr("No B was trained with several m\n(e.g. --effective-batch 256\n--micro-batch 8,16,32)"));
     mem->xAxis->setRange(1, 100);
   }
 
   // 5. Validation accuracy.
   QCustomPlot* acc = plots_[4];
-  setLogAxes(acc, tr("effective batch B = m·K"), tr("validation accuracy"), false,
-             Qt::AlignBottom | Qt::AlignRight);
+  setLogAxes(acc, tr("effective batch B = m·K"), tr("validation accuracy"), false);
   QVector<double> ax, ay, aox, aoy;
   for (const SweepPoint& p : sweep.points) {
     if (!std::isfinite(p.val_accuracy)) continue;

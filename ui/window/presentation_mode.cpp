@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QLayout>
 #include <QMainWindow>
 #include <QMenu>
 #include <QSignalBlocker>
@@ -106,6 +107,10 @@ void PresentationMode::leave() {
   for (QDockWidget* dock : hidden_docks_) dock->show();
   hidden_docks_.clear();
   window_->setFont(font_);
+  // Size hints cached at the large fonts (combo boxes, the plots' bar) would keep the window
+  // as wide as the projector: every layout measures again.
+  for (QLayout* layout : window_->findChildren<QLayout*>()) layout->invalidate();
+  for (QWidget* w : window_->findChildren<QWidget*>()) w->updateGeometry();
   // Showing the docks again brings the last one of each tab group to the front, and a
   // window manager may keep the full-screen size: put both back as they were.
   window_->restoreState(layout_);

@@ -1,5 +1,7 @@
 #include "window/run_status_bar.h"
 
+#include "window/elided_label.h"
+
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
@@ -27,33 +29,39 @@ QString formatRate(double r) {
 }  // namespace
 
 RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
-  state_ = new QLabel(tr("Ready"), this);
-  state_->setMinimumWidth(110);
+  state_ = new ElidedLabel(tr("Ready"), this);
   progress_ = new QProgressBar(this);
   progress_->setObjectName("progress");
   progress_->setRange(0, 1000);
   progress_->setValue(0);
   progress_->setMaximumWidth(220);
   progress_->setFormat("%p%");
-  eta_ = new QLabel(this);
-  eta_->setMinimumWidth(120);
+  eta_ = new ElidedLabel(QString(), this);
   throughput_ = new QLabel(this);
   throughput_->setTextFormat(Qt::RichText);
   throughput_->setToolTip(tr("Training samples per second of each arm"));
-  device_ = new QLabel(this);
-  database_ = new QLabel(this);
+  device_ = new ElidedLabel(QString(), this);
+  database_ = new ElidedLabel(QString(), this);
   database_->setToolTip(tr("The run database"));
-  // Permanent widgets: a status message shows to their left and never hides the progress.
-  addPermanentWidget(state_);
+  // The state is a normal widget: a status message takes its place, with the room of the
+  // time and place labels too while it shows (on a 1024×768 screen the two overlapped). The
+  // progress and the rates are permanent.
+  addWidget(state_, 1);
   addPermanentWidget(progress_);
   addPermanentWidget(eta_);
   addPermanentWidget(throughput_);
   addPermanentWidget(device_);
   addPermanentWidget(database_);
   progress_->hide();  // until a run starts: "0%" before any run says nothing
+  connect(this, &QStatusBar::messageChanged, this, [this](const QString& message) {
+    for (QWidget* w : {static_cast<QWidget*>(eta_), static_cast<QWidget*>(device_),
+                       static_cast<QWidget*>(database_)}) {
+      w->setVisible(message.isEmpty());
+    }
+  });
 }
 
-void RunStatusBar::setState(const QString& state) { state_->setText(state); }
+void RunStatusBar::setState(const QString& state) { state_->setFullText(state); }
 
 void RunStatusBar::resetProgress() { clearProgress(true); }
 
@@ -61,7 +69,7 @@ void RunStatusBar::clearProgress(bool shown) {
   progress_->setVisible(shown);
   progress_->setValue(0);
   progress_->setToolTip(QString());
-  eta_->clear();
+  eta_->setFullText(QString());
   throughput_->clear();
 }
 
@@ -126,31 +134,31 @@ void RunStatusBar::showProgress(const RunData& run) {
                             .arg(QLocale().toString(static_cast<qlonglong>(run.samplesSeen())),
                                  QLocale().toString(static_cast<qlonglong>(budget))));
   if (all_ended && fraction < 1.0) {
-    eta_->setText(tr("stopped at %1 of %2 after %3")
+    eta_->setFullText(tr("stopped at %1 of %2 after %3")
                       .arg(QLocale().toString(static_cast<qlonglong>(run.samplesSeen())),
                            QLocale().toString(static_cast<qlonglong>(budget)),
                            formatDuration(wall_ms / 1000.0)));
   } else if (fraction > 0.01 && fraction < 1.0) {
-    eta_->setText(tr("ETA %1").arg(formatDuration(wall_ms / 1000.0 * (1 - fraction) / fraction)));
+    eta_->setFullText(tr("ETA %1").arg(formatDuration(wall_ms / 1000.0 * (1 - fraction) / fraction)));
   } else if (fraction >= 1.0) {
-    eta_->setText(tr("took %1").arg(formatDuration(wall_ms / 1000.0)));
+    eta_->setFullText(tr("took %1").arg(formatDuration(wall_ms / 1000.0)));
   }
   throughput_->setText(rates.join(" &nbsp; "));
 }
 
-void RunStatusBar::setDevice(const QString& device) { device_->setText(device); }
+void RunStatusBar::setDevice(const QString& device) { device_->setFullText(device); }
 
 void RunStatusBar::setDatabase(const QString& path) {
-  database_->setText(path.isEmpty() ? tr("not stored") : tr("DB: %1").arg(path));
+  database_->setFullText(path.isEmpty() ? tr("not stored") : tr("DB: %1").arg(path));
 }
 
-QString RunStatusBar::stateText() const { return state_->text(); }
+QString RunStatusBar::stateText() const { return state_->fullText(); }
 
 QString RunStatusBar::throughputText() const { return throughput_->text(); }
 
 int RunStatusBar::progressPercent() const { return progress_->value() / 10; }
 
-QString RunStatusBar::etaText() const { return eta_->text(); }
+QString RunStatusBar::etaText() const { return eta_->fullText(); }
 
 bool RunStatusBar::progressShown() const { return progress_->isVisible(); }
 

@@ -6,6 +6,10 @@
 #include "series/run_data.h"
 
 class QLabel;
+
+namespace accumlab::ui {
+class ElidedLabel;
+}
 class QProgressBar;
 
 namespace accumlab::ui {
@@ -52,12 +56,12 @@ class RunStatusBar : public QStatusBar {
   int progressPercent() const;
 
  private:
-  QLabel* state_;
+  ElidedLabel* state_;
   QProgressBar* progress_;
-  QLabel* eta_;
+  ElidedLabel* eta_;
   QLabel* throughput_;
-  QLabel* device_;
-  QLabel* database_;
+  ElidedLabel* device_;
+  ElidedLabel* database_;
 };
 
 }  // namespace accumlab::ui
