@@ -271,8 +271,22 @@ void PlotFeed::addProbes(int source, size_t from) {
   }
 }
 
+namespace {
+
+/// A change of m or K as a marker says it: "m 8→16", "K 4→8" (the event's sentence goes on
+/// with where and how, which the marker's line shows).
+QString shortChange(const EventRecord& e) {
+  QString text = QString::fromStdString(e.message);
+  text = text.left(text.indexOf(" for all arms"));
+  if (text.startsWith("micro-batch ")) text = "m " + text.mid(12);
+  return text.replace(" → ", "→");
+}
+
+}  // namespace
+
 void PlotFeed::addEventMarkers(int source, size_t from) {
   const RunData& run = *sources_[static_cast<size_t>(source)];
+  QString changes;  // m and K changed at one sample: one marker says both
   for (size_t i = from; i < run.events.size(); ++i) {
     const EventRecord& e = run.events[i];
     QColor color;
@@ -280,6 +294,12 @@ void PlotFeed::addEventMarkers(int source, size_t from) {
     const QString arm = QString::fromStdString(armName(e));
     if (isBatchChange(e.kind)) {
       color = QColor(kSliderMarkerColor);
+      changes += (changes.isEmpty() ? "" : ", ") + shortChange(e);
+      const bool more = i + 1 < run.events.size() && isBatchChange(run.events[i + 1].kind) &&
+                        run.events[i + 1].samples_seen == e.samples_seen;
+      if (more) continue;
+      text = changes;
+      changes.clear();
     } else if (endsArm(e.kind) && e.arm) {
       color = armColor(*e.arm);
       text = arm + " " + QString::fromStdString(toString(e.kind));
