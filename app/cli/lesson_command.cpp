@@ -12,6 +12,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
+#include "accumlab/lesson_session.h"
 #include "accumlab/run_store.h"
 #include "accumlab/target_stop.h"
 #include "accumlab/trainer.h"
@@ -139,17 +140,18 @@ int LessonCommand::results() const {
 
 int LessonCommand::run() {
   const std::string file = findLessonFile(which_);
-  const Lesson lesson = loadLessonFile(file);
-  const std::vector<LessonJob> jobs = lessonJobs(lesson);
-  // A bad prediction is refused before anything trains.
-  if (!predict_.empty()) evaluateLesson(lesson, {}, predict_);
+  const std::string db = dbPath();
+  // One connection for the attempt's own writes (the sweep, its points, the verdict); each
+  // run's rows go through that run's StoreSink.
+  std::unique_ptr<RunStore> results_store;
+  if (!no_store_) results_store = std::make_unique<RunStore>(db);
+  // A bad prediction, or a job that would read the store, is refused before anything trains.
+  LessonSession session(loadLessonFile(file), predict_, results_store.get());
+  const Lesson& lesson = session.lesson();
+  const std::vector<LessonJob>& jobs = session.jobs();
   if (lesson.prediction && predict_.empty() && !quiet_) {
     std::fprintf(stderr, "%s\n  (answer it with --predict to have it checked)\n",
                  lesson.prediction->question.c_str());
-  }
-  const std::string db = dbPath();
-  if (!no_store_) {
-    for (const LessonJob& job : jobs) RunStore::refuseReadingStore(job.config, db);
   }
 
   std::atomic<Trainer*> current{nullptr};
@@ -159,25 +161,12 @@ int LessonCommand::run() {
                                 stopping = true;
                                 if (Trainer* t = current.load()) t->requestStop();
                               });
-  // A sweep lesson's points are also stored as a sweep (accumlab-cli show-sweep, the Sweeps tab).
-  // One connection for the command's own writes (the sweep, its points, the verdict); each
-  // run's rows go through that run's StoreSink.
-  std::unique_ptr<RunStore> results_store;
-  if (!no_store_) results_store = std::make_unique<RunStore>(db);
-  int64_t sweep_id = 0;
-  if (lesson.sweep && results_store) {
-    std::vector<SweepPoint> points;
-    for (const LessonJob& job : jobs) points.push_back(*job.point);
-    sweep_id = results_store->createSweep(lesson.runs.front().config.name, lessonSweepSpec(lesson), points);
-  }
   const auto started = std::chrono::steady_clock::now();
-  std::vector<LessonRunResult> results;
-  std::vector<int64_t> run_ids;
-  for (size_t i = 0; i < jobs.size() && !stopping; ++i) {
-    const LessonJob& job = jobs[i];
+  while (!session.done() && !stopping) {
+    const LessonJob& job = jobs[session.next()];
     if (!quiet_) {
-      std::fprintf(stderr, "lesson %s: run %zu/%zu: %s\n", lesson.id.c_str(), i + 1, jobs.size(),
-                   job.label.c_str());
+      std::fprintf(stderr, "lesson %s: run %zu/%zu: %s\n", lesson.id.c_str(), session.next() + 1,
+                   jobs.size(), job.label.c_str());
     }
     Trainer trainer(job.config);
     LessonRecorder recorder(job.id);
@@ -203,15 +192,9 @@ int LessonCommand::run() {
     current = nullptr;
     if (store) {
       store->finish();
-      for (const StoredRun& r : store->runs()) {
-        recorder.result().stored_run_ids.push_back(r.run_id);
-        run_ids.push_back(r.run_id);
-      }
+      for (const StoredRun& r : store->runs()) recorder.result().stored_run_ids.push_back(r.run_id);
     }
-    if (sweep_id > 0) {
-      results_store->updateSweepPoint(sweep_id, lessonPointOutcome(job, recorder.result(), stopping));
-    }
-    results.push_back(std::move(recorder.result()));
+    session.jobFinished(std::move(recorder.result()), stopping);
   }
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -220,20 +203,10 @@ int LessonCommand::run() {
     return 128 + signo;
   }
 
-  const LessonVerdict verdict = evaluateLesson(lesson, results, predict_);
-  int64_t result_id = 0;
-  if (results_store) {
-    LessonResultRow row;
-    row.lesson_id = lesson.id;
-    row.title = lesson.title;
-    // The answer as judged: a choice given by its number is stored as its text.
-    row.prediction = verdict.prediction ? verdict.prediction->predicted : predict_;
-    if (verdict.prediction) row.prediction_correct = verdict.prediction->correct;
-    row.all_hold = verdict.allHold();
-    row.verdict_json = verdictToJson(verdict, -1);
-    row.run_ids = run_ids;
-    result_id = results_store->addLessonResult(row);
-  }
+  const LessonVerdict& verdict = session.finish();
+  const int64_t result_id = session.resultId();
+  const int64_t sweep_id = session.sweepId();
+  const std::vector<int64_t>& run_ids = session.runIds();
   if (json_) {
     nlohmann::json out = nlohmann::json::parse(verdictToJson(verdict));
     out["file"] = file;

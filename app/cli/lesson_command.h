@@ -6,7 +6,7 @@
 
 namespace accumlab::cli {
 
-/// `accumlab-cli lesson list|run|results` (DESIGN.md §9): the guided experiments, headless.
+/// `accumlab-cli lesson list|run|results` (docs/lessons.md): the guided experiments, headless.
 /// `run` trains a lesson's runs (or its sweep's points) one after the other, stores them and
 /// the verdict, prints the verdict and exits 0 when every check holds, 1 when one does not.
 class LessonCommand {

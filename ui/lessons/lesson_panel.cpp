@@ -381,28 +381,19 @@ bool LessonPanel::startLesson() {
     emit errorOccurred(tr("Stop the running experiment before starting a lesson."));
     return false;
   }
-  lesson_ = entries_[static_cast<size_t>(row)].lesson;
-  given_prediction_ = prediction();
   try {
-    // A prediction that is not a number or not a choice is refused before anything trains.
-    if (!given_prediction_.isEmpty()) evaluateLesson(*lesson_, {}, given_prediction_.toStdString());
-    jobs_ = lessonJobs(*lesson_);
-    if (store_) {
-      for (const LessonJob& job : jobs_) RunStore::refuseReadingStore(job.config, store_->path());
-    }
-    sweep_id_ = 0;
-    if (lesson_->sweep && store_) {
-      std::vector<SweepPoint> points;
-      for (const LessonJob& job : jobs_) points.push_back(*job.point);
-      sweep_id_ = store_->createSweep(lesson_->runs.front().config.name, lessonSweepSpec(*lesson_), points);
-    }
+    // A prediction that is not a number or not a choice, or a run that would read the store,
+    // is refused before anything trains (core's LessonSession, as the CLI's lesson run).
+    session_.emplace(*entries_[static_cast<size_t>(row)].lesson, prediction().toStdString(),
+                     store_);
   } catch (const std::exception& e) {
+    session_.reset();
     emit errorOccurred(QString::fromStdString(e.what()));
     return false;
   }
+  sweep_id_ = session_->sweepId();
   setRunning(true);
   stopping_ = false;
-  results_.clear();
   run_ids_.clear();
   verdict_.reset();
   result_id_ = 0;
@@ -411,18 +402,22 @@ bool LessonPanel::startLesson() {
   run_->setEnabled(false);
   stop_->setEnabled(true);
   list_->setEnabled(false);
-  job_ = 0;
   clock_.start();
   startJob();
   return running_;
 }
 
 void LessonPanel::startJob() {
-  const LessonJob& job = jobs_[job_];
+  const size_t index = session_->next();
+  const std::vector<LessonJob>& jobs = session_->jobs();
+  const LessonJob& job = jobs[index];
   current_ = LessonRunResult{};
   current_.id = job.id;
-  progress_->setText(tr("Run %1 of %2: %3").arg(job_ + 1).arg(jobs_.size()).arg(QString::fromStdString(job.label)));
-  emit statusChanged(tr("Lesson: run %1 of %2").arg(job_ + 1).arg(jobs_.size()));
+  progress_->setText(tr("Run %1 of %2: %3")
+                         .arg(index + 1)
+                         .arg(jobs.size())
+                         .arg(QString::fromStdString(job.label)));
+  emit statusChanged(tr("Lesson: run %1 of %2").arg(index + 1).arg(jobs.size()));
   job_active_ = true;
   if (!controller_->start(job.config, job.target)) {
     job_active_ = false;
@@ -433,7 +428,7 @@ void LessonPanel::startJob() {
     showLesson();
     return;
   }
-  if (job_ == 0) emit lessonRunStarted();
+  if (index == 0) emit lessonRunStarted();
 }
 
 void LessonPanel::stopLesson() {
@@ -454,20 +449,16 @@ void LessonPanel::onBatch(const RecordBatch& batch) {
 void LessonPanel::onFinished(const QString& error, bool) {
   if (!job_active_) return;
   job_active_ = false;
-  const LessonJob& job = jobs_[job_];
-  if (store_) {
-    try {
-      // The runs the window's store sink wrote for this job, as the sink itself reports them.
-      for (const StoredRun& run : stored_runs_ ? stored_runs_() : std::vector<StoredRun>{}) {
-        current_.stored_run_ids.push_back(run.run_id);
-        run_ids_.push_back(run.run_id);
-      }
-      if (sweep_id_ > 0) store_->updateSweepPoint(sweep_id_, lessonPointOutcome(job, current_, stopping_));
-    } catch (const std::exception& e) {
-      emit errorOccurred(QString::fromStdString(e.what()));
-    }
+  // The runs the window's store sink wrote for this job, as the sink itself reports them.
+  if (store_ && stored_runs_) {
+    for (const StoredRun& run : stored_runs_()) current_.stored_run_ids.push_back(run.run_id);
   }
-  results_.push_back(std::move(current_));
+  try {
+    session_->jobFinished(std::move(current_), stopping_);  // and its sweep point
+  } catch (const std::exception& e) {
+    emit errorOccurred(QString::fromStdString(e.what()));
+  }
+  run_ids_ = session_->runIds();
   if (!error.isEmpty() || stopping_) {
     setRunning(false);
     stop_->setEnabled(false);
@@ -478,10 +469,9 @@ void LessonPanel::onFinished(const QString& error, bool) {
     showLesson();
     return;
   }
-  ++job_;
   // The next run starts after every other slot of this finished() (the window's) has run.
   QTimer::singleShot(0, this, [this] {
-    if (job_ < jobs_.size()) {
+    if (!session_->done()) {
       startJob();
     } else {
       finishLesson();
@@ -500,18 +490,8 @@ void LessonPanel::finishLesson() {
   stop_->setEnabled(false);
   list_->setEnabled(true);
   try {
-    verdict_ = evaluateLesson(*lesson_, results_, given_prediction_.toStdString());
-    if (store_) {
-      LessonResultRow row;
-      row.lesson_id = lesson_->id;
-      row.title = lesson_->title;
-      row.prediction = verdict_->prediction ? verdict_->prediction->predicted : given_prediction_.toStdString();
-      if (verdict_->prediction) row.prediction_correct = verdict_->prediction->correct;
-      row.all_hold = verdict_->allHold();
-      row.verdict_json = verdictToJson(*verdict_, -1);
-      row.run_ids = run_ids_;
-      result_id_ = store_->addLessonResult(row);
-    }
+    verdict_ = session_->finish();  // and the stored attempt
+    result_id_ = session_->resultId();
   } catch (const std::exception& e) {
     emit errorOccurred(QString::fromStdString(e.what()));
   }
@@ -519,8 +499,9 @@ void LessonPanel::finishLesson() {
   if (verdict_) {
     showVerdict();
     const double seconds = static_cast<double>(clock_.elapsed()) / 1000.0;
-    progress_->setText(jobs_.size() == 1 ? tr("1 run in %1 s.").arg(seconds, 0, 'f', 1)
-                                         : tr("%1 runs in %2 s.").arg(jobs_.size()).arg(seconds, 0, 'f', 1));
+    const size_t runs = session_->jobs().size();
+    progress_->setText(runs == 1 ? tr("1 run in %1 s.").arg(seconds, 0, 'f', 1)
+                                 : tr("%1 runs in %2 s.").arg(runs).arg(seconds, 0, 'f', 1));
     emit statusChanged(verdict_->allHold() ? tr("Lesson: every check holds") : tr("Lesson: not every check holds"));
     emit lessonFinished(verdict_->allHold());
   }
@@ -536,7 +517,7 @@ void LessonPanel::showVerdict() {
                .arg(p.correct ? QStringLiteral("✓") : QStringLiteral("✗"), tr("Your prediction"),
                     tr("you said"), html(p.predicted), tr("measured"), html(p.measured),
                     html(p.sentence));
-  } else if (lesson_ && lesson_->prediction) {
+  } else if (session_ && session_->lesson().prediction) {
     out += QStringLiteral("<p><i>%1</i></p>").arg(tr("No prediction was given: next time, answer the question first."));
   }
   out += QStringLiteral("<table cellpadding='4'><tr><th></th><th align='left'>%1</th><th>%2</th><th>%3</th></tr>")

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "accumlab/lesson.h"
+#include "accumlab/lesson_session.h"
 
 class QComboBox;
 class QLabel;
@@ -28,7 +29,7 @@ namespace accumlab::ui {
 
 class TrainingController;
 
-/// The Lessons tab (DESIGN.md §9): the lessons with a mark for the latest attempt at each,
+/// The Lessons tab (docs/lessons.md): the lessons with a mark for the latest attempt at each,
 /// the chosen lesson's text and question, Run, and after its runs a verdict card —
 /// predicted, measured with its interval, theory, ✓/✗ and the explanation. The lesson's runs
 /// train one after the other through the window's TrainingController, so the Live tab
@@ -131,12 +132,8 @@ class LessonPanel : public QWidget {
   bool running_ = false;  ///< set only by setRunning()
   bool job_active_ = false;  ///< the controller's current run is one of this lesson's
   bool stopping_ = false;
-  std::optional<Lesson> lesson_;
-  std::vector<LessonJob> jobs_;
-  size_t job_ = 0;
-  QElapsedTimer clock_;  ///< since the lesson started
-  QString given_prediction_;
-  std::vector<LessonRunResult> results_;
+  std::optional<LessonSession> session_;  ///< the attempt being trained, or the last one
+  QElapsedTimer clock_;                   ///< since the lesson started
   LessonRunResult current_;
   std::vector<int64_t> run_ids_;
   int64_t sweep_id_ = 0;
