@@ -4,11 +4,9 @@
 #include <chrono>
 #include <cmath>
 
-#include "accumlab/memory_model.h"
 #include "accumlab/input_error.h"
-#include "models/checkpoint.h"
+#include "accumlab/memory_model.h"
 #include "train/optimizer_factory.h"
-#include "train/state_archive.h"
 #include "train/window_plan.h"
 
 namespace accumlab {
@@ -22,65 +20,6 @@ int64_t largestPiece(const WindowPlan& plan) {
 }
 
 using Clock = std::chrono::steady_clock;
-
-/// The window's samples as one batch, normalised by the window's true sample count (so an
-/// under-scaled flush-divide-by-K window shows).
-WindowPlan asOneBatch(const WindowPlan& plan) {
-  WindowPlan big;
-  big.micro_batches = {torch::cat(plan.micro_batches)};
-  big.loss_scales = {1.0 / static_cast<double>(plan.samples)};
-  big.samples = plan.samples;
-  big.consumed = plan.consumed;
-  return big;
-}
-
-/// |a − b| / |b| over all parameters. (Per tensor, max|Δ| / max|g| blows up where a tensor's
-/// per-sample gradients nearly cancel: rounding scales with the summands, not with their
-/// small sum. Measured: 2e-5 in float32 on the bias of the default MLP.)
-double relativeDifference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> diff_norms, ref_norms;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff_norms.push_back((a[i] - b[i]).norm());
-    ref_norms.push_back(b[i].norm());
-  }
-  const double ref = torch::stack(ref_norms).norm().item<double>();
-  const double delta = torch::stack(diff_norms).norm().item<double>();
-  return ref > 0 ? delta / ref : (delta > 0 ? kNaN : 0.0);
-}
-
-std::vector<torch::Tensor> gradsOf(const std::vector<torch::Tensor>& params) {
-  std::vector<torch::Tensor> grads;
-  grads.reserve(params.size());
-  for (const auto& p : params) grads.push_back(p.grad());
-  return grads;
-}
-
-/// The parameters' .grad and copies of the model's buffers (BatchNorm's running statistics),
-/// taken before a measurement runs the window again and put back by restore(). The gradients
-/// need no copy: GradWindow::run() drops them before it starts, so these handles stay as they
-/// were.
-class KeptTrainingState {
- public:
-  KeptTrainingState(std::vector<torch::Tensor>& params, Model& model)
-      : params_(params), grads_(gradsOf(params)), buffers_(model.buffers()) {
-    for (const auto& b : buffers_) saved_.push_back(b.clone());
-  }
-  const std::vector<torch::Tensor>& grads() const { return grads_; }
-  void restore() {
-    torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = grads_[i];
-    for (size_t i = 0; i < buffers_.size(); ++i) buffers_[i].copy_(saved_[i]);
-  }
-
- private:
-  std::vector<torch::Tensor>& params_;
-  std::vector<torch::Tensor> grads_, buffers_, saved_;
-};
-
-void dropGrads(std::vector<torch::Tensor>& params) {
-  for (auto& p : params) p.mutable_grad().reset();
-}
 
 }  // namespace
 
@@ -115,57 +54,6 @@ void ArmStepper::adoptSizes(int64_t m, int64_t k) {
   base_lr_ = scaledLearningRate(config_.optimizer, ratio);
   lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
   setLearningRate(*optimizer_, lr_);
-}
-
-void ArmStepper::save(torch::serialize::OutputArchive& archive, const std::string& prefix) {
-  writeModelTensors(archive, prefix, *model_);
-  putText(archive, prefix + ".optimizer", optimizerStateBytes(*optimizer_));
-  putInt(archive, prefix + ".kind", static_cast<int64_t>(kind_));
-  putInt(archive, prefix + ".consumed", stream_.consumed());
-  putInt(archive, prefix + ".micro_batch", micro_batch_);
-  putInt(archive, prefix + ".accum", accum_);
-  putInt(archive, prefix + ".piece_cap", piece_cap_);
-  putDouble(archive, prefix + ".base_lr", base_lr_);
-  putDouble(archive, prefix + ".lr", lr_);
-  putInt(archive, prefix + ".steps", steps_);
-  putInt(archive, prefix + ".windows_since_probe", windows_since_probe_);
-  putDouble(archive, prefix + ".train_seconds", train_seconds_);
-  putInt(archive, prefix + ".grad_checks", grad_checks_.checks);
-  putInt(archive, prefix + ".grad_kinks", grad_checks_.kinks);
-  putDouble(archive, prefix + ".max_grad_kink", grad_checks_.max_kink);
-  putDouble(archive, prefix + ".max_grad_equiv_without_kinks", grad_checks_.max_without_kinks);
-  putInt(archive, prefix + ".peak_tensor_bytes", peak_tensor_bytes_);
-}
-
-void ArmStepper::load(torch::serialize::InputArchive& archive, const std::string& prefix,
-                      const std::string& path) {
-  if (getInt(archive, prefix + ".kind", path) != static_cast<int64_t>(kind_)) {
-    throw InputError("checkpoint " + path + " holds other arms than this experiment");
-  }
-  readModelTensors(archive, prefix, path, *model_);
-  {
-    // The optimizer state is the arm's tensors, as when its first step created it.
-    const auto charge = memory_->charge();
-    loadOptimizerStateBytes(*optimizer_, getText(archive, prefix + ".optimizer", path), path);
-  }
-  stream_.seek(getInt(archive, prefix + ".consumed", path));
-  micro_batch_ = getInt(archive, prefix + ".micro_batch", path);
-  accum_ = getInt(archive, prefix + ".accum", path);
-  piece_cap_ = getInt(archive, prefix + ".piece_cap", path);
-  base_lr_ = getDouble(archive, prefix + ".base_lr", path);
-  lr_ = getDouble(archive, prefix + ".lr", path);
-  setLearningRate(*optimizer_, lr_);
-  steps_ = getInt(archive, prefix + ".steps", path);
-  windows_since_probe_ = getInt(archive, prefix + ".windows_since_probe", path);
-  train_seconds_ = getDouble(archive, prefix + ".train_seconds", path);
-  grad_checks_.checks = getInt(archive, prefix + ".grad_checks", path);
-  grad_checks_.kinks = getInt(archive, prefix + ".grad_kinks", path);
-  grad_checks_.max_kink = getDouble(archive, prefix + ".max_grad_kink", path);
-  grad_checks_.max_without_kinks =
-      getDouble(archive, prefix + ".max_grad_equiv_without_kinks", path);
-  peak_tensor_bytes_ = getInt(archive, prefix + ".peak_tensor_bytes", path);
-  // A restored state is where a resume would go wrong: the first window after it is checked.
-  check_next_window_ = true;
 }
 
 int64_t ArmStepper::boundaryAtOrAfter(int64_t position) const {
@@ -220,7 +108,7 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   WindowPlan pieces = plan;
   std::optional<WindowResult> result = runFitting(pieces, out);
   if (!result) return out;
-  if (group_) reduceAcrossWorkers(pieces, *result);
+  if (group_) group_->reduceWindow(params_, pieces.micro_batches, pieces.samples, *result);
   const WindowResult& r = *result;
   if (!r.finite) {
     out.end = WindowEnd::kDiverged;
@@ -258,8 +146,10 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
     if (!isOutOfMemory(e)) throw;
     memory_->afterOutOfMemory();
     out.end = WindowEnd::kOutOfMemory;
-    out.message = "out of memory in the optimizer step: the weights, gradients and optimizer "
-                  "state alone do not fit" + budgetText();
+    out.message =
+        "out of memory in the optimizer step: the weights, gradients and optimizer "
+        "state alone do not fit" +
+        budgetText();
     return out;
   }
   ++steps_;
@@ -274,7 +164,8 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   rec.samples_seen = stream_.consumed();
   rec.micro_batch = micro_batch_;
   // Pieces cut after an out-of-memory are not micro-batches of the update.
-  rec.accum = accum_ == 1 ? 1 : static_cast<int64_t>(plan.shard ? plan.window_batches : pieces.batches());
+  rec.accum =
+      accum_ == 1 ? 1 : static_cast<int64_t>(plan.shard ? plan.window_batches : pieces.batches());
   if (group_) rec.allreduce_ms = group_->lastSeconds() * 1000.0;
   rec.window_samples = plan.samples;
   rec.probe = probe;
@@ -291,71 +182,6 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
     rec.b_big = r.b_big;
   }
   return out;
-}
-
-bool ArmStepper::gradCheckDue(const WindowPlan& plan) const {
-  // A data-parallel window's shards live in different processes: the pairing with the
-  // big-batch arm checks the distributed path instead.
-  if (kind_ != ArmKind::kAccum || group_ || config_.grad_check_every <= 0) return false;
-  // Every N-th window alone would miss the few windows that differ from the rest, and there
-  // accumulation goes wrong if it does (flush-divide-by-K under-scales only the short window
-  // at an epoch end). They are rare (about one per epoch), so checking each costs little.
-  // Even a window of one micro-batch: its scale can still be wrong (flush-divide-by-K).
-  if (irregularWindow(plan)) return true;
-  // A regular window of one micro-batch is the big batch itself.
-  return plan.micro_batches.size() > 1 && (steps_ + 1) % config_.grad_check_every == 0;
-}
-
-bool ArmStepper::irregularWindow(const WindowPlan& plan) const {
-  if (check_next_window_ || plan.partial) return true;
-  // The window's samples are [end − consumed, end) of the sample stream; it reaches an epoch
-  // end when its first and its end lie in different epochs.
-  const int64_t epoch = data_.trainSize();
-  const int64_t end = stream_.consumed();
-  return (end - plan.consumed) / epoch != end / epoch;
-}
-
-void ArmStepper::reduceAcrossWorkers(const WindowPlan& share, WindowResult& r) {
-  double share_samples = 0;
-  for (const auto& mb : share.micro_batches) share_samples += static_cast<double>(mb.size(0));
-  std::vector<torch::Tensor> parts;
-  parts.reserve(params_.size() + 1);
-  int64_t grad_numel = 0;
-  for (const auto& p : params_) {
-    parts.push_back(p.grad().reshape(-1));
-    grad_numel += p.numel();
-  }
-  // The sums ride in the gradients' buffer: one all-reduce per window.
-  enum Sum { kLoss, kMean, kMeanSq, kBatches, kSmallSq, kInvSize, kMeasured, kSamples, kStop, kCount };
-  double sums[kCount] = {r.loss_sum,     r.mean_sum,     r.mean_sq_sum, r.batches, r.small_sq_sum,
-                         r.inv_size_sum, r.measured,     share_samples, group_->stopWanted() ? 1.0 : 0.0};
-  parts.push_back(torch::from_blob(sums, {kCount}, torch::kFloat64).to(params_.front().grad().options()));
-  torch::Tensor buffer = torch::cat(parts);
-  group_->allReduceSum(buffer);
-  torch::NoGradGuard no_grad;
-  int64_t at = 0;
-  for (auto& p : params_) {
-    p.mutable_grad().copy_(buffer.narrow(0, at, p.numel()).view_as(p));
-    at += p.numel();
-  }
-  const torch::Tensor total = buffer.narrow(0, grad_numel, kCount).to(torch::kCPU, torch::kFloat64);
-  const double* t = total.data_ptr<double>();
-  if (std::llround(t[kSamples]) != share.samples) {
-    throw std::runtime_error("the workers trained " + std::to_string(std::llround(t[kSamples])) +
-                             " samples of a window of " + std::to_string(share.samples) +
-                             ": they do not share one sample stream");
-  }
-  r.loss_sum = t[kLoss];
-  r.mean_sum = t[kMean];
-  r.mean_sq_sum = t[kMeanSq];
-  r.batches = t[kBatches];
-  r.small_sq_sum = t[kSmallSq];
-  r.inv_size_sum = t[kInvSize];
-  r.measured = t[kMeasured];
-  const double norm = buffer.narrow(0, 0, grad_numel).norm().item<double>();
-  r.grad_sq = norm * norm;
-  r.finish();
-  group_->agreeStop(t[kStop] > 0);
 }
 
 std::optional<WindowResult> ArmStepper::runFitting(WindowPlan& plan, WindowOutcome& out) {
@@ -389,8 +215,10 @@ std::optional<WindowResult> ArmStepper::runFitting(WindowPlan& plan, WindowOutco
     const int64_t largest = largestPiece(plan);
     if (largest <= 1) {
       out.end = WindowEnd::kOutOfMemory;
-      out.message = "out of memory even with micro-batches of one sample: the weights, "
-                    "gradients and optimizer state leave no room" + budgetText();
+      out.message =
+          "out of memory even with micro-batches of one sample: the weights, "
+          "gradients and optimizer state leave no room" +
+          budgetText();
       return std::nullopt;
     }
     piece_cap_ = (largest + 1) / 2;
@@ -403,7 +231,8 @@ std::optional<WindowResult> ArmStepper::runFitting(WindowPlan& plan, WindowOutco
 std::string ArmStepper::piecesText() const {
   const int64_t per_batch = (micro_batch_ + piece_cap_ - 1) / piece_cap_;
   const int64_t count = per_batch * accum_;
-  if (micro_batch_ % piece_cap_ == 0) return std::to_string(piece_cap_) + "×" + std::to_string(count);
+  if (micro_batch_ % piece_cap_ == 0)
+    return std::to_string(piece_cap_) + "×" + std::to_string(count);
   return std::to_string(count) + " pieces of at most " + std::to_string(piece_cap_) +
          " per window of " + std::to_string(micro_batch_) + "×" + std::to_string(accum_);
 }
@@ -414,65 +243,6 @@ std::string ArmStepper::budgetText() const {
   return " in the memory budget of " + formatMemory(static_cast<double>(memory_->budget())) +
          " (they take " + taken + "); raise the budget well above " + taken +
          " or choose a smaller model";
-}
-
-std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
-  KeptTrainingState kept(params_, *model_);
-  // The same samples as one batch, from the same random stream.
-  if (model_->stochastic()) random_.seedWindow(stream_.consumed() - plan.consumed);
-  try {
-    window_.run(asOneBatch(plan), false);
-  } catch (const std::exception& e) {
-    if (!isOutOfMemory(e)) throw;
-    memory_->afterOutOfMemory();
-    kept.restore();
-    return std::nullopt;
-  }
-  const double diff = relativeDifference(kept.grads(), gradsOf(params_));
-  kept.restore();
-  return diff;
-}
-
-std::optional<double> ArmStepper::repeatInFloat64(const WindowPlan& plan) {
-  KeptTrainingState kept(params_, *model_);
-  const torch::Device device = window_.device();
-  // .grad must match its parameter's dtype: the gradients go before each change of dtype.
-  const auto narrow = [&] {
-    dropGrads(params_);
-    model_->to(device, window_.dtype());
-    kept.restore();
-  };
-  std::optional<double> diff;
-  try {
-    dropGrads(params_);
-    model_->to(device, torch::kFloat64);
-    GradWindow wide(*model_, data_, device, torch::kFloat64, false);
-    const int64_t position = stream_.consumed() - plan.consumed;
-    if (model_->stochastic()) random_.seedWindow(position);
-    wide.run(plan, false);
-    const std::vector<torch::Tensor> accumulated = gradsOf(params_);
-    if (model_->stochastic()) random_.seedWindow(position);
-    wide.run(asOneBatch(plan), false);
-    diff = relativeDifference(accumulated, gradsOf(params_));
-  } catch (const std::exception& e) {
-    narrow();
-    if (!isOutOfMemory(e)) throw;
-    memory_->afterOutOfMemory();
-    return std::nullopt;
-  }
-  narrow();
-  return diff;
-}
-
-void ArmStepper::recordGradCheck(const WindowPlan& plan, double equiv, StepRecord& rec) {
-  rec.grad_equiv = equiv;
-  // Widening a model converts all its buffers, BatchNorm's integer count included; a
-  // batch-dependent model differs from its big batch anyway.
-  if (config_.dtype == DType::kFloat32 && equiv > roundingLevel(DType::kFloat32) &&
-      !model_->batchDependent()) {
-    if (const std::optional<double> wide = repeatInFloat64(plan)) rec.grad_equiv_f64 = *wide;
-  }
-  grad_checks_.add(rec);
 }
 
 }  // namespace accumlab

@@ -22,9 +22,9 @@ namespace accumlab {
 
 /// How one window of an arm ended.
 enum class WindowEnd {
-  kStepped,   ///< the optimizer took a step
-  kDropped,   ///< a partial window discarded at the epoch end (policy drop)
-  kDiverged,  ///< a loss was NaN or infinite; no step was taken
+  kStepped,      ///< the optimizer took a step
+  kDropped,      ///< a partial window discarded at the epoch end (policy drop)
+  kDiverged,     ///< a loss was NaN or infinite; no step was taken
   kOutOfMemory,  ///< even micro-batches of one sample do not fit; no step was taken
 };
 
@@ -41,7 +41,7 @@ struct WindowOutcome {
   std::string split_message;
 };
 
-/// One arm's training step (DESIGN.md §2): plan the window → forward/backward per
+/// One arm's training step (docs/accumulation.md): plan the window → forward/backward per
 /// micro-batch → clip → optimizer step → LR schedule. Owns the arm's model replica, its
 /// optimizer, its sample stream and its random numbers (ArmRandom), so no arm's randomness
 /// depends on another's. Measures the peak tensor memory of each window with `memory`; the
@@ -123,9 +123,6 @@ class ArmStepper {
   /// flush policy, or the end of the budget), reaching an epoch end (stream: its samples come
   /// from two shuffles), or the first after a change of m or K or after a resume.
   bool irregularWindow(const WindowPlan& plan) const;
-  /// Data-parallel: sums this rank's gradient (in .grad) and its sums in `r` with every
-  /// rank's in one all-reduce, and derives `r`'s figures for the whole window.
-  void reduceAcrossWorkers(const WindowPlan& share, WindowResult& r);
   /// The accumulated gradient (in .grad) against the window's gradient as one big batch at
   /// the same weights; leaves .grad, buffers and random draws as they were. Empty when the
   /// big batch does not fit in memory.
@@ -152,7 +149,7 @@ class ArmStepper {
   int64_t micro_batch_ = 0;
   int64_t accum_ = 0;
   int64_t piece_cap_ = 0;  ///< 0: micro-batches run whole
-  double base_lr_ = 0;  ///< LR after the scaling rule, before the schedule
+  double base_lr_ = 0;     ///< LR after the scaling rule, before the schedule
   double lr_ = 0;
   int64_t steps_ = 0;
   int64_t windows_since_probe_ = 0;  ///< K = 1 arms: windows since the last noise probe

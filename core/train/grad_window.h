@@ -27,7 +27,7 @@ struct WindowResult {
                              ///< (a shard leaves it 0: the workers' sum is what is applied)
 
   // The sums the figures above are made of. A data-parallel window adds them up over its
-  // workers (ArmStepper::reduceAcrossWorkers) and derives the figures again with finish().
+  // workers (WorkerGroup::reduceWindow) and derives the figures again with finish().
   double loss_sum = 0;       ///< Σ per-sample losses
   double mean_sum = 0;       ///< Σ over micro-batches of their mean loss
   double mean_sq_sum = 0;    ///< Σ over micro-batches of their mean loss squared
@@ -48,7 +48,7 @@ struct WindowResult {
 double hostSquaredNorm(const torch::Tensor& t);
 
 /// Forward and backward over the micro-batches of one window, leaving the accumulated
-/// gradient in the parameters' .grad (DESIGN.md §2: each micro-batch's loss is its sum of
+/// gradient in the parameters' .grad (docs/accumulation.md: each micro-batch's loss is its sum of
 /// per-sample losses times the plan's scale, e.g. 1/N_window).
 ///
 /// With `measure_noise` and more than one micro-batch, a gradient hook on every parameter

@@ -1,14 +1,10 @@
 #include "train/worker_group.h"
 
-#include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#include <torch/version.h>
-
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <torch/version.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,9 +13,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "train/grad_window.h"
 #include "train/token_proof.h"
 
 namespace accumlab {
@@ -78,7 +78,8 @@ std::string localAddressTowards(const std::string& host, int port) {
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_DGRAM;
   addrinfo* found = nullptr;
-  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found) return "";
+  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found)
+    return "";
   std::string address;
   const int fd = ::socket(found->ai_family, SOCK_DGRAM, 0);
   sockaddr_storage local{};
@@ -87,9 +88,10 @@ std::string localAddressTowards(const std::string& host, int port) {
   if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
     char text[INET6_ADDRSTRLEN] = {};
-    const void* raw = local.ss_family == AF_INET6
-                          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
-                          : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
+    const void* raw =
+        local.ss_family == AF_INET6
+            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
+            : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
     if (::inet_ntop(local.ss_family, raw, text, sizeof text)) address = text;
   }
   if (fd >= 0) ::close(fd);
@@ -203,12 +205,15 @@ struct WorkerGroup::Impl {
 
 WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
                          const std::string& fingerprint)
-    : impl_(std::make_unique<Impl>()), rank_(options.rank), world_(world),
+    : impl_(std::make_unique<Impl>()),
+      rank_(options.rank),
+      world_(world),
       timeout_s_(options.timeout_s) {
   if (world < 2) throw InputError("a data-parallel run needs at least 2 workers");
   if (rank_ < 0 || rank_ >= world) {
     throw InputError("rank " + std::to_string(rank_) + " is outside a run of " +
-                     std::to_string(world) + " workers (ranks 0 to " + std::to_string(world - 1) + ")");
+                     std::to_string(world) + " workers (ranks 0 to " + std::to_string(world - 1) +
+                     ")");
   }
   if (!(timeout_s_ > 0)) throw InputError("the worker timeout must be positive");
   // Ranks on this machine meet in a file and talk over loopback: nothing listens beyond it.
@@ -220,9 +225,13 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
   } else {
     requireToken(options.token);
   }
-  // c10d and Gloo log every failed connection attempt through glog; the sentences below say
-  // what went wrong once.
+  // c10d and Gloo log every failed connection attempt; the sentences below say what went
+  // wrong once. c10's own level is what a LibTorch without glog filters by (the pip wheels');
+  // one with glog (Debian's) filters by glog's, which c10's can only lower.
+  FLAGS_caffe2_log_level = std::max(FLAGS_caffe2_log_level, 3);
+#ifdef C10_USE_GLOG
   FLAGS_minloglevel = std::max(FLAGS_minloglevel, 3);
+#endif
   // A write to a worker that died must fail as an error the roll call below can name, not
   // end this process with SIGPIPE (seen once in DataParallel.ALostWorkerFailsTheRunWithItsRank).
   std::signal(SIGPIPE, SIG_IGN);
@@ -300,7 +309,8 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
   if (rank_ == 0 && options.on_listening) options.on_listening(port);
 
   if (store.add(kJoined + std::to_string(rank_), 1) > 1) {
-    throw InputError("rank " + std::to_string(rank_) + " was started twice for the run at " + impl_->where);
+    throw InputError("rank " + std::to_string(rank_) + " was started twice for the run at " +
+                     impl_->where);
   }
   const std::string torch_version = TORCH_VERSION;
   if (proof == kRefused) {
@@ -323,9 +333,9 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
       if (!have[r - 1]) missing.push_back(r);
     }
     if (!missing.empty()) {
-      verdict = std::string(missing.size() == 1 ? "rank " : "ranks ") + rankList(missing) +
-                " of " + std::to_string(world) + " workers did not join within " +
-                seconds(timeout_s_) + " at " + impl_->where;
+      verdict = std::string(missing.size() == 1 ? "rank " : "ranks ") + rankList(missing) + " of " +
+                std::to_string(world) + " workers did not join within " + seconds(timeout_s_) +
+                " at " + impl_->where;
     }
     for (int r = 1; r < world && verdict.rfind("ok", 0) == 0; ++r) {
       const std::vector<std::string> hello = lines(text(store.get(keys[r - 1])));
@@ -358,7 +368,8 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
     }
   } else {
     if (!waitForKeys(store, {kVerdict}, deadline)[0]) {
-      throw InputError("rank 0 at " + impl_->where + " did not answer within " + seconds(timeout_s_));
+      throw InputError("rank 0 at " + impl_->where + " did not answer within " +
+                       seconds(timeout_s_));
     }
     const std::string verdict = text(store.get(kVerdict));
     store.add(kVerdictRead, 1);
@@ -374,12 +385,13 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
   try {
     group_options->devices.push_back(glooDevice(local, options.host, port));
   } catch (const std::exception& e) {
-    throw InputError("rank " + std::to_string(rank_) + " has no network device for the other workers (" +
-                     firstLine(e) + ")");
+    throw InputError("rank " + std::to_string(rank_) +
+                     " has no network device for the other workers (" + firstLine(e) + ")");
   }
   group_options->threads = 2;
   try {
-    impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, rank_, world, group_options);
+    impl_->group =
+        c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, rank_, world, group_options);
   } catch (const std::exception& e) {
     throw InputError("the " + std::to_string(world) + " workers at " + impl_->where +
                      " could not connect to each other (" + firstLine(e) + ")");
@@ -436,10 +448,69 @@ std::string WorkerGroup::whoIsGone(const std::string& detail) {
     // A TCPStore lives in rank 0: it is gone with it.
     if (rank_ != 0) gone = {0};
   }
-  const std::string who = gone.empty() ? "a worker" :
-                          (gone.size() == 1 ? "worker rank " : "worker ranks ") + rankList(gone);
+  const std::string who =
+      gone.empty() ? "a worker"
+                   : (gone.size() == 1 ? "worker rank " : "worker ranks ") + rankList(gone);
   return who + " stopped responding in the all-reduce of window " + std::to_string(reduces_) +
          ": it died, or hung past the " + seconds(timeout_s_) + " timeout (Gloo: " + detail + ")";
+}
+
+void WorkerGroup::reduceWindow(std::vector<torch::Tensor>& params,
+                               const std::vector<torch::Tensor>& share, int64_t window_samples,
+                               WindowResult& r) {
+  double share_samples = 0;
+  for (const auto& mb : share) share_samples += static_cast<double>(mb.size(0));
+  std::vector<torch::Tensor> parts;
+  parts.reserve(params.size() + 1);
+  int64_t grad_numel = 0;
+  for (const auto& p : params) {
+    parts.push_back(p.grad().reshape(-1));
+    grad_numel += p.numel();
+  }
+  // The sums ride in the gradients' buffer: one all-reduce per window.
+  enum Sum {
+    kLoss,
+    kMean,
+    kMeanSq,
+    kBatches,
+    kSmallSq,
+    kInvSize,
+    kMeasured,
+    kSamples,
+    kStop,
+    kCount
+  };
+  double sums[kCount] = {r.loss_sum, r.mean_sum,     r.mean_sq_sum,
+                         r.batches,  r.small_sq_sum, r.inv_size_sum,
+                         r.measured, share_samples,  stopWanted() ? 1.0 : 0.0};
+  parts.push_back(
+      torch::from_blob(sums, {kCount}, torch::kFloat64).to(params.front().grad().options()));
+  torch::Tensor buffer = torch::cat(parts);
+  allReduceSum(buffer);
+  torch::NoGradGuard no_grad;
+  int64_t at = 0;
+  for (auto& p : params) {
+    p.mutable_grad().copy_(buffer.narrow(0, at, p.numel()).view_as(p));
+    at += p.numel();
+  }
+  const torch::Tensor total = buffer.narrow(0, grad_numel, kCount).to(torch::kCPU, torch::kFloat64);
+  const double* t = total.data_ptr<double>();
+  if (std::llround(t[kSamples]) != window_samples) {
+    throw std::runtime_error("the workers trained " + std::to_string(std::llround(t[kSamples])) +
+                             " samples of a window of " + std::to_string(window_samples) +
+                             ": they do not share one sample stream");
+  }
+  r.loss_sum = t[kLoss];
+  r.mean_sum = t[kMean];
+  r.mean_sq_sum = t[kMeanSq];
+  r.batches = t[kBatches];
+  r.small_sq_sum = t[kSmallSq];
+  r.inv_size_sum = t[kInvSize];
+  r.measured = t[kMeasured];
+  const double norm = buffer.narrow(0, 0, grad_numel).norm().item<double>();
+  r.grad_sq = norm * norm;
+  r.finish();
+  agreeStop(t[kStop] > 0);
 }
 
 }  // namespace accumlab

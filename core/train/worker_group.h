@@ -10,6 +10,8 @@
 
 namespace accumlab {
 
+struct WindowResult;
+
 /// A worker of a data-parallel run was lost: it died, hung past the timeout, or the master
 /// went away. what() is one sentence naming the rank.
 class WorkerLost : public std::runtime_error {
@@ -39,6 +41,13 @@ class WorkerGroup {
   /// Sums `buffer` (contiguous, CPU) over every rank in place. Throws WorkerLost naming the
   /// rank that is gone when the all-reduce fails or times out.
   void allReduceSum(torch::Tensor& buffer);
+  /// One accum window's all-reduce: sums this rank's gradient (in the parameters' .grad),
+  /// its share of the window's sums in `r` (from the micro-batches `share`) and its wish to stop
+  /// with every rank's, in one buffer; then derives `r`'s figures for the whole window of
+  /// `window_samples` and agrees on the stop. Throws WorkerLost, or runtime_error when the
+  /// ranks' samples do not add up to the window (they do not share one sample stream).
+  void reduceWindow(std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& share,
+                    int64_t window_samples, WindowResult& r);
   /// Seconds the last allReduceSum() took, and all of them together.
   double lastSeconds() const { return last_s_; }
   double totalSeconds() const { return total_s_; }
