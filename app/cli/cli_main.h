@@ -7,7 +7,7 @@
 namespace accumlab::cli {
 
 /// The accumlab-cli app both programs parse with: its name, --version and the subcommand
-/// rule (DESIGN.md §8).
+/// rule (docs/cli.md).
 void configureApp(CLI::App& app);
 /// Parses the command line. Returns -1 to go on, else the exit code: 0 after --help,
 /// --help-all or --version, 2 for a usage error (one sentence on stderr).

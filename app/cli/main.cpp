@@ -1,4 +1,4 @@
-// accumlab-cli: the headless front end (DESIGN.md §8). This program links only the run store:
+// accumlab-cli: the headless front end (docs/cli.md). This program links only the run store:
 // the store commands run here, in milliseconds; run, sweep, lesson and report are handed to
 // accumlab-engine (engine_main.cpp), which loads LibTorch.
 #include <CLI/CLI.hpp>

@@ -1,4 +1,4 @@
-// accumlab: the desktop app (DESIGN.md §5, §8).
+// accumlab: the desktop app (ARCHITECTURE.md, "Threads"; docs/app.md).
 #include <QApplication>
 #include <QCoreApplication>
 #include <QIcon>

@@ -8,9 +8,9 @@
 
 namespace accumlab {
 
-/// Loads a CSV file (DESIGN.md §4): delimiter `,` `;` or tab and the header row are detected,
-/// `label` picks the label column by name or 0-based index (empty: the last column), every
-/// other column must be numeric. Classification labels (text or integers) are mapped to
+/// Loads a CSV file (docs/data-and-models.md): delimiter `,` `;` or tab and the header row are
+/// detected, `label` picks the label column by name or 0-based index (empty: the last column),
+/// every other column must be numeric. Classification labels (text or integers) are mapped to
 /// indices in sorted order and listed in Dataset::class_names; `task` kAuto decides from the
 /// labels when that is obvious. Features are standardised with the training split's mean and
 /// standard deviation. A bad cell or row is an InputError naming the file, line and column.

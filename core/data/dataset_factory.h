@@ -6,7 +6,7 @@
 
 namespace accumlab {
 
-/// Loads the dataset named by `config.data` (DESIGN.md §8), split for training and
+/// Loads the dataset named by `config.data` (docs/data-and-models.md), split for training and
 /// validation. Throws InputError with a message naming the file and the problem.
 /// For `linreg`, `truth` (if given) receives the true parameters.
 Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth = nullptr);

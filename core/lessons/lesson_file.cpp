@@ -1,4 +1,4 @@
-// Reading lesson files (DESIGN.md §9): every problem is one sentence naming the file and
+// Reading lesson files (docs/lessons.md): every problem is one sentence naming the file and
 // the field.
 #include <sys/stat.h>
 

@@ -1,4 +1,4 @@
-// A lesson's runs against its checks and the student's prediction (DESIGN.md §9).
+// A lesson's runs against its checks and the student's prediction (docs/lessons.md).
 #include <algorithm>
 #include <cctype>
 #include <cmath>

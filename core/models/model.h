@@ -47,8 +47,8 @@ class ModelFactory {
   virtual std::unique_ptr<Model> create() = 0;
 };
 
-/// Factory for a model SPEC (DESIGN.md §8) fitted to a dataset's sample shape and outputs.
-/// Throws InputError for an unknown spec or a model that cannot take this shape.
+/// Factory for a model SPEC (docs/data-and-models.md) fitted to a dataset's sample shape and
+/// outputs. Throws InputError for an unknown spec or a model that cannot take this shape.
 std::unique_ptr<ModelFactory> makeModelFactory(const std::string& spec,
                                                const std::vector<int64_t>& sample_shape,
                                                int64_t outputs, uint64_t seed);

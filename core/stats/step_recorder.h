@@ -10,7 +10,7 @@ namespace accumlab {
 
 /// Turns what one arm's stepper measured into a complete StepRecord: the unbiased gradient
 /// noise estimates and their debiased EMAs, B_simple, trΣ/B_eff, and the rolling variance
-/// of the per-update loss (DESIGN.md §3). One per arm; used on the training thread only.
+/// of the per-update loss (docs/measurements.md). One per arm; used on the training thread only.
 class StepRecorder {
  public:
   StepRecorder(double noise_ema, int64_t variance_window);

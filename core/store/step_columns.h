@@ -18,7 +18,7 @@ struct StepColumn {
 };
 
 /// Every StepRecord field except `arm` (the run is the arm), in storage order: step,
-/// samples_seen and wall_ms first, then the metrics of DESIGN.md §3.
+/// samples_seen and wall_ms first, then the metrics of docs/measurements.md.
 const std::vector<StepColumn>& stepColumns();
 
 /// Returns the value of a column as a double (NaN stays NaN).

@@ -10,7 +10,7 @@
 
 namespace accumlab {
 
-/// Peak tensor memory of one arm's windows (DESIGN.md §3).
+/// Peak tensor memory of one arm's windows (docs/measurements.md).
 /// CPU: the bytes of this arm's own tensors — its parameters, gradients, optimizer state,
 /// batches and activations — counted by the counting allocator while the arm is charged
 /// (charge()); the dataset and the other arms' tensors are not this arm's.

@@ -35,7 +35,7 @@ struct WindowPlan {
 };
 
 /// Plans the next window of an arm with micro-batch `m` and `k` micro-batches per window.
-/// `budget_left` caps the samples taken. Window semantics of DESIGN.md §2:
+/// `budget_left` caps the samples taken. Window semantics of docs/accumulation.md:
 /// `stream` windows cross epoch ends; the other policies end a window at the epoch end and
 /// then update exactly (`flush-exact`), under-scaled by mean/K (`flush-divide-by-K`) or not
 /// at all (`drop`). A window cut short by the budget follows the same policy, except under

@@ -1,4 +1,5 @@
-// TrainingController: start, pause, resume, stop and mid-run slider changes (DESIGN.md §5).
+// TrainingController: start, pause, resume, stop and mid-run slider changes (ARCHITECTURE.md,
+// "Threads").
 #include <QDir>
 #include <QFileInfo>
 #include <QSignalSpy>

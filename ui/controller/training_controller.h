@@ -25,9 +25,9 @@ namespace accumlab::ui {
 class TrainingWorker;
 
 /// Starts, pauses and stops training on a background thread and delivers its records to the
-/// GUI thread in batches (DESIGN.md §5). Created, used and destroyed on the GUI thread; the
-/// Trainer it owns runs on `thread_` and is only touched from here through its thread-safe
-/// request*() controls.
+/// GUI thread in batches (ARCHITECTURE.md, "Threads"). Created, used and destroyed on the GUI
+/// thread; the Trainer it owns runs on `thread_` and is only touched from here through its
+/// thread-safe request*() controls.
 class TrainingController : public QObject {
   Q_OBJECT
 

@@ -21,7 +21,7 @@ namespace accumlab::ui {
 
 /// One titled plot of the catalog: a QCustomPlot with stacked panes sharing the x-axis, a
 /// legend, an explanation button, hover read-out and vertical event markers. Fed
-/// incrementally (addPoints + refresh), never rebuilt per update (STYLE.md 8). GUI thread.
+/// incrementally (addPoints + refresh), never rebuilt per update. GUI thread.
 class MetricCanvas : public QWidget {
   Q_OBJECT
 

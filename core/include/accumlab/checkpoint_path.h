@@ -8,7 +8,7 @@
 namespace accumlab {
 
 /// Where the checkpoint of stored experiment `experiment_id` lives: a folder beside the store
-/// file `db_path` (DESIGN.md §6). The folder is created when missing (a failure shows when
+/// file `db_path` (docs/store.md). The folder is created when missing (a failure shows when
 /// the checkpoint is written).
 inline std::string checkpointPath(const std::string& db_path, int64_t experiment_id) {
   const std::string dir = db_path + ".checkpoints";

@@ -6,13 +6,13 @@
 
 namespace accumlab {
 
-/// The arms of an experiment (DESIGN.md §2).
+/// The arms of an experiment (docs/accumulation.md).
 enum class ArmKind { kNoAccum, kAccum, kBigBatch };
 enum class OptimizerKind { kSgd, kAdam, kAdamW };
 enum class LrSchedule { kConstant, kStep, kCosine };
 /// How the LR of the larger-batch arms (accum, big-batch) is scaled from the base LR.
 enum class LrScaling { kNone, kLinear, kSqrt };
-/// What happens to the short last window at an epoch end (DESIGN.md §2).
+/// What happens to the short last window at an epoch end (docs/accumulation.md).
 enum class WindowPolicy { kStream, kFlushExact, kFlushDivideByK, kDrop };
 enum class DType { kFloat32, kFloat64 };
 enum class Task { kAuto, kClassification, kRegression };
@@ -40,12 +40,12 @@ inline constexpr int64_t kMaxWorkers = 64;
 
 struct ExperimentConfig {
   std::string name;
-  std::string data = "spirals";   ///< data SPEC (DESIGN.md §8)
+  std::string data = "spirals";   ///< data SPEC (docs/data-and-models.md)
   std::string label;              ///< CSV label column (name or index)
   Task task = Task::kAuto;
   double val_fraction = 0.1;      ///< held-out share when the dataset has no test split
   int64_t synthetic_samples = 0;  ///< size of a synthetic dataset; 0 = its default
-  std::string model = "mlp";      ///< model SPEC (DESIGN.md §8)
+  std::string model = "mlp";      ///< model SPEC (docs/data-and-models.md)
   int64_t micro_batch = 8;        ///< m
   int64_t accum = 8;              ///< K
   std::vector<ArmKind> arms = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
@@ -74,12 +74,12 @@ struct ExperimentConfig {
   /// Bytes of tensors one arm may hold at once while it trains a window; 0 = no limit. On CPU
   /// the counting allocator enforces it; on CUDA the device's own memory is the limit. An arm
   /// that exceeds it splits its micro-batches in halves and carries on with the same update
-  /// (DESIGN.md §3).
+  /// (docs/measurements.md).
   int64_t memory_budget = 0;
   int threads = 0;                ///< CPU intra-op threads; 0 = the documented default
-  /// N: data-parallel worker processes (DESIGN.md §2). Each accum window takes m·K·N samples;
-  /// every worker accumulates its K micro-batches alone, then one all-reduce of the gradient
-  /// sums gives every worker the same update. 1 = one process.
+  /// N: data-parallel worker processes (docs/data-parallel.md). Each accum window takes m·K·N
+  /// samples; every worker accumulates its K micro-batches alone, then one all-reduce of the
+  /// gradient sums gives every worker the same update. 1 = one process.
   int64_t workers = 1;
 };
 

@@ -13,7 +13,7 @@
 
 namespace accumlab {
 
-/// How close a measured value must come to its theory (DESIGN.md §9).
+/// How close a measured value must come to its theory (docs/lessons.md).
 struct LessonTolerance {
   enum class Kind {
     kRelative,  ///< |measured − theory| ≤ value·|theory|
@@ -24,7 +24,7 @@ struct LessonTolerance {
   double value = 2.0;
 };
 
-/// A quantity measured from a lesson's runs (DESIGN.md §9). With `over`, the quantity is the
+/// A quantity measured from a lesson's runs (docs/lessons.md). With `over`, the quantity is the
 /// ratio of `metric` at (run, arm) to `metric` at (over_run, over_arm).
 struct LessonMeasure {
   /// Per arm: loss_variance (detrended), loss_variance_plain, final_train_loss, val_loss,
@@ -95,7 +95,7 @@ struct LessonPrediction {
   std::vector<Choice> choices;  ///< kChoice
 };
 
-/// A guided experiment (DESIGN.md §9): a file under resources/lessons/.
+/// A guided experiment (docs/lessons.md): a file under resources/lessons/.
 struct Lesson {
   std::string id;     ///< "id" in the file, else the file name without .json
   std::string file;   ///< where it was read from

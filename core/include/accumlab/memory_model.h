@@ -9,7 +9,7 @@
 namespace accumlab {
 
 /// Peak tensor memory of one update against its micro-batch m and accumulation count K
-/// (DESIGN.md §3): peak ≈ fixed + per_sample·m, plus accum_extra when K > 1. `fixed` is the
+/// (docs/measurements.md): peak ≈ fixed + per_sample·m, plus accum_extra when K > 1. `fixed` is the
 /// weights, gradients and optimizer state, `per_sample` the inputs and activations one sample
 /// adds, and `accum_extra` the gradient a later micro-batch's backward makes before it is
 /// added into the accumulated one (the first micro-batch's gradient, like a K = 1 update's,

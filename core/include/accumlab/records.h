@@ -18,7 +18,7 @@ enum class ArmStatus { kRunning, kFinished, kStopped, kDiverged, kFailed, kInter
 std::string toString(ArmStatus v);
 ArmStatus parseArmStatus(const std::string& s);
 
-/// One optimizer step of one arm (DESIGN.md §3). Quantities that do not apply are NaN.
+/// One optimizer step of one arm (docs/measurements.md). Quantities that do not apply are NaN.
 struct StepRecord {
   ArmKind arm = ArmKind::kNoAccum;
   int64_t step = 0;            ///< optimizer steps taken by this arm, 1-based
@@ -300,7 +300,7 @@ struct RunSummary {
   std::optional<PooledProbe> variance_probe_pooled;
 };
 
-/// The summary as JSON text (the CLI's --json output, DESIGN.md §8).
+/// The summary as JSON text (the CLI's --json output, docs/cli.md).
 std::string summaryToJson(const RunSummary& summary, int indent = 2);
 
 /// An arm's sizes for people: "64 x 4", or "64 x 4 (as 32 x 8)" when memory ran out and its

@@ -104,7 +104,7 @@ struct SweepDetail {
   std::vector<SweepPoint> points;
 };
 
-/// One attempt at a lesson (DESIGN.md §9): what was predicted and the verdict of its checks.
+/// One attempt at a lesson (docs/lessons.md): what was predicted and the verdict of its checks.
 struct LessonResultRow {
   int64_t id = 0;
   std::string lesson_id;
@@ -134,7 +134,7 @@ std::vector<ConfigDifference> diffConfigs(const std::vector<std::string>& config
 /// by key (what diffConfigs() compares and the HTML report lists).
 std::vector<std::pair<std::string, std::string>> flattenConfig(const std::string& config_json);
 
-/// The run database (DESIGN.md §6): one SQLite file in WAL mode.
+/// The run database (docs/store.md): one SQLite file in WAL mode.
 ///
 /// Threads: a RunStore owns one SQLite connection and must be used by one thread at a time
 /// (the thread that uses it owns it; nothing inside is locked). Other threads and processes
@@ -166,7 +166,7 @@ class RunStore {
 
   /// Throws InputError when `config` would read the store file `db_path` (or a journal of it)
   /// as its dataset (`csv:FILE`) or model (`torchscript:FILE`): reading it behind SQLite's
-  /// back would drop this process's locks on the store (DESIGN.md §6).
+  /// back would drop this process's locks on the store (docs/store.md).
   static void refuseReadingStore(const ExperimentConfig& config, const std::string& db_path);
 
   /// Marks `running` runs whose writing process is gone as `interrupted`; returns how many.

@@ -11,14 +11,14 @@
 
 namespace accumlab {
 
-/// Trains the arms of one experiment side by side (DESIGN.md §2).
+/// Trains the arms of one experiment side by side (docs/accumulation.md).
 ///
 /// Threads: run() is called on one (training) thread. The request*() controls may be called
 /// from any thread at any time; they are atomics and a mutex-guarded command queue, read by
 /// the training loop between windows.
 /// Where this process stands in a data-parallel run (ExperimentConfig::workers = N > 1), and
-/// where its ranks meet (DESIGN.md §2): ranks on this machine in a c10d FileStore in a private
-/// folder (`rendezvous_dir`), with Gloo bound to 127.0.0.1, so that nothing listens beyond
+/// where its ranks meet (docs/data-parallel.md): ranks on this machine in a c10d FileStore in a
+/// private folder (`rendezvous_dir`), with Gloo bound to 127.0.0.1, so that nothing listens beyond
 /// loopback; ranks on several machines at rank 0's c10d TCPStore at host:port, where every
 /// rank proves that it knows the shared `token`.
 struct WorkerGroupOptions {

@@ -1,4 +1,4 @@
-// Lesson files, their checks and verdicts (DESIGN.md §9), against hand-made run results
+// Lesson files, their checks and verdicts (docs/lessons.md), against hand-made run results
 // whose right answers are known.
 #include <gtest/gtest.h>
 

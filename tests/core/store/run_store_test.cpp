@@ -1,4 +1,4 @@
-// The run store: schema, the writer thread, listing and run management (DESIGN.md §6).
+// The run store: schema, the writer thread, listing and run management (docs/store.md).
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
-// Data-parallel workers (DESIGN.md §2): N ranks, here threads of this process on localhost,
-// each accumulating its share of every window, end with the weights of one process training
-// the big batch m·K·N; stops, lost workers, rendezvous errors, and the two ways ranks meet:
-// a private folder (ranks on one machine) and rank 0's TCPStore with a shared token.
+// Data-parallel workers (docs/data-parallel.md): N ranks, here threads of this process on
+// localhost, each accumulating its share of every window, end with the weights of one process
+// training the big batch m·K·N; stops, lost workers, rendezvous errors, and the two ways ranks
+// meet: a private folder (ranks on one machine) and rank 0's TCPStore with a shared token.
 #include <gtest/gtest.h>
 
 #include <netinet/in.h>

@@ -1,5 +1,5 @@
-// Out-of-memory recovery (core/train/arm_stepper.cpp, DESIGN.md §3): under a CPU budget that
-// m = 64 exceeds and m = 32 fits, an arm starts its first window over in halves and goes on at
+// Out-of-memory recovery (core/train/arm_stepper.cpp, docs/measurements.md): under a CPU budget
+// that m = 64 exceeds and m = 32 fits, an arm starts its first window over in halves and goes on at
 // 32 × 2K, with the weights of a run that used 32 × 2K from the start; an arm fails only when
 // pieces of one sample do not fit.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Arms stay paired through every change: mid-run m/K changes land at one sample position for
 // all arms, uneven windows stay exact, and the window policies give the step counts they
-// promise (DESIGN.md §2).
+// promise (docs/accumulation.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>
