@@ -11,14 +11,15 @@
 #include <QToolButton>
 
 #include "accumlab/lesson.h"
+#include "files/file_dialogs.h"
 #include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
 #include "window/app_settings.h"
 #include "window/export_actions.h"
+#include "window/manual_pages.h"
 #include "window/plot_help.h"
 #include "window/presentation_mode.h"
 #include "window/run_actions.h"
-#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
@@ -107,6 +108,19 @@ void MainMenus::buildViewMenu() {
 
 void MainMenus::buildHelpMenu() {
   QMenu* help = t_.window->menuBar()->addMenu(tr("&Help"));
+  // The manual's pages, from the disk (docs/ in a build, share/doc/accumlab installed).
+  QAction* here =
+      help->addAction(tr("Manual for this &tab"), QKeySequence::HelpContents, this, [this] {
+        openManualPage(t_.window, t_.current_page ? t_.current_page() : QStringLiteral("app.md"));
+      });
+  here->setObjectName("manualForThisTab");
+  for (const ManualPage& page : manualPages()) {
+    QAction* a = help->addAction(page.title, this,
+                                 [this, file = page.file] { openManualPage(t_.window, file); });
+    a->setData(page.file);
+    a->setToolTip(manualPagePath(page.file));
+  }
+  help->addSeparator();
   help->addAction(tr("What the &plots show"), this,
                   [this] { showPlotHelp(t_.window, t_.plots->canvases()); });
   help->addAction(tr("&About AccumLab"), this, [this] {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QObject>
+#include <QString>
 #include <functional>
 
 class QMainWindow;
@@ -25,6 +26,7 @@ struct MenuTargets {
   std::function<void(const QString&)> open_path;    ///< a dataset or model file or folder
   std::function<void(const QString&)> open_lesson;  ///< a lesson file
   std::function<void()> choose_database;
+  std::function<QString()> current_page;  ///< the manual's page of the tab in front (app.md …)
 };
 
 /// The window's menu bar (File, Run, View, Help), its Training toolbar, and the plots'

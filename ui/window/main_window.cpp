@@ -62,7 +62,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   menus_ = new MainMenus({this, &settings_, actions_, export_, plots_, presentation_,
                           [this](const QString& path) { openPath(path); },
                           [this](const QString& path) { openLesson(path); },
-                          [this] { chooseDatabase(); }});
+                          [this] { chooseDatabase(); },
+                          [this] {
+                            if (tabs_->currentWidget() == sweeps_)
+                              return QStringLiteral("sweeps.md");
+                            if (tabs_->currentWidget() == lessons_)
+                              return QStringLiteral("lessons.md");
+                            return QStringLiteral("app.md");
+                          }});
   new LiveSession({controller_, new LiveRun(this), plots_, status_, experiment_, runs_, database_.get(),
                    [this](const QString& message) { showError(message); }},
                   this);
