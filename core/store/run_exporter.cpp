@@ -1,12 +1,19 @@
 #include "store/run_exporter.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "accumlab/input_error.h"
+#include "accumlab/run_store.h"
 #include "store/schema.h"
 #include "store/step_columns.h"
 #include "store/summary_json.h"
+#include "store/tensorboard_writer.h"
 
 namespace accumlab::store {
 
@@ -54,7 +61,8 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
     // Merge the two step-ordered lists: a step row carries the evaluation at its step.
     while (s < steps.size() || e < evals.size()) {
       out += prefix;
-      const bool take_step = s < steps.size() && (e >= evals.size() || steps[s].step <= evals[e].step);
+      const bool take_step =
+          s < steps.size() && (e >= evals.size() || steps[s].step <= evals[e].step);
       const EvalRecord* eval = nullptr;
       if (take_step) {
         const StepRecord& r = steps[s++];
@@ -108,8 +116,11 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
       }
       metrics[c.name] = std::move(values);
     }
-    json evals = {{"step", json::array()}, {"samples_seen", json::array()},
-                  {"wall_ms", json::array()}, {"loss", json::array()}, {"accuracy", json::array()}};
+    json evals = {{"step", json::array()},
+                  {"samples_seen", json::array()},
+                  {"wall_ms", json::array()},
+                  {"loss", json::array()},
+                  {"accuracy", json::array()}};
     for (const EvalRecord& e : run.series.evals) {
       evals["step"].push_back(e.step);
       evals["samples_seen"].push_back(e.samples_seen);
@@ -126,8 +137,11 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
     }
     json events = json::array();
     for (const EventRecord& e : d.events) {
-      events.push_back({{"samples_seen", e.samples_seen}, {"wall_ms", jsonNumber(e.wall_ms)},
-                        {"kind", toString(e.kind)}, {"arm", armName(e)}, {"message", e.message}});
+      events.push_back({{"samples_seen", e.samples_seen},
+                        {"wall_ms", jsonNumber(e.wall_ms)},
+                        {"kind", toString(e.kind)},
+                        {"arm", armName(e)},
+                        {"message", e.message}});
     }
     list.push_back({
         {"id", r.id},
@@ -156,9 +170,65 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
         {"probes", std::move(probes)},
     });
   }
-  const json doc = {{"format", "accumlab-runs"}, {"schema_version", kSchemaVersion},
-                    {"runs", std::move(list)}};
+  const json doc = {
+      {"format", "accumlab-runs"}, {"schema_version", kSchemaVersion}, {"runs", std::move(list)}};
   return doc.dump(indent) + "\n";
 }
 
 }  // namespace accumlab::store
+
+namespace accumlab {
+
+namespace {
+
+/// Everything the exports write about the runs; throws InputError when one does not exist.
+std::vector<store::ExportedRun> exportedRuns(RunStore& store, const std::vector<int64_t>& run_ids) {
+  std::vector<store::ExportedRun> runs;
+  for (int64_t id : run_ids) runs.push_back({store.run(id), store.series(id)});
+  return runs;
+}
+
+}  // namespace
+
+std::string RunStore::exportText(const std::vector<int64_t>& run_ids, ExportFormat format) {
+  if (format == ExportFormat::kTensorBoard) {
+    throw InputError(
+        "TensorBoard logs are a folder of files, not text; give a folder to "
+        "write them to");
+  }
+  const auto runs = exportedRuns(*this, run_ids);
+  return format == ExportFormat::kCsv ? store::exportCsv(runs) : store::exportJson(runs);
+}
+
+void RunStore::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
+                          const std::string& out_path) {
+  if (wouldOverwrite(path(), out_path)) {
+    throw InputError("cannot export to " + out_path +
+                     ": it is the run database being read; "
+                     "choose another file for the export");
+  }
+  if (format == ExportFormat::kTensorBoard) {
+    store::writeTensorBoard(exportedRuns(*this, run_ids), out_path);
+    return;
+  }
+  const std::string text = exportText(run_ids, format);
+  // Write beside the target and rename, so a failed export never leaves half a file.
+  const std::string tmp = out_path + ".partial";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+      const std::string why = std::strerror(errno);
+      std::remove(tmp.c_str());
+      throw InputError("cannot write the export file " + out_path + " (" + why + ")");
+    }
+  }
+  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    throw InputError("cannot write the export file " + out_path + " (" + why + ")");
+  }
+}
+
+}  // namespace accumlab

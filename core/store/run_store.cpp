@@ -5,24 +5,19 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "accumlab/input_error.h"
-#include "store/connection.h"
 #include "store/interrupted_runs.h"
 #include "store/process_identity.h"
-#include "store/run_exporter.h"
+#include "store/run_store_impl.h"
 #include "store/schema.h"
 #include "store/step_columns.h"
 #include "store/store_clock.h"
 #include "store/summary_json.h"
-#include "store/tensorboard_writer.h"
 
 namespace accumlab {
 
@@ -54,8 +49,11 @@ const std::string& rowColumns() {
       "r.val_loss, r.val_accuracy, "
       "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM tags t WHERE t.run_id = r.id "
       "ORDER BY tag)), "
-      "CASE WHEN " + changed + " THEN " + endSize("micro_batch") + " END, "
-      "CASE WHEN " + changed + " THEN " + endSize("accum") + " END";
+      "CASE WHEN " +
+      changed + " THEN " + endSize("micro_batch") +
+      " END, "
+      "CASE WHEN " +
+      changed + " THEN " + endSize("accum") + " END";
   return columns;
 }
 
@@ -108,7 +106,8 @@ namespace {
 
 std::string selectStepsSql() {
   std::string cols;
-  for (const auto& c : store::stepColumns()) cols += (cols.empty() ? "" : ", ") + std::string(c.name);
+  for (const auto& c : store::stepColumns())
+    cols += (cols.empty() ? "" : ", ") + std::string(c.name);
   return "SELECT " + cols + " FROM step_metrics WHERE run_id = ? AND step > ? ORDER BY step";
 }
 
@@ -121,65 +120,60 @@ std::string checkedTag(const std::string& tag) {
 
 }  // namespace
 
-struct RunStore::Impl {
-  explicit Impl(const std::string& path, const StoreOptions& options) : conn(path, options) {}
-  store::Connection conn;
-
-  SQLite::Database& db() { return conn.db(); }
-  std::string noSuchRun(int64_t id) const {
-    return "there is no run " + std::to_string(id) + " in " + conn.path() +
-           "; `accumlab-cli list` shows the ids";
+std::string RunStore::Impl::noSuchRun(int64_t id) const {
+  return "there is no run " + std::to_string(id) + " in " + conn.path() +
+         "; `accumlab-cli list` shows the ids";
+}
+void RunStore::Impl::requireRun(int64_t id) {
+  SQLite::Statement q(db(), "SELECT 1 FROM runs WHERE id = ?");
+  q.bind(1, id);
+  if (!q.executeStep()) throw InputError(noSuchRun(id));
+}
+RunRow RunStore::Impl::row(int64_t id) {
+  SQLite::Statement q(db(), std::string("SELECT ") + rowColumns() +
+                                " FROM runs r JOIN experiments e ON e.id = r.experiment_id "
+                                "WHERE r.id = ?");
+  q.bind(1, id);
+  if (!q.executeStep()) throw InputError(noSuchRun(id));
+  return readRow(q);
+}
+std::vector<StepRecord> RunStore::Impl::steps(int64_t id, ArmKind arm, int64_t after,
+                                              int64_t expected) {
+  static const std::string kSql = selectStepsSql();
+  // The raw API in this one loop: SQLiteCpp's Column copies a shared_ptr per cell, which
+  // is most of the cost of loading 100k rows × 25 columns.
+  sqlite3* handle = db().getHandle();
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(handle, kSql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+    throw SQLite::Exception(handle, sqlite3_errcode(handle));
   }
-  void requireRun(int64_t id) {
-    SQLite::Statement q(db(), "SELECT 1 FROM runs WHERE id = ?");
-    q.bind(1, id);
-    if (!q.executeStep()) throw InputError(noSuchRun(id));
-  }
-  RunRow row(int64_t id) {
-    SQLite::Statement q(db(), std::string("SELECT ") + rowColumns() +
-                                  " FROM runs r JOIN experiments e ON e.id = r.experiment_id "
-                                  "WHERE r.id = ?");
-    q.bind(1, id);
-    if (!q.executeStep()) throw InputError(noSuchRun(id));
-    return readRow(q);
-  }
-  /// The run's steps after `after`; `expected` sizes the vector up front.
-  std::vector<StepRecord> steps(int64_t id, ArmKind arm, int64_t after, int64_t expected) {
-    static const std::string kSql = selectStepsSql();
-    // The raw API in this one loop: SQLiteCpp's Column copies a shared_ptr per cell, which
-    // is most of the cost of loading 100k rows × 25 columns.
-    sqlite3* handle = db().getHandle();
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(handle, kSql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
-      throw SQLite::Exception(handle, sqlite3_errcode(handle));
-    }
-    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw, sqlite3_finalize);
-    sqlite3_bind_int64(raw, 1, id);
-    sqlite3_bind_int64(raw, 2, after);
-    const auto& columns = store::stepColumns();
-    std::vector<StepRecord> out;
-    out.reserve(static_cast<size_t>(std::clamp<int64_t>(expected, 0, int64_t{1} << 24)));
-    int rc = SQLITE_ROW;
-    while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
-      StepRecord& r = out.emplace_back();
-      r.arm = arm;
-      for (int i = 0; i < static_cast<int>(columns.size()); ++i) {
-        const store::StepColumn& c = columns[i];
-        if (c.real) {
-          r.*c.real = sqlite3_column_type(raw, i) == SQLITE_NULL ? kNaN : sqlite3_column_double(raw, i);
-        } else if (c.flag) {
-          r.*c.flag = sqlite3_column_int64(raw, i) != 0;
-        } else {
-          // NULL (a column newer than the row) keeps the field's default, e.g. -1 for
-          // peak_tensor_bytes: not measured.
-          if (sqlite3_column_type(raw, i) != SQLITE_NULL) r.*c.integer = sqlite3_column_int64(raw, i);
-        }
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw, sqlite3_finalize);
+  sqlite3_bind_int64(raw, 1, id);
+  sqlite3_bind_int64(raw, 2, after);
+  const auto& columns = store::stepColumns();
+  std::vector<StepRecord> out;
+  out.reserve(static_cast<size_t>(std::clamp<int64_t>(expected, 0, int64_t{1} << 24)));
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+    StepRecord& r = out.emplace_back();
+    r.arm = arm;
+    for (int i = 0; i < static_cast<int>(columns.size()); ++i) {
+      const store::StepColumn& c = columns[i];
+      if (c.real) {
+        r.*c.real =
+            sqlite3_column_type(raw, i) == SQLITE_NULL ? kNaN : sqlite3_column_double(raw, i);
+      } else if (c.flag) {
+        r.*c.flag = sqlite3_column_int64(raw, i) != 0;
+      } else {
+        // NULL (a column newer than the row) keeps the field's default, e.g. -1 for
+        // peak_tensor_bytes: not measured.
+        if (sqlite3_column_type(raw, i) != SQLITE_NULL) r.*c.integer = sqlite3_column_int64(raw, i);
       }
     }
-    if (rc != SQLITE_DONE) throw SQLite::Exception(handle, rc);
-    return out;
   }
-};
+  if (rc != SQLITE_DONE) throw SQLite::Exception(handle, rc);
+  return out;
+}
 
 std::string RunStore::defaultPath() {
   const char* xdg = std::getenv("XDG_DATA_HOME");
@@ -372,7 +366,8 @@ RunSeries RunStore::series(int64_t run_id) {
       r.theory = realOrNaN(p.getColumn(11));
       r.batch_dependent = p.getColumn(12).getInt() != 0;
       r.pool = p.getColumn(13).getInt64();
-      if (!p.getColumn(14).isNull()) r.histogram = store::histogramFromJson(p.getColumn(14).getString());
+      if (!p.getColumn(14).isNull())
+        r.histogram = store::histogramFromJson(p.getColumn(14).getString());
       s.probes.push_back(r);
     }
     tx.commit();
@@ -407,7 +402,8 @@ void changeTags(Impl& impl, const char* what, const char* sql, int64_t run_id,
 
 void RunStore::addTags(int64_t run_id, const std::vector<std::string>& tags) {
   for (const auto& t : tags) checkedTag(t);
-  changeTags(*impl_, "tagging", "INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)", run_id, tags);
+  changeTags(*impl_, "tagging", "INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)", run_id,
+             tags);
 }
 
 void RunStore::removeTags(int64_t run_id, const std::vector<std::string>& tags) {
@@ -427,10 +423,9 @@ void RunStore::setNote(int64_t run_id, const std::string& text) {
   impl_->conn.guarded("writing run " + std::to_string(run_id) + "'s note", [&] {
     SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
     impl_->requireRun(run_id);
-    SQLite::Statement q(impl_->db(), text.empty()
-                                         ? "DELETE FROM notes WHERE run_id = ?"
-                                         : "INSERT OR REPLACE INTO notes (run_id, text, "
-                                           "updated_at) VALUES (?, ?, ?)");
+    SQLite::Statement q(impl_->db(), text.empty() ? "DELETE FROM notes WHERE run_id = ?"
+                                                  : "INSERT OR REPLACE INTO notes (run_id, text, "
+                                                    "updated_at) VALUES (?, ?, ?)");
     q.bind(1, run_id);
     if (!text.empty()) {
       q.bind(2, text);
@@ -460,8 +455,9 @@ void RunStore::deleteRuns(const std::vector<int64_t>& run_ids) {
       owner.bind(1, id);
       if (!owner.executeStep()) throw InputError(impl_->noSuchRun(id));
       if (owner.getColumn(0).getString() == "running") {
-        store::ProcessIdentity writer{owner.getColumn(1).getString(), owner.getColumn(2).getString(),
-                                      owner.getColumn(3).getInt64(), owner.getColumn(4).getInt64()};
+        store::ProcessIdentity writer{owner.getColumn(1).getString(),
+                                      owner.getColumn(2).getString(), owner.getColumn(3).getInt64(),
+                                      owner.getColumn(4).getInt64()};
         if (store::liveness(writer) != store::Liveness::kGone) {
           throw InputError("run " + std::to_string(id) + " in " + path() +
                            " is still being written by a running process; stop it first");
@@ -479,238 +475,6 @@ void RunStore::deleteRuns(const std::vector<int64_t>& run_ids) {
         "DELETE FROM experiments WHERE id NOT IN (SELECT DISTINCT experiment_id FROM runs)");
     tx.commit();
   });
-}
-
-int64_t RunStore::createSweep(const std::string& name, const SweepSpec& spec,
-                              const std::vector<SweepPoint>& points) {
-  return impl_->conn.guarded("storing a sweep", [&] {
-    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
-    SQLite::Statement q(impl_->db(),
-                        "INSERT INTO sweeps (name, created_at, spec_json) VALUES (?, ?, ?)");
-    q.bind(1, name);
-    q.bind(2, store::isoUtcNow());
-    q.bind(3, sweepSpecToJson(spec));
-    q.exec();
-    const int64_t id = impl_->db().getLastInsertRowid();
-    SQLite::Statement point(impl_->db(),
-                            "INSERT INTO sweep_points (sweep_id, idx, micro_batch, accum, lr) "
-                            "VALUES (?, ?, ?, ?, ?)");
-    for (const SweepPoint& p : points) {
-      point.bind(1, id);
-      point.bind(2, p.index);
-      point.bind(3, p.micro_batch);
-      point.bind(4, p.accum);
-      point.bind(5, p.lr);
-      point.exec();
-      point.reset();
-    }
-    tx.commit();
-    return id;
-  });
-}
-
-namespace {
-
-constexpr char kSweepRowSql[] =
-    "SELECT s.id, s.name, s.created_at, s.spec_json, COUNT(p.idx), "
-    "SUM(p.status IN ('reached', 'missed', 'diverged', 'failed')), "
-    "SUM(p.status = 'reached') "
-    "FROM sweeps s LEFT JOIN sweep_points p ON p.sweep_id = s.id ";
-
-SweepRow readSweepRow(SQLite::Statement& q) {
-  SweepRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.name = q.getColumn(1).getString();
-  r.created_at = q.getColumn(2).getString();
-  r.spec_json = q.getColumn(3).getString();
-  r.points = q.getColumn(4).getInt64();
-  r.done = q.getColumn(5).getInt64();
-  r.reached = q.getColumn(6).getInt64();
-  return r;
-}
-
-}  // namespace
-
-std::vector<SweepRow> RunStore::listSweeps() {
-  return impl_->conn.guarded("listing sweeps", [&] {
-    SQLite::Statement q(impl_->db(), std::string(kSweepRowSql) + "GROUP BY s.id ORDER BY s.id DESC");
-    std::vector<SweepRow> rows;
-    while (q.executeStep()) rows.push_back(readSweepRow(q));
-    return rows;
-  });
-}
-
-SweepDetail RunStore::sweep(int64_t sweep_id) {
-  return impl_->conn.guarded("reading sweep " + std::to_string(sweep_id), [&] {
-    SweepDetail d;
-    SQLite::Statement q(impl_->db(), std::string(kSweepRowSql) + "WHERE s.id = ? GROUP BY s.id");
-    q.bind(1, sweep_id);
-    if (!q.executeStep()) {
-      throw InputError("there is no sweep " + std::to_string(sweep_id) + " in " +
-                       impl_->conn.path() + "; `accumlab-cli list --sweeps` shows the ids");
-    }
-    d.row = readSweepRow(q);
-    SQLite::Statement points(impl_->db(),
-                             "SELECT idx, micro_batch, accum, lr, run_id, status, result_json "
-                             "FROM sweep_points WHERE sweep_id = ? ORDER BY idx");
-    points.bind(1, sweep_id);
-    while (points.executeStep()) {
-      SweepPoint& p = d.points.emplace_back();
-      p.index = points.getColumn(0).getInt64();
-      p.micro_batch = points.getColumn(1).getInt64();
-      p.accum = points.getColumn(2).getInt64();
-      p.lr = points.getColumn(3).isNull() ? kNaN : points.getColumn(3).getDouble();
-      p.run_id = points.getColumn(4).isNull() ? 0 : points.getColumn(4).getInt64();
-      p.status = parseSweepStatus(points.getColumn(5).getString());
-      sweepPointFromJson(points.getColumn(6).getString(), p);
-    }
-    return d;
-  });
-}
-
-void RunStore::updateSweepPoint(int64_t sweep_id, const SweepPoint& p) {
-  impl_->conn.guarded("writing sweep " + std::to_string(sweep_id), [&] {
-    SQLite::Statement q(impl_->db(),
-                        "UPDATE sweep_points SET run_id = ?, status = ?, result_json = ? "
-                        "WHERE sweep_id = ? AND idx = ?");
-    if (p.run_id > 0) {
-      q.bind(1, p.run_id);
-    } else {
-      q.bind(1);
-    }
-    q.bind(2, toString(p.status));
-    q.bind(3, sweepPointToJson(p));
-    q.bind(4, sweep_id);
-    q.bind(5, p.index);
-    if (q.exec() == 0) {
-      throw InputError("sweep " + std::to_string(sweep_id) + " has no point " +
-                       std::to_string(p.index) + " in " + impl_->conn.path());
-    }
-  });
-}
-
-namespace {
-
-constexpr char kLessonRowSql[] =
-    "SELECT id, lesson_id, title, finished_at, prediction, prediction_correct, all_hold, "
-    "verdict_json, run_ids_json FROM lesson_results ";
-
-LessonResultRow readLessonRow(SQLite::Statement& q) {
-  LessonResultRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.lesson_id = q.getColumn(1).getString();
-  r.title = q.getColumn(2).getString();
-  r.finished_at = q.getColumn(3).getString();
-  r.prediction = q.getColumn(4).getString();
-  if (!q.getColumn(5).isNull()) r.prediction_correct = q.getColumn(5).getInt() != 0;
-  r.all_hold = q.getColumn(6).getInt() != 0;
-  r.verdict_json = q.getColumn(7).getString();
-  const nlohmann::json ids = nlohmann::json::parse(q.getColumn(8).getString(), nullptr, false);
-  if (ids.is_array()) {
-    for (const auto& id : ids) {
-      if (id.is_number_integer()) r.run_ids.push_back(id.get<int64_t>());
-    }
-  }
-  return r;
-}
-
-}  // namespace
-
-int64_t RunStore::addLessonResult(const LessonResultRow& row) {
-  return impl_->conn.guarded("storing a lesson result", [&] {
-    SQLite::Statement q(impl_->db(),
-                        "INSERT INTO lesson_results (lesson_id, title, finished_at, prediction, "
-                        "prediction_correct, all_hold, verdict_json, run_ids_json) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    q.bind(1, row.lesson_id);
-    q.bind(2, row.title);
-    q.bind(3, row.finished_at.empty() ? store::isoUtcNow() : row.finished_at);
-    q.bind(4, row.prediction);
-    if (row.prediction_correct) {
-      q.bind(5, *row.prediction_correct ? 1 : 0);
-    } else {
-      q.bind(5);
-    }
-    q.bind(6, row.all_hold ? 1 : 0);
-    q.bind(7, row.verdict_json);
-    q.bind(8, nlohmann::json(row.run_ids).dump());
-    q.exec();
-    return static_cast<int64_t>(impl_->db().getLastInsertRowid());
-  });
-}
-
-std::vector<LessonResultRow> RunStore::listLessonResults(const std::string& lesson_id) {
-  return impl_->conn.guarded("listing lesson results", [&] {
-    SQLite::Statement q(impl_->db(), std::string(kLessonRowSql) +
-                                         (lesson_id.empty() ? "" : "WHERE lesson_id = ? ") +
-                                         "ORDER BY id DESC");
-    if (!lesson_id.empty()) q.bind(1, lesson_id);
-    std::vector<LessonResultRow> rows;
-    while (q.executeStep()) rows.push_back(readLessonRow(q));
-    return rows;
-  });
-}
-
-LessonResultRow RunStore::lessonResult(int64_t id) {
-  return impl_->conn.guarded("reading lesson result " + std::to_string(id), [&] {
-    SQLite::Statement q(impl_->db(), std::string(kLessonRowSql) + "WHERE id = ?");
-    q.bind(1, id);
-    if (!q.executeStep()) {
-      throw InputError("there is no lesson result " + std::to_string(id) + " in " +
-                       impl_->conn.path() + "; `accumlab-cli lesson results` shows the ids");
-    }
-    return readLessonRow(q);
-  });
-}
-
-namespace {
-
-/// Everything the exports write about the runs; throws InputError when one does not exist.
-std::vector<store::ExportedRun> exportedRuns(RunStore& store, const std::vector<int64_t>& run_ids) {
-  std::vector<store::ExportedRun> runs;
-  for (int64_t id : run_ids) runs.push_back({store.run(id), store.series(id)});
-  return runs;
-}
-
-}  // namespace
-
-std::string RunStore::exportText(const std::vector<int64_t>& run_ids, ExportFormat format) {
-  if (format == ExportFormat::kTensorBoard) {
-    throw InputError("TensorBoard logs are a folder of files, not text; give a folder to "
-                     "write them to");
-  }
-  const auto runs = exportedRuns(*this, run_ids);
-  return format == ExportFormat::kCsv ? store::exportCsv(runs) : store::exportJson(runs);
-}
-
-void RunStore::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
-                          const std::string& out_path) {
-  if (wouldOverwrite(path(), out_path)) {
-    throw InputError("cannot export to " + out_path + ": it is the run database being read; "
-                     "choose another file for the export");
-  }
-  if (format == ExportFormat::kTensorBoard) {
-    store::writeTensorBoard(exportedRuns(*this, run_ids), out_path);
-    return;
-  }
-  const std::string text = exportText(run_ids, format);
-  // Write beside the target and rename, so a failed export never leaves half a file.
-  const std::string tmp = out_path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      const std::string why = std::strerror(errno);
-      std::remove(tmp.c_str());
-      throw InputError("cannot write the export file " + out_path + " (" + why + ")");
-    }
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw InputError("cannot write the export file " + out_path + " (" + why + ")");
-  }
 }
 
 }  // namespace accumlab

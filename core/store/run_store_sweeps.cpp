@@ -1,0 +1,121 @@
+// RunStore's sweeps: a sweep, its points and their outcomes as they end.
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include "accumlab/input_error.h"
+#include "accumlab/run_store.h"
+#include "store/run_store_impl.h"
+#include "store/store_clock.h"
+
+namespace accumlab {
+
+int64_t RunStore::createSweep(const std::string& name, const SweepSpec& spec,
+                              const std::vector<SweepPoint>& points) {
+  return impl_->conn.guarded("storing a sweep", [&] {
+    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement q(impl_->db(),
+                        "INSERT INTO sweeps (name, created_at, spec_json) VALUES (?, ?, ?)");
+    q.bind(1, name);
+    q.bind(2, store::isoUtcNow());
+    q.bind(3, sweepSpecToJson(spec));
+    q.exec();
+    const int64_t id = impl_->db().getLastInsertRowid();
+    SQLite::Statement point(impl_->db(),
+                            "INSERT INTO sweep_points (sweep_id, idx, micro_batch, accum, lr) "
+                            "VALUES (?, ?, ?, ?, ?)");
+    for (const SweepPoint& p : points) {
+      point.bind(1, id);
+      point.bind(2, p.index);
+      point.bind(3, p.micro_batch);
+      point.bind(4, p.accum);
+      point.bind(5, p.lr);
+      point.exec();
+      point.reset();
+    }
+    tx.commit();
+    return id;
+  });
+}
+
+namespace {
+
+constexpr char kSweepRowSql[] =
+    "SELECT s.id, s.name, s.created_at, s.spec_json, COUNT(p.idx), "
+    "SUM(p.status IN ('reached', 'missed', 'diverged', 'failed')), "
+    "SUM(p.status = 'reached') "
+    "FROM sweeps s LEFT JOIN sweep_points p ON p.sweep_id = s.id ";
+
+SweepRow readSweepRow(SQLite::Statement& q) {
+  SweepRow r;
+  r.id = q.getColumn(0).getInt64();
+  r.name = q.getColumn(1).getString();
+  r.created_at = q.getColumn(2).getString();
+  r.spec_json = q.getColumn(3).getString();
+  r.points = q.getColumn(4).getInt64();
+  r.done = q.getColumn(5).getInt64();
+  r.reached = q.getColumn(6).getInt64();
+  return r;
+}
+
+}  // namespace
+
+std::vector<SweepRow> RunStore::listSweeps() {
+  return impl_->conn.guarded("listing sweeps", [&] {
+    SQLite::Statement q(impl_->db(),
+                        std::string(kSweepRowSql) + "GROUP BY s.id ORDER BY s.id DESC");
+    std::vector<SweepRow> rows;
+    while (q.executeStep()) rows.push_back(readSweepRow(q));
+    return rows;
+  });
+}
+
+SweepDetail RunStore::sweep(int64_t sweep_id) {
+  return impl_->conn.guarded("reading sweep " + std::to_string(sweep_id), [&] {
+    SweepDetail d;
+    SQLite::Statement q(impl_->db(), std::string(kSweepRowSql) + "WHERE s.id = ? GROUP BY s.id");
+    q.bind(1, sweep_id);
+    if (!q.executeStep()) {
+      throw InputError("there is no sweep " + std::to_string(sweep_id) + " in " +
+                       impl_->conn.path() + "; `accumlab-cli list --sweeps` shows the ids");
+    }
+    d.row = readSweepRow(q);
+    SQLite::Statement points(impl_->db(),
+                             "SELECT idx, micro_batch, accum, lr, run_id, status, result_json "
+                             "FROM sweep_points WHERE sweep_id = ? ORDER BY idx");
+    points.bind(1, sweep_id);
+    while (points.executeStep()) {
+      SweepPoint& p = d.points.emplace_back();
+      p.index = points.getColumn(0).getInt64();
+      p.micro_batch = points.getColumn(1).getInt64();
+      p.accum = points.getColumn(2).getInt64();
+      p.lr = points.getColumn(3).isNull() ? kNaN : points.getColumn(3).getDouble();
+      p.run_id = points.getColumn(4).isNull() ? 0 : points.getColumn(4).getInt64();
+      p.status = parseSweepStatus(points.getColumn(5).getString());
+      sweepPointFromJson(points.getColumn(6).getString(), p);
+    }
+    return d;
+  });
+}
+
+void RunStore::updateSweepPoint(int64_t sweep_id, const SweepPoint& p) {
+  impl_->conn.guarded("writing sweep " + std::to_string(sweep_id), [&] {
+    SQLite::Statement q(impl_->db(),
+                        "UPDATE sweep_points SET run_id = ?, status = ?, result_json = ? "
+                        "WHERE sweep_id = ? AND idx = ?");
+    if (p.run_id > 0) {
+      q.bind(1, p.run_id);
+    } else {
+      q.bind(1);
+    }
+    q.bind(2, toString(p.status));
+    q.bind(3, sweepPointToJson(p));
+    q.bind(4, sweep_id);
+    q.bind(5, p.index);
+    if (q.exec() == 0) {
+      throw InputError("sweep " + std::to_string(sweep_id) + " has no point " +
+                       std::to_string(p.index) + " in " + impl_->conn.path());
+    }
+  });
+}
+
+}  // namespace accumlab
