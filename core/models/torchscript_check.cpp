@@ -121,7 +121,9 @@ void checkModelInChild(const std::string& path) {
   }
   ChildSpec spec;
   spec.argv = {program, kCheckModelCommand, path};
-  spec.address_space_bytes = kCheckModelAddressSpace;
+  // LibTorch's own libraries take part of the address space before the loader runs: several
+  // GB with CUDA (a limit of 2 GiB alone left the CUDA build's checker unable to start).
+  spec.address_space_bytes = kCheckModelAddressSpace + mappedLibraryBytes();
   spec.timeout_s = kCheckModelTimeoutS;
   spec.discard_stdout = true;
   spec.stderr_lines = kStderrLines;

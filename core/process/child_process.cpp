@@ -13,11 +13,31 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <system_error>
 #include <thread>
 
 namespace accumlab {
+
+uint64_t mappedLibraryBytes() {
+  std::ifstream maps("/proc/self/maps");
+  uint64_t total = 0;
+  std::string line;
+  while (std::getline(maps, line)) {
+    // "start-end perms offset dev inode   path": count what a shared object maps.
+    const size_t slash = line.find('/');
+    if (slash == std::string::npos || line.find(".so", slash) == std::string::npos) continue;
+    const size_t dash = line.find('-');
+    const size_t space = line.find(' ', dash);
+    if (dash == std::string::npos || space == std::string::npos) continue;
+    const uint64_t start = std::strtoull(line.c_str(), nullptr, 16);
+    const uint64_t end = std::strtoull(line.c_str() + dash + 1, nullptr, 16);
+    if (end > start) total += end - start;
+  }
+  return total;
+}
 namespace {
 
 // Bytes of a child's stderr kept while it runs: enough for the last lines, bounded when a
@@ -27,8 +47,7 @@ constexpr size_t kStderrKeepBytes = 64 * 1024;
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
 double nowS() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // Closes every descriptor from `first` on except `keep` (the exec-error pipe, close-on-exec).
@@ -188,7 +207,8 @@ void ChildProcess::readStderr(bool drain) {
 ChildResult ChildProcess::wait(double grace_s) {
   ChildResult result;
   double deadline = timeout_s_ > 0 ? started_s_ + timeout_s_ : 0;
-  if (grace_s > 0) deadline = deadline > 0 ? std::min(deadline, nowS() + grace_s) : nowS() + grace_s;
+  if (grace_s > 0)
+    deadline = deadline > 0 ? std::min(deadline, nowS() + grace_s) : nowS() + grace_s;
   int status = 0;
   bool lost = false;  // reaped by someone else (SIGCHLD ignored): how it ended is unknown
   while (pid_ > 0) {

@@ -20,6 +20,12 @@ struct ChildSpec {
   size_t stderr_lines = 0;
 };
 
+/// The address space that the shared libraries mapped into this process take, from
+/// /proc/self/maps (0 where it cannot be read). A child that runs a program linked against the
+/// same libraries maps about as much before it runs a line of its own: a LibTorch with CUDA
+/// maps several GB (libtorch_cuda, cuBLAS, cuDNN), Debian's CPU LibTorch about 0.5 GB.
+uint64_t mappedLibraryBytes();
+
 /// How a child ended.
 struct ChildResult {
   enum class End { kExited, kSignaled, kTimedOut };

@@ -9,7 +9,8 @@ namespace accumlab {
 /// loader can crash or exhaust memory on a damaged file); only a file that loads there is
 /// loaded in the process itself. `accumlab-engine check-model FILE` is that child.
 inline constexpr const char* kCheckModelCommand = "check-model";
-/// The child's address space (RLIMIT_AS).
+/// The child's address space (RLIMIT_AS) beyond what its shared libraries map
+/// (mappedLibraryBytes(), added when the child starts).
 inline constexpr uint64_t kCheckModelAddressSpace = uint64_t{2} << 30;
 /// The child's wall time, after which it is killed.
 inline constexpr double kCheckModelTimeoutS = 30;

@@ -2,9 +2,8 @@
 // of stderr, with /bin/sh as the child.
 #include "accumlab/child_process.h"
 
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -62,6 +61,15 @@ TEST(ChildProcess, LimitsTheAddressSpace) {
   ASSERT_TRUE(r.exitedWith(0)) << r.describe();
   ASSERT_EQ(r.stderr_tail.size(), 1u);
   EXPECT_EQ(r.stderr_tail[0], "2097152");  // KiB
+}
+
+TEST(ChildProcess, CountsTheSharedLibrariesMappedIntoThisProcess) {
+  // This test program links LibTorch (at least libtorch_cpu, hundreds of MB) and libc.
+  const uint64_t mapped = mappedLibraryBytes();
+  EXPECT_GT(mapped, uint64_t{100} << 20);
+  EXPECT_LT(mapped, uint64_t{64} << 30);
+  // Mapping more shared objects does not shrink it.
+  EXPECT_GE(mappedLibraryBytes(), mapped);
 }
 
 TEST(ChildProcess, StartsWithOnlyTheStandardDescriptorsAndNoBlockedSignal) {

@@ -164,10 +164,22 @@ TEST_P(DataParallelEquivalence, WorkersEndWithTheBigBatchWeights) {
   EXPECT_GE(accum.steps, 100);
   EXPECT_EQ(accum.steps, big.steps);
   EXPECT_EQ(accum.samples_seen, big.samples_seen);
-  // Stated tolerances (tests/core/tolerances.h's levels): rounding of float32 sums in another
-  // order; float64 to the last digits.
-  const double tolerance = dtype == DType::kFloat64 ? 1e-12 : 1e-5;
-  EXPECT_LE(accum.equivalence_rel_diff, tolerance);
+  // Stated tolerances (tests/core/tolerances.h's levels): float64 to the last digits. In
+  // float32 the sums' other order is a rounding difference that training may amplify until the
+  // trajectories part (AdamW divides by √v): one process's accum and big-batch part at update
+  // 157 of 300 with this config on LibTorch 1.13, and 3 workers part at update 91 of 100 on
+  // LibTorch 2.11, whose float64 run agrees to 1e-12. What accumulation or the all-reduce could
+  // get wrong shows at the first windows, the short one of the first epoch (update 10) or
+  // before: the float32 arms agree to rounding for the first half of the run, and to the end
+  // unless they parted.
+  if (dtype == DType::kFloat64) {
+    EXPECT_LE(accum.equivalence_rel_diff, 1e-12);
+  } else if (accum.trajectories_parted_at_step == -1) {
+    EXPECT_LE(accum.equivalence_rel_diff, 1e-5);
+  } else {
+    EXPECT_GT(accum.trajectories_parted_at_step, accum.steps / 2)
+        << "parted early, with a difference of " << accum.equivalence_rel_diff;
+  }
   EXPECT_TRUE(std::isfinite(accum.allreduce_s));
   EXPECT_GT(accum.allreduce_s, 0.0);
 

@@ -79,7 +79,9 @@ TEST_P(GradientCheck, HoldsAtEveryCheckedStepOf2000) {
     ++checked;
     irregular += r.step % kEvery != 0;
     // A float32 check above rounding must be a kink: its float64 repeat at rounding level.
-    if (r.grad_equiv > tol) EXPECT_TRUE(isKinkCheck(r)) << "step " << r.step;
+    if (r.grad_equiv > tol) {
+      EXPECT_TRUE(isKinkCheck(r)) << "step " << r.step;
+    }
   }
   // 128,000 samples are two epochs and a part: windows across both epoch ends are checked too.
   EXPECT_GE(irregular, 1);
