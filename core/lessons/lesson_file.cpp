@@ -1,10 +1,10 @@
 // Reading lesson files (docs/lessons.md): every problem is one sentence naming the file and
 // the field.
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdlib>
-#include <dirent.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -14,6 +14,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
 #include "config/json_text.h"
+#include "lessons/lesson_metrics.h"
 
 #ifndef ACCUMLAB_LESSON_DIR
 #define ACCUMLAB_LESSON_DIR "resources/lessons"
@@ -31,29 +32,12 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string>& armMetrics() {
-  static const std::set<std::string> names = {
-      "loss_variance",  "loss_variance_plain", "final_train_loss",  "val_loss",
-      "val_accuracy",   "samples_per_s",       "peak_tensor_bytes", "noise_per_update",
-      "b_simple",       "steps",               "grad_equivalence",  "weight_equivalence"};
-  return names;
-}
-const std::set<std::string>& runMetrics() {
-  static const std::set<std::string> names = {"probe_ratio"};
-  return names;
-}
-const std::set<std::string>& sweepMetrics() {
-  static const std::set<std::string> names = {"sweep_b_crit", "sweep_b_simple",
-                                              "sweep_variance_slope"};
-  return names;
-}
-
 /// The plots a lesson may ask for: the live plots and the sweep plots of the app.
 const std::set<std::string>& knownPlots() {
-  static const std::set<std::string> names = {
-      "loss",          "variance",    "noise",         "validation",   "throughput",
-      "equivalence",   "sweep_steps", "sweep_samples", "sweep_variance", "sweep_memory",
-      "sweep_accuracy"};
+  static const std::set<std::string> names = {"loss",         "variance",      "noise",
+                                              "validation",   "throughput",    "equivalence",
+                                              "sweep_steps",  "sweep_samples", "sweep_variance",
+                                              "sweep_memory", "sweep_accuracy"};
   return names;
 }
 
@@ -123,10 +107,10 @@ LessonTolerance readTolerance(const Fields& parent, const std::string& key) {
   if (!parent.has(key)) return t;
   const Fields f(parent.at(key), parent.source(), parent.path(key));
   int given = 0;
-  for (const auto& [name, kind] : {std::pair<const char*, LessonTolerance::Kind>{
-                                       "relative", LessonTolerance::Kind::kRelative},
-                                   {"factor", LessonTolerance::Kind::kFactor},
-                                   {"absolute", LessonTolerance::Kind::kAbsolute}}) {
+  for (const auto& [name, kind] :
+       {std::pair<const char*, LessonTolerance::Kind>{"relative", LessonTolerance::Kind::kRelative},
+        {"factor", LessonTolerance::Kind::kFactor},
+        {"absolute", LessonTolerance::Kind::kAbsolute}}) {
     if (!f.has(name)) continue;
     ++given;
     t.kind = kind;
@@ -144,23 +128,25 @@ LessonMeasure readMeasure(const Fields& parent, const std::string& key) {
   const Fields f(parent.at(key), parent.source(), parent.path(key));
   LessonMeasure m;
   m.metric = f.text("metric");
-  if (!armMetrics().count(m.metric) && !runMetrics().count(m.metric) &&
-      !sweepMetrics().count(m.metric)) {
+  const lessons::LessonMetric* metric = lessons::findLessonMetric(m.metric);
+  if (!metric) {
     std::string known;
-    for (const auto* set : {&armMetrics(), &runMetrics(), &sweepMetrics()}) {
-      for (const auto& n : *set) known += (known.empty() ? "" : ", ") + n;
+    for (const lessons::LessonMetric& k : lessons::lessonMetrics()) {
+      known += (known.empty() ? "" : ", ") + std::string(k.name);
     }
     f.fail("metric", "names an unknown metric '" + m.metric + "' (known: " + known + ")");
   }
   m.run = f.text("run", false);
-  m.arm = readArm(f, "arm", m.metric == "weight_equivalence" ? ArmKind::kBigBatch
-                                                              : ArmKind::kAccum);
+  m.arm =
+      readArm(f, "arm", m.metric == "weight_equivalence" ? ArmKind::kBigBatch : ArmKind::kAccum);
   if (f.has("over")) {
     const Fields o(f.at("over"), f.source(), f.path("over"));
     m.has_over = true;
     m.over_run = o.text("run", false);
     m.over_arm = readArm(o, "arm", m.arm);
-    if (sweepMetrics().count(m.metric)) f.fail("over", "cannot divide a sweep's figure");
+    if (metric->source == lessons::MetricSource::kSweep) {
+      f.fail("over", "cannot divide a sweep's figure");
+    }
   }
   return m;
 }
@@ -200,7 +186,8 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
       if (!knownPlots().count(p.get<std::string>())) {
         std::string known;
         for (const auto& n : knownPlots()) known += (known.empty() ? "" : ", ") + n;
-        f.fail("plots", "names an unknown plot '" + p.get<std::string>() + "' (known: " + known + ")");
+        f.fail("plots",
+               "names an unknown plot '" + p.get<std::string>() + "' (known: " + known + ")");
       }
       lesson.plots.push_back(p.get<std::string>());
     }
@@ -209,7 +196,8 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
   // The base config: the defaults with the lesson's "config" on top, then each run's.
   json base = json::parse(configToJson(ExperimentConfig{}));
   if (f.has("config")) {
-    if (!f.at("config").is_object()) f.fail("config", "must be a JSON object of experiment settings");
+    if (!f.at("config").is_object())
+      f.fail("config", "must be a JSON object of experiment settings");
     base.merge_patch(f.at("config"));
   }
   const auto makeConfig = [&](const json& merged, const std::string& where) {
@@ -221,7 +209,8 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
     }
     return c;
   };
-  if (f.has("runs") && f.has("sweep")) f.fail("sweep", "cannot come with \"runs\": a lesson has one or the other");
+  if (f.has("runs") && f.has("sweep"))
+    f.fail("sweep", "cannot come with \"runs\": a lesson has one or the other");
   if (f.has("sweep")) {
     const Fields s(f.at("sweep"), source, "sweep");
     LessonSweep sweep;
@@ -231,18 +220,21 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
       }
       sweep.effective_batches.push_back(b.get<int64_t>());
     }
-    if (sweep.effective_batches.size() < 3) s.fail("effective_batches", "needs at least 3 sizes to fit a curve");
+    if (sweep.effective_batches.size() < 3)
+      s.fail("effective_batches", "needs at least 3 sizes to fit a curve");
     sweep.micro_batch = static_cast<int64_t>(s.number("micro_batch"));
     if (sweep.micro_batch < 1) s.fail("micro_batch", "must be at least 1");
     for (int64_t b : sweep.effective_batches) {
       if (b % sweep.micro_batch != 0 && b > sweep.micro_batch) {
-        s.fail("effective_batches", "holds " + std::to_string(b) + ", which is not a multiple of micro_batch " +
+        s.fail("effective_batches", "holds " + std::to_string(b) +
+                                        ", which is not a multiple of micro_batch " +
                                         std::to_string(sweep.micro_batch));
       }
     }
     if (s.has("lrs")) {
       for (const json& lr : s.array("lrs")) {
-        if (!lr.is_number() || !(lr.get<double>() > 0)) s.fail("lrs", "must be a list of positive numbers");
+        if (!lr.is_number() || !(lr.get<double>() > 0))
+          s.fail("lrs", "must be a list of positive numbers");
         sweep.lrs.push_back(lr.get<double>());
       }
     }
@@ -259,7 +251,8 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
     }
     sweep.target.value = t.number("value");
     if (t.has("smoothing")) sweep.target.smoothing = t.number("smoothing");
-    if (!(sweep.target.smoothing >= 0 && sweep.target.smoothing < 1)) t.fail("smoothing", "must be in [0, 1)");
+    if (!(sweep.target.smoothing >= 0 && sweep.target.smoothing < 1))
+      t.fail("smoothing", "must be in [0, 1)");
     lesson.sweep = sweep;
     lesson.runs.push_back({"sweep", "sweep", c});  // the base every point starts from
   } else if (f.has("runs")) {
@@ -276,7 +269,8 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
       run.label = r.text("label", false, run.id);
       json merged = base;
       if (r.has("config")) {
-        if (!r.at("config").is_object()) r.fail("config", "must be a JSON object of experiment settings");
+        if (!r.at("config").is_object())
+          r.fail("config", "must be a JSON object of experiment settings");
         merged.merge_patch(r.at("config"));
       }
       run.config = makeConfig(merged, where + ".config");
@@ -295,9 +289,15 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
   };
   const auto checkMeasure = [&](const Fields& c, const std::string& key, const LessonMeasure& m) {
     const Fields mf(c.at(key), source, c.path(key));
-    const bool sweep_metric = sweepMetrics().count(m.metric) > 0;
-    if (sweep_metric && !lesson.sweep) mf.fail("metric", "'" + m.metric + "' needs a lesson with a \"sweep\"");
-    if (!sweep_metric && lesson.sweep) mf.fail("metric", "'" + m.metric + "' is not a sweep's figure (sweep_b_crit, sweep_b_simple, sweep_variance_slope)");
+    const bool sweep_metric =
+        lessons::findLessonMetric(m.metric)->source == lessons::MetricSource::kSweep;
+    if (sweep_metric && !lesson.sweep) {
+      mf.fail("metric", "'" + m.metric + "' needs a lesson with a \"sweep\"");
+    }
+    if (!sweep_metric && lesson.sweep) {
+      mf.fail("metric", "'" + m.metric + "' is not a sweep's figure (" +
+                            lessons::lessonMetricNames(lessons::MetricSource::kSweep) + ")");
+    }
     knownRun(mf, m.run);
     if (m.has_over) knownRun(Fields(mf.at("over"), source, mf.path("over")), m.over_run);
   };
@@ -348,7 +348,8 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
     LessonPrediction pred;
     pred.question = p.text("question");
     const std::string kind = p.text("kind");
-    const auto knownCheck = [&](const Fields& where, const std::string& key, const std::string& id) {
+    const auto knownCheck = [&](const Fields& where, const std::string& key,
+                                const std::string& id) {
       for (const LessonCheck& c : lesson.checks) {
         if (c.id == id) return;
       }
@@ -370,7 +371,8 @@ Lesson lessonFromJson(const std::string& text, const std::string& source) {
         choice.text = ch.text("text");
         const Fields when(ch.at("when"), source, ch.path("when"));
         for (const auto& [id, holds] : ch.at("when").items()) {
-          if (!holds.is_boolean()) when.fail(id, "must be true or false (whether that check holds)");
+          if (!holds.is_boolean())
+            when.fail(id, "must be true or false (whether that check holds)");
           knownCheck(when, id, id);
           choice.when.emplace_back(id, holds.get<bool>());
         }
@@ -420,7 +422,8 @@ std::vector<std::string> lessonFiles(const std::string& directory) {
 
 std::string findLessonFile(const std::string& which) {
   struct stat st {};
-  if (which.find('/') != std::string::npos || (which.size() > 5 && which.substr(which.size() - 5) == ".json")) {
+  if (which.find('/') != std::string::npos ||
+      (which.size() > 5 && which.substr(which.size() - 5) == ".json")) {
     return which;  // a path: loadLessonFile says what is wrong with it
   }
   const std::string dir = lessonDirectory();

@@ -1,10 +1,82 @@
+// One attempt at a lesson: its jobs (a run each, or a point each of a sweep lesson), their
+// outcomes as they end, and the stored attempt with its verdict (lesson_verdict.cpp judges).
 #include "accumlab/lesson_session.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "accumlab/run_store.h"
 
 namespace accumlab {
+
+std::vector<LessonJob> lessonJobs(const Lesson& lesson) {
+  std::vector<LessonJob> jobs;
+  // Each job's experiment is named after the lesson and the run, so `list` tells them apart.
+  const auto named = [](ExperimentConfig c, const std::string& label) {
+    c.name = (c.name.empty() ? std::string("lesson") : c.name) + " · " + label;
+    return c;
+  };
+  if (!lesson.sweep) {
+    for (const LessonRun& run : lesson.runs) {
+      jobs.push_back({run.id,
+                      run.label,
+                      lesson.runs.size() > 1 ? named(run.config, run.label) : run.config,
+                      {},
+                      {}});
+    }
+    return jobs;
+  }
+  const LessonSweep& s = *lesson.sweep;
+  const ExperimentConfig& base = lesson.runs.front().config;
+  for (int64_t b : s.effective_batches) {
+    for (double lr : s.lrs) {
+      SweepPoint p;
+      p.index = static_cast<int64_t>(jobs.size());
+      p.micro_batch = std::min(s.micro_batch, b);
+      p.accum = b / p.micro_batch;
+      p.lr = lr;
+      LessonJob job;
+      job.id = "point-" + std::to_string(p.index);
+      char label[96];
+      std::snprintf(label, sizeof label, "B=%lld (%lld x %lld), lr %g", static_cast<long long>(b),
+                    static_cast<long long>(p.micro_batch), static_cast<long long>(p.accum), lr);
+      job.label = label;
+      job.config = named(base, label);
+      job.config.arms = {ArmKind::kAccum};
+      job.config.micro_batch = p.micro_batch;
+      job.config.accum = p.accum;
+      job.config.optimizer.lr = lr;
+      job.target = s.target;
+      job.point = p;
+      jobs.push_back(std::move(job));
+    }
+  }
+  return jobs;
+}
+
+SweepSpec lessonSweepSpec(const Lesson& lesson) {
+  SweepSpec spec;
+  spec.config = lesson.runs.front().config;
+  spec.lesson = lesson.id;
+  spec.jobs = 1;
+  if (lesson.sweep) spec.target = lesson.sweep->target;
+  return spec;
+}
+
+SweepPoint lessonPointOutcome(const LessonJob& job, const LessonRunResult& result,
+                              bool stopped_by_user) {
+  SweepPoint point = job.point.value_or(SweepPoint{});
+  if (!result.stored_run_ids.empty()) point.run_id = result.stored_run_ids.front();
+  if (job.target && !result.summary.arms.empty()) {
+    measurePoint(point, result.summary.arms.front(), result.steps, result.evals, result.probes,
+                 *job.target);
+  }
+  if (stopped_by_user && point.status != SweepStatus::kReached) {
+    point.status = SweepStatus::kInterrupted;
+  }
+  return point;
+}
 
 LessonSession::LessonSession(Lesson lesson, std::string prediction, RunStore* store)
     : lesson_(std::move(lesson)), prediction_(std::move(prediction)), store_(store) {

@@ -9,6 +9,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
 #include "accumlab/variance_ratio.h"
+#include "lessons/lesson_metrics.h"
 
 namespace accumlab {
 
@@ -43,9 +44,12 @@ std::string withUnit(double v, const std::string& unit) {
 
 std::string toleranceText(const LessonTolerance& t) {
   switch (t.kind) {
-    case LessonTolerance::Kind::kFactor: return "within a factor " + number(t.value);
-    case LessonTolerance::Kind::kRelative: return "within " + number(100 * t.value) + "%";
-    case LessonTolerance::Kind::kAbsolute: return "within ±" + number(t.value);
+    case LessonTolerance::Kind::kFactor:
+      return "within a factor " + number(t.value);
+    case LessonTolerance::Kind::kRelative:
+      return "within " + number(100 * t.value) + "%";
+    case LessonTolerance::Kind::kAbsolute:
+      return "within ±" + number(t.value);
   }
   return "";
 }
@@ -58,7 +62,8 @@ bool within(double measured, double theory, const LessonTolerance& t) {
       return measured >= theory / t.value && measured <= theory * t.value;
     case LessonTolerance::Kind::kRelative:
       return std::fabs(measured - theory) <= t.value * std::fabs(theory);
-    case LessonTolerance::Kind::kAbsolute: return std::fabs(measured - theory) <= t.value;
+    case LessonTolerance::Kind::kAbsolute:
+      return std::fabs(measured - theory) <= t.value;
   }
   return false;
 }
@@ -70,7 +75,8 @@ class Evidence {
       : lesson_(lesson), results_(results), sweep_(sweep) {}
 
   Measured measure(const LessonMeasure& m) const {
-    if (m.metric.rfind("sweep_", 0) == 0) return sweepFigure(m.metric);
+    const lessons::LessonMetric* metric = lessons::findLessonMetric(m.metric);
+    if (metric && metric->source == lessons::MetricSource::kSweep) return sweepFigure(m.metric);
     Measured top = single(m.metric, m.run, m.arm);
     if (!m.has_over || !top.missing.empty()) return top;
     const std::string over_run = m.over_run.empty() ? m.run : m.over_run;
@@ -84,8 +90,8 @@ class Evidence {
           m.metric == "loss_variance"
               ? detrendedRatio(top.value, a->loss_variance_count, bottom.value,
                                b->loss_variance_count)
-              : varianceRatioInterval(top.value, varianceDof(a->loss_variance_count),
-                                      bottom.value, varianceDof(b->loss_variance_count));
+              : varianceRatioInterval(top.value, varianceDof(a->loss_variance_count), bottom.value,
+                                      varianceDof(b->loss_variance_count));
       out.value = ci.ratio;
       out.low = ci.low;
       out.high = ci.high;
@@ -145,21 +151,9 @@ class Evidence {
       out.missing = run_name + " has no " + toString(kind) + " arm";
       return out;
     }
-    if (metric == "loss_variance") out.value = a->loss_variance_detrended;
-    if (metric == "loss_variance_plain") out.value = a->loss_variance;
-    if (metric == "final_train_loss") out.value = a->final_train_loss;
-    if (metric == "val_loss") out.value = a->val_loss;
-    if (metric == "val_accuracy") out.value = a->val_accuracy;
-    if (metric == "samples_per_s") out.value = a->samples_per_s;
-    if (metric == "peak_tensor_bytes" && a->peak_tensor_bytes >= 0) {
-      out.value = static_cast<double>(a->peak_tensor_bytes);
+    if (const lessons::LessonMetric* m = lessons::findLessonMetric(metric); m && m->arm_value) {
+      out.value = m->arm_value(*a);
     }
-    if (metric == "noise_per_update") out.value = a->noise_per_update;
-    if (metric == "b_simple") out.value = a->b_simple;
-    if (metric == "steps") out.value = static_cast<double>(a->steps);
-    // A kink is float32 rounding at a ReLU's 0, not accumulation: its float64 repeat agreed.
-    if (metric == "grad_equivalence") out.value = a->grad_equivalence_rel_diff_without_kinks;
-    if (metric == "weight_equivalence") out.value = a->equivalence_rel_diff;
     if (std::isnan(out.value)) {
       out.missing = "the " + toString(kind) + " arm of " + run_name + " has no " + metric;
     }
@@ -213,15 +207,16 @@ std::string lower(std::string s) {
   return s;
 }
 
-PredictionVerdict judgePrediction(const LessonPrediction& p, const std::vector<CheckVerdict>& checks,
+PredictionVerdict judgePrediction(const LessonPrediction& p,
+                                  const std::vector<CheckVerdict>& checks,
                                   const std::string& given) {
   PredictionVerdict v;
   v.question = p.question;
   if (p.kind == LessonPrediction::Kind::kNumber) {
     double x = 0;
     if (!parseNumber(given, x)) {
-      throw InputError("the prediction '" + given + "' is not a number (the question: " +
-                       p.question + ")");
+      throw InputError("the prediction '" + given +
+                       "' is not a number (the question: " + p.question + ")");
     }
     v.predicted = withUnit(x, p.unit);
     const auto it = std::find_if(checks.begin(), checks.end(),
@@ -268,16 +263,16 @@ PredictionVerdict judgePrediction(const LessonPrediction& p, const std::vector<C
     }
     if (match) measured = static_cast<int>(i);
   }
-  v.measured = measured >= 0 ? p.choices[static_cast<size_t>(measured)].text
-                             : "none of the choices";
+  v.measured =
+      measured >= 0 ? p.choices[static_cast<size_t>(measured)].text : "none of the choices";
   v.correct = measured == chosen;
   if (measured < 0) {
     v.sentence = "The runs bear out none of the choices; look at the checks below.";
   } else if (v.correct) {
     v.sentence = "Right: the runs show \"" + v.measured + "\".";
   } else {
-    v.sentence = "Not this time: you chose \"" + v.predicted + "\", the runs show \"" +
-                 v.measured + "\".";
+    v.sentence =
+        "Not this time: you chose \"" + v.predicted + "\", the runs show \"" + v.measured + "\".";
   }
   return v;
 }
@@ -294,71 +289,6 @@ bool LessonVerdict::allHold() const {
          std::all_of(checks.begin(), checks.end(), [](const CheckVerdict& c) { return c.holds; });
 }
 
-std::vector<LessonJob> lessonJobs(const Lesson& lesson) {
-  std::vector<LessonJob> jobs;
-  // Each job's experiment is named after the lesson and the run, so `list` tells them apart.
-  const auto named = [](ExperimentConfig c, const std::string& label) {
-    c.name = (c.name.empty() ? std::string("lesson") : c.name) + " · " + label;
-    return c;
-  };
-  if (!lesson.sweep) {
-    for (const LessonRun& run : lesson.runs) {
-      jobs.push_back({run.id, run.label,
-                      lesson.runs.size() > 1 ? named(run.config, run.label) : run.config, {}, {}});
-    }
-    return jobs;
-  }
-  const LessonSweep& s = *lesson.sweep;
-  const ExperimentConfig& base = lesson.runs.front().config;
-  for (int64_t b : s.effective_batches) {
-    for (double lr : s.lrs) {
-      SweepPoint p;
-      p.index = static_cast<int64_t>(jobs.size());
-      p.micro_batch = std::min(s.micro_batch, b);
-      p.accum = b / p.micro_batch;
-      p.lr = lr;
-      LessonJob job;
-      job.id = "point-" + std::to_string(p.index);
-      char label[96];
-      std::snprintf(label, sizeof label, "B=%lld (%lld x %lld), lr %g", static_cast<long long>(b),
-                    static_cast<long long>(p.micro_batch), static_cast<long long>(p.accum), lr);
-      job.label = label;
-      job.config = named(base, label);
-      job.config.arms = {ArmKind::kAccum};
-      job.config.micro_batch = p.micro_batch;
-      job.config.accum = p.accum;
-      job.config.optimizer.lr = lr;
-      job.target = s.target;
-      job.point = p;
-      jobs.push_back(std::move(job));
-    }
-  }
-  return jobs;
-}
-
-SweepSpec lessonSweepSpec(const Lesson& lesson) {
-  SweepSpec spec;
-  spec.config = lesson.runs.front().config;
-  spec.lesson = lesson.id;
-  spec.jobs = 1;
-  if (lesson.sweep) spec.target = lesson.sweep->target;
-  return spec;
-}
-
-SweepPoint lessonPointOutcome(const LessonJob& job, const LessonRunResult& result,
-                              bool stopped_by_user) {
-  SweepPoint point = job.point.value_or(SweepPoint{});
-  if (!result.stored_run_ids.empty()) point.run_id = result.stored_run_ids.front();
-  if (job.target && !result.summary.arms.empty()) {
-    measurePoint(point, result.summary.arms.front(), result.steps, result.evals, result.probes,
-                 *job.target);
-  }
-  if (stopped_by_user && point.status != SweepStatus::kReached) {
-    point.status = SweepStatus::kInterrupted;
-  }
-  return point;
-}
-
 LessonVerdict evaluateLesson(const Lesson& lesson, const std::vector<LessonRunResult>& results,
                              const std::string& prediction) {
   LessonVerdict verdict;
@@ -369,7 +299,8 @@ LessonVerdict evaluateLesson(const Lesson& lesson, const std::vector<LessonRunRe
     for (const LessonJob& job : lessonJobs(lesson)) {
       const auto it = std::find_if(results.begin(), results.end(),
                                    [&](const LessonRunResult& r) { return r.id == job.id; });
-      verdict.sweep_points.push_back(it != results.end() ? lessonPointOutcome(job, *it) : *job.point);
+      verdict.sweep_points.push_back(it != results.end() ? lessonPointOutcome(job, *it)
+                                                         : *job.point);
     }
     analysis = analyzeSweep(verdict.sweep_points);
     verdict.sweep = analysis;
@@ -426,7 +357,8 @@ LessonVerdict evaluateLesson(const Lesson& lesson, const std::vector<LessonRunRe
 }
 
 std::string verdictToJson(const LessonVerdict& verdict, int indent) {
-  json j = {{"lesson", verdict.lesson_id}, {"title", verdict.title}, {"all_hold", verdict.allHold()}};
+  json j = {
+      {"lesson", verdict.lesson_id}, {"title", verdict.title}, {"all_hold", verdict.allHold()}};
   json checks = json::array();
   for (const CheckVerdict& c : verdict.checks) {
     checks.push_back({{"id", c.id},
@@ -452,10 +384,12 @@ std::string verdictToJson(const LessonVerdict& verdict, int indent) {
   }
   if (verdict.sweep) {
     json points = json::array();
-    for (const SweepPoint& p : verdict.sweep_points) points.push_back(json::parse(sweepPointToJson(p)));
-    j["sweep"] = {{"points", points},
-                  {"b_crit", nullable(verdict.sweep->steps_fit ? verdict.sweep->steps_fit->b_crit : kNaN)},
-                  {"b_simple", nullable(verdict.sweep->b_simple)}};
+    for (const SweepPoint& p : verdict.sweep_points)
+      points.push_back(json::parse(sweepPointToJson(p)));
+    j["sweep"] = {
+        {"points", points},
+        {"b_crit", nullable(verdict.sweep->steps_fit ? verdict.sweep->steps_fit->b_crit : kNaN)},
+        {"b_simple", nullable(verdict.sweep->b_simple)}};
   }
   return j.dump(indent);
 }
@@ -505,8 +439,8 @@ LessonVerdict verdictFromJson(const std::string& text) {
 namespace {
 
 std::string checkLine(const CheckVerdict& c) {
-  std::string line = std::string(c.holds ? "✓ " : "✗ ") + c.name + ": measured " +
-                     withUnit(c.measured, c.unit);
+  std::string line =
+      std::string(c.holds ? "✓ " : "✗ ") + c.name + ": measured " + withUnit(c.measured, c.unit);
   if (std::isfinite(c.low) && std::isfinite(c.high)) {
     line += " [" + number(c.low) + ", " + number(c.high) + "]";
   }
