@@ -16,56 +16,18 @@
 #include <QStackedWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <cmath>
 #include <exception>
-#include <map>
 
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
-#include "plots/plot_catalog.h"
 #include "report/html_report.h"
 #include "accumlab/record_batch.h"
 #include "files/file_dialogs.h"
+#include "lessons/lesson_text.h"
 
 namespace accumlab::ui {
 
 namespace {
-
-QString html(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
-
-QString number(double v) {
-  if (!std::isfinite(v)) return QStringLiteral("–");
-  const double a = std::fabs(v);
-  return (a != 0 && (a < 1e-3 || a >= 1e6)) ? QString::number(v, 'e', 2) : QString::number(v, 'g', 3);
-}
-
-QString withUnit(double v, const std::string& unit) {
-  if (unit.empty() || !std::isfinite(v)) return number(v);
-  return number(v) + (unit == "×" || unit == "%" ? QString() : QStringLiteral(" ")) +
-         QString::fromStdString(unit);
-}
-
-/// The titles of the plots a lesson names (live plots from the catalog; sweep plots by name).
-QString plotTitles(const std::vector<std::string>& ids) {
-  static const std::map<std::string, const char*> sweep = {
-      {"sweep_steps", "Steps to target against B"},
-      {"sweep_samples", "Samples to target against B"},
-      {"sweep_variance", "Loss variance against B"},
-      {"sweep_memory", "Memory and speed against m"},
-      {"sweep_accuracy", "Validation accuracy against B"}};
-  QStringList titles;
-  for (const std::string& id : ids) {
-    QString title;
-    for (const CanvasDef& def : plotCatalog()) {
-      if (def.id.toStdString() == id) title = def.title;
-    }
-    if (const auto it = sweep.find(id); it != sweep.end()) {
-      title = LessonPanel::tr(it->second) + LessonPanel::tr(" (Sweeps tab)");
-    }
-    if (!title.isEmpty()) titles << title;
-  }
-  return titles.join(QStringLiteral(" · "));
-}
 
 constexpr int kMarkRole = Qt::UserRole + 1;
 
@@ -336,11 +298,7 @@ void LessonPanel::showLesson() {
   shown_file_ = e.file;
   title_->setText(QString::fromStdString(l.title));
   text_->setText(QString::fromStdString(l.text));
-  const size_t jobs = lessonJobs(l).size();
-  QString hint = l.sweep ? tr("A sweep of %1 runs.").arg(jobs)
-                         : jobs == 1 ? tr("One run.") : tr("%1 runs, one after the other.").arg(jobs);
-  if (!l.plots.empty()) hint += tr(" Watch: %1.").arg(plotTitles(l.plots));
-  plots_hint_->setText(hint);
+  plots_hint_->setText(lessonPlanText(l));
   const bool asks = l.prediction.has_value();
   question_->setVisible(asks);
   answer_->setVisible(asks);
@@ -509,34 +467,7 @@ void LessonPanel::finishLesson() {
 }
 
 void LessonPanel::showVerdict() {
-  const LessonVerdict& v = *verdict_;
-  QString out = QStringLiteral("<h3>%1</h3>").arg(v.allHold() ? tr("✓ Every check holds") : tr("✗ Not every check holds"));
-  if (v.prediction) {
-    const PredictionVerdict& p = *v.prediction;
-    out += QStringLiteral("<p><b>%1 %2</b><br>%3: <b>%4</b> · %5: <b>%6</b><br>%7</p>")
-               .arg(p.correct ? QStringLiteral("✓") : QStringLiteral("✗"), tr("Your prediction"),
-                    tr("you said"), html(p.predicted), tr("measured"), html(p.measured),
-                    html(p.sentence));
-  } else if (session_ && session_->lesson().prediction) {
-    out += QStringLiteral("<p><i>%1</i></p>").arg(tr("No prediction was given: next time, answer the question first."));
-  }
-  out += QStringLiteral("<table cellpadding='4'><tr><th></th><th align='left'>%1</th><th>%2</th><th>%3</th></tr>")
-             .arg(tr("check"), tr("measured (90% interval)"), tr("theory"));
-  for (const CheckVerdict& c : v.checks) {
-    QString measured = withUnit(c.measured, c.unit);
-    if (std::isfinite(c.low) && std::isfinite(c.high)) {
-      measured += QStringLiteral(" [%1, %2]").arg(number(c.low), number(c.high));
-    }
-    QString theory = QString::fromStdString(c.compare) + QStringLiteral(" ") + withUnit(c.theory, c.unit);
-    if (!c.tolerance.empty()) theory += QStringLiteral("<br><small>%1</small>").arg(html(c.tolerance));
-    out += QStringLiteral("<tr><td style='font-size:large; color:%1'>%2</td><td>%3</td><td align='center'>%4</td>"
-                          "<td align='center'>%5</td></tr><tr><td></td><td colspan='3'>%6</td></tr>")
-               .arg(c.holds ? QStringLiteral("#1a7f37") : QStringLiteral("#c62828"),
-                    c.holds ? QStringLiteral("✓") : QStringLiteral("✗"), html(c.name), measured, theory,
-                    html(c.sentence));
-  }
-  out += QStringLiteral("</table>");
-  card_->setText(out);
+  card_->setText(verdictCardHtml(*verdict_, session_ && session_->lesson().prediction));
   card_->setHidden(false);
   show_runs_->setEnabled(sweep_id_ > 0 || !run_ids_.empty());
   show_runs_->setText(sweep_id_ > 0 ? tr("Show sweep") : tr("Show runs"));
