@@ -6,7 +6,7 @@ Usage: bench/compare_python.py [--cli build/app/cli/accumlab-cli] [--repeats 5] 
                                [--accums 1,8] [--python /usr/bin/python3] [--samples-scale 1]
 Reports samples/s of one arm for each model (MLP 784-256-10; the CNN on 1x28x28 images) at
 each m and K, with the engine's noise statistics off and on, and the ratios engine/Python and
-noise on/off. The defaults are the README's CPU table; scripts/device-check runs it on CUDA
+noise on/off. The defaults are the CPU table of docs/performance.md; scripts/device-check runs it on CUDA
 with the Python that has the CUDA torch.
 (bench/compare_bare.sh compares the engine with the bare LibTorch C++ loop.)
 """
@@ -50,7 +50,7 @@ def env(threads):
 
 
 def budget(m, scale):
-    """Samples per run: 24,000 at m = 8, 64,000 at m = 32 (the README's runs), 2,000·m above."""
+    """Samples per run: 24,000 at m = 8, 64,000 at m = 32 (the runs of docs/performance.md), 2,000·m above."""
     base = {8: 24000, 32: 64000}.get(m, max(24000, 2000 * m))
     return max(m * 64, int(base * scale))
 

@@ -13,7 +13,7 @@
 namespace accumlab::cli {
 
 /// The options for every field of ExperimentConfig, `--config FILE` and `--preset NAME`,
-/// shared by `run` and `sweep` (README, "Command line").
+/// shared by `run` and `sweep` (docs/cli.md).
 class ConfigOptions {
  public:
   /// Registers the options on `app`, except those whose first long name is in `skip` (e.g.

@@ -13,7 +13,7 @@ namespace accumlab::cli {
 
 /// How `run` and `sweep` report progress on stderr: lines for people (the default), or one
 /// JSON object per line for programs (`--progress jsonl`, which the desktop app reads). The
-/// JSON names are an interface (README, "The default experiment and progress for
+/// JSON names are an interface (docs/cli.md, "Progress for
 /// programs"); the text is not.
 enum class ProgressFormat { kText, kJsonl };
 

@@ -12,7 +12,7 @@
 
 namespace accumlab::cli {
 
-/// The `run` subcommand: options for every field of ExperimentConfig (README, "The command line").
+/// The `run` subcommand: options for every field of ExperimentConfig (docs/cli.md).
 class RunCommand {
  public:
   explicit RunCommand(CLI::App& parent);
@@ -44,7 +44,7 @@ class RunCommand {
   bool no_store_ = false;  ///< --no-store
   int64_t checkpoint_every_ = 0;  ///< --checkpoint-every SAMPLES
   int64_t resume_ = 0;            ///< --resume RUN_ID
-  // A data-parallel run (README, "More than one process or machine"): --workers N on this
+  // A data-parallel run (docs/data-parallel.md): --workers N on this
   // machine, or one rank of many.
   int rank_ = -1;           ///< --rank R: join as rank R; -1: not given
   int64_t world_size_ = 0;  ///< --world-size N

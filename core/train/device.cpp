@@ -12,7 +12,7 @@ namespace accumlab {
 
 namespace {
 // Two cores: one torch intra-op thread and one OpenBLAS thread per process measured fastest
-// for micro-batches up to a few hundred samples (README.md, "Performance").
+// for micro-batches up to a few hundred samples (docs/performance.md).
 constexpr int kDefaultThreads = 1;
 }  // namespace
 

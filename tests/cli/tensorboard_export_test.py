@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The TensorBoard export read back by a reader of its own (README: "Runs in TensorBoard").
+"""The TensorBoard export read back by a reader of its own (docs/store.md, "Runs in TensorBoard").
 
 --case roundtrip: a short real run of three arms, then `accumlab-cli export --format
 tensorboard`. Each log folder's event file is read record by record here: every length and

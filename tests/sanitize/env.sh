@@ -1,5 +1,5 @@
 # Runtime options of the sanitizer build (scripts/test --sanitize sources this file).
-# Each option is explained in the README's "Contributing" section.
+# Each option is explained in docs/contributing.md.
 _accumlab_sanitize_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"
 export LSAN_OPTIONS="suppressions=$_accumlab_sanitize_dir/lsan.supp:print_suppressions=0"

@@ -12,7 +12,7 @@ class QCustomPlot;
 
 namespace accumlab::ui {
 
-/// A sweep's plots, each against the effective batch B on log-log axes (README, "Sweeps"):
+/// A sweep's plots, each against the effective batch B on log-log axes (docs/sweeps.md):
 /// 1. the per-update loss variance with the fitted slope and the 1/B line;
 /// 2. steps to target with the fitted S(B) = S_min + E_min/B, perfect scaling (E_min/B),
 ///    S_min, and B_crit and B_simple marked;

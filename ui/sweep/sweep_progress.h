@@ -9,8 +9,8 @@
 
 namespace accumlab::ui {
 
-/// One progress object of `accumlab-cli sweep --progress jsonl` (README, "The default experiment
-/// and progress for programs"): the fields the Sweeps tab uses.
+/// One progress object of `accumlab-cli sweep --progress jsonl` (docs/cli.md,
+/// "Progress for programs"): the fields the Sweeps tab uses.
 struct SweepProgressEvent {
   enum class Kind { kSweepStarted, kPointStarted, kPointFinished, kSweepFinished, kError };
   Kind kind = Kind::kError;

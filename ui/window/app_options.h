@@ -9,7 +9,7 @@
 
 namespace accumlab::ui {
 
-/// The desktop app's command line (README, "The desktop app"):
+/// The desktop app's command line (docs/app.md):
 /// `accumlab [--run] [--config FILE] [--screenshot FILE --quit-after SECONDS] …`.
 struct AppOptions {
   bool run = false;        ///< start training at once

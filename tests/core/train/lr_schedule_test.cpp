@@ -1,5 +1,5 @@
 // LR scaling, schedules and warm-up through the Trainer: the LR each arm actually used at
-// each step, against the formulas of the README, all arms on one curve in samples seen.
+// each step, against the schedules of docs/cli.md, all arms on one curve in samples seen.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // A run that crashes after a checkpoint and is resumed from it continues as if it had never
 // stopped: the same records after the checkpoint and the same final weights, to the bit
-// (README.md, "--resume"). One measurement differs on purpose: the resumed run checks the
+// (docs/store.md, "--resume"). One measurement differs on purpose: the resumed run checks the
 // gradient of its first accum window after the resume (a restored state is where a resume
 // would go wrong), which the uninterrupted run, having no resume, checks only if it falls on
 // the interval. The check leaves training untouched, so everything it could change is
