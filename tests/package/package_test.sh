@@ -64,7 +64,8 @@ case "$case_name" in
     expected=(bin/accumlab-cli libexec/accumlab/accumlab-engine share/man/man1/accumlab-cli.1.gz
               share/doc/accumlab/copyright share/doc/accumlab/changelog.gz
               share/doc/accumlab/index.md share/doc/accumlab/app.md share/doc/accumlab/cli.md
-              share/doc/accumlab/README.md share/doc/accumlab/images/screenshot.png)
+              share/doc/accumlab/README.md share/doc/accumlab/ARCHITECTURE.md
+              share/doc/accumlab/images/screenshot.png)
     [ "$gui" = ON ] && expected+=(bin/accumlab share/applications/$app_id.desktop
       share/icons/hicolor/scalable/apps/$app_id.svg share/icons/hicolor/48x48/apps/$app_id.png
       share/icons/hicolor/256x256/apps/$app_id.png share/metainfo/$app_id.metainfo.xml
