@@ -230,17 +230,17 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
       ms << (top_samples > 0 ? top_samples * 1.3 : 1.0);
     }
   }
-  points(steps, tr("reached (fewest steps at its B)"), kPointColor, QCPScatterStyle::ssDisc, bx, by);
-  points(steps, tr("reached (another LR or m)"), kOtherColor, QCPScatterStyle::ssDisc, ox, oy);
+  points(steps, tr("fewest steps at its B"), kPointColor, QCPScatterStyle::ssDisc, bx, by);
+  points(steps, tr("another LR or m"), kOtherColor, QCPScatterStyle::ssDisc, ox, oy);
   points(steps, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, mx, my);
-  points(samples, tr("reached (fewest steps at its B)"), kPointColor, QCPScatterStyle::ssDisc, bx, bs);
-  points(samples, tr("reached (another LR or m)"), kOtherColor, QCPScatterStyle::ssDisc, ox, os);
+  points(samples, tr("fewest steps at its B"), kPointColor, QCPScatterStyle::ssDisc, bx, bs);
+  points(samples, tr("another LR or m"), kOtherColor, QCPScatterStyle::ssDisc, ox, os);
   points(samples, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, mx, ms);
   if (a.steps_fit) {
     const StepsFit f = *a.steps_fit;
-    curve(steps, tr("fit: S_min + E_min/B (R² %1)").arg(number(f.r2)), kFitColor, Qt::SolidLine,
+    curve(steps, tr("fit: S_min + E_min/B"), kFitColor, Qt::SolidLine,
           x0, x1, [f](double b) { return stepsAt(f, b); });
-    curve(steps, tr("perfect scaling: E_min/B"), kTheoryColor, Qt::DashLine, x0, x1,
+    curve(steps, tr("perfect: E_min/B"), kTheoryColor, Qt::DashLine, x0, x1,
           [f](double b) { return f.e_min / b; });
     curve(steps, tr("S_min = %1").arg(number(f.s_min)), kTheoryColor, Qt::DotLine, x0, x1,
           [f](double) { return f.s_min; });
@@ -249,7 +249,7 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     verticalLine(steps, f.b_crit, kFitColor, tr("B_crit %1").arg(number(f.b_crit)), 0.04);
     verticalLine(samples, f.b_crit, kFitColor, tr("B_crit %1").arg(number(f.b_crit)), 0.96);
   }
-  verticalLine(steps, a.b_simple, kNoiseColor, tr("B_simple %1").arg(number(a.b_simple)), 0.10);
+  verticalLine(steps, a.b_simple, kNoiseColor, tr("B_simple %1").arg(number(a.b_simple)), 0.85);
 
   // 4. Memory and speed against m at the B with the most micro-batch sizes.
   QCustomPlot* mem = plots_[3];
