@@ -13,9 +13,8 @@
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
 #include "accumlab/lesson_session.h"
+#include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
-#include "accumlab/target_stop.h"
-#include "accumlab/trainer.h"
 #include "engine_handoff.h"
 #include "progress_sink.h"
 #include "stop_on_signal.h"
@@ -168,31 +167,22 @@ int LessonCommand::run() {
       std::fprintf(stderr, "lesson %s: run %zu/%zu: %s\n", lesson.id.c_str(), session.next() + 1,
                    jobs.size(), job.label.c_str());
     }
-    Trainer trainer(job.config);
+    RunSessionOptions options;
+    if (!no_store_) options.store_path = db;
+    options.target = job.target;
+    RunSession run(job.config, options);
+    Trainer& trainer = run.trainer();
     LessonRecorder recorder(job.id);
     ProgressSink progress(stderr, isatty(fileno(stderr)) != 0);
     std::vector<MetricsSink*> sinks = {&recorder};
     if (!quiet_) sinks.push_back(&progress);
-    std::unique_ptr<StoreSink> store;
-    if (!no_store_) {
-      store = std::make_unique<StoreSink>(db);
-      sinks.push_back(store.get());
-    }
-    std::unique_ptr<TargetStop> target;
-    if (job.target) {
-      target = std::make_unique<TargetStop>(
-          job.config.arms.size(), *job.target,
-          [&trainer](const std::string& reason) { trainer.requestStop(reason); });
-      sinks.push_back(target.get());
-    }
-    FanOutSink fan(sinks);
     current = &trainer;
     if (stopping) trainer.requestStop();
-    trainer.run(fan);
+    run.run(sinks);
     current = nullptr;
-    if (store) {
-      store->finish();
-      for (const StoredRun& r : store->runs()) recorder.result().stored_run_ids.push_back(r.run_id);
+    run.finish();
+    for (const StoredRun& r : run.storedRuns()) {
+      recorder.result().stored_run_ids.push_back(r.run_id);
     }
     session.jobFinished(std::move(recorder.result()), stopping);
   }

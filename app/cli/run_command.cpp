@@ -15,10 +15,9 @@
 #include "accumlab/checkpoint_path.h"
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
-#include "accumlab/local_workers.h"
 #include "accumlab/memory_model.h"
+#include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
-#include "accumlab/target_stop.h"
 #include "accumlab/trainer.h"
 #include "cli_main.h"
 #include "config_options.h"
@@ -149,6 +148,35 @@ std::string RunCommand::resolveToken() const {
   return variable ? variable : "";
 }
 
+std::optional<SweepTarget> RunCommand::stopTarget() const {
+  const bool by_loss = app_->get_option("--stop-at-loss")->count() > 0;
+  if (!by_loss && app_->get_option("--stop-at-val-accuracy")->count() == 0) return std::nullopt;
+  SweepTarget target;
+  target.kind = by_loss ? SweepTarget::Kind::kLoss : SweepTarget::Kind::kValAccuracy;
+  target.value = by_loss ? stop_at_loss_ : stop_at_accuracy_;
+  target.smoothing = smoothing_;
+  return target;
+}
+
+WorkerGroupOptions RunCommand::joinOptions() const {
+  WorkerGroupOptions group;
+  group.rank = rank_;
+  if (!rendezvous_dir_.empty()) {
+    if (!master_.empty() || !token_.empty() || !token_file_.empty()) {
+      throw InputError(
+          "--rendezvous-dir is for ranks on this machine: it takes no --master or token");
+    }
+    group.rendezvous_dir = rendezvous_dir_;
+  } else if (!master_.empty()) {
+    parseMaster(master_, group);
+    group.token = resolveToken();
+  } else {
+    throw InputError(
+        "--rank needs --master HOST:PORT, the address of rank 0 as every rank reaches it");
+  }
+  return group;
+}
+
 ExperimentConfig RunCommand::resolveConfig() const {
   ExperimentConfig c = options_->resolve();
   validateConfig(c);
@@ -213,36 +241,18 @@ int RunCommand::train() {
     validateConfig(config);
     std::cerr << "accumlab-cli: " << fit->reason << std::endl;
   }
-  Trainer trainer(config);
-  if (!resume_file.empty()) trainer.resumeFrom(resume_file);
-  std::unique_ptr<LocalWorkers> local;
-  if (config.workers > 1) {
-    WorkerGroupOptions group;
-    group.rank = joins ? rank_ : 0;
-    group.timeout_s = worker_timeout_;
-    group.port = 0;
-    if (!joins) {
-      // --workers N: this process is rank 0 and starts the others once the rendezvous in
-      // their private folder is ready.
-      local = std::make_unique<LocalWorkers>(executablePath(), config, worker_timeout_);
-      group.rendezvous_dir = local->rendezvousDir();
-      group.on_listening = [&local](int) { local->start(); };
-    } else if (!rendezvous_dir_.empty()) {
-      if (!master_.empty() || !token_.empty() || !token_file_.empty()) {
-        throw InputError(
-            "--rendezvous-dir is for ranks on this machine: it takes no --master or token");
-      }
-      group.rendezvous_dir = rendezvous_dir_;
-    } else if (!master_.empty()) {
-      parseMaster(master_, group);
-      group.token = resolveToken();
-    } else {
-      throw InputError(
-          "--rank needs --master HOST:PORT, the address of rank 0 as every rank reaches it");
-    }
-    trainer.joinWorkers(group);
-  }
-  if (joins && rank_ > 0) return runAsWorker(trainer);
+  RunSessionOptions options;
+  // Rank 0 stores the run; the other ranks report to it.
+  if (!no_store_ && !(joins && rank_ > 0)) options.store_path = db_path;
+  options.resume_experiment = resume_experiment;
+  options.checkpoint_every = checkpoint_every_;
+  options.target = stopTarget();
+  options.worker_program = executablePath();
+  options.worker_timeout_s = worker_timeout_;
+  if (joins) options.join = joinOptions();
+  RunSession session(config, options);
+  Trainer& trainer = session.trainer();
+  if (joins && rank_ > 0) return runAsWorker(session);
   // Ctrl-C or SIGTERM: stop at the next window boundary, store the runs as `stopped`, print
   // the summary; a second signal quits at once.
   app::StopOnSignal on_signal("accumlab-cli", "stopping at the next window boundary",
@@ -254,40 +264,14 @@ int RunCommand::train() {
   MetricsSink& sink = quiet_   ? static_cast<MetricsSink&>(silent)
                       : jsonl ? static_cast<MetricsSink&>(json_progress)
                               : progress;
-  std::unique_ptr<StoreSink> store;
-  if (!no_store_) {
-    RunStore::refuseReadingStore(config, db_path);
-    store = std::make_unique<StoreSink>(db_path);
-    if (resume_experiment > 0) store->resumeExperiment(resume_experiment);
-    if (checkpoint_every_ > 0) {
-      StoreSink* sink = store.get();
-      trainer.checkpointEvery(checkpoint_every_, [sink, db_path, resume_file] {
-        return resume_file.empty() ? checkpointPath(db_path, sink->experimentId()) : resume_file;
-      });
-    }
-  }
+  StoreSink* store = session.store();
   std::unique_ptr<StoredRunNotice> notice;
   std::vector<MetricsSink*> sinks = {&sink};
   if (store && !jsonl) {  // JSON lines carry no text; --json says where the run is stored
     notice = std::make_unique<StoredRunNotice>(*store, stderr);
-    sinks = {store.get(), notice.get(), &sink};
-  } else if (store) {
-    sinks = {store.get(), &sink};
+    sinks = {notice.get(), &sink};
   }
-  std::unique_ptr<TargetStop> target;
-  if (app_->get_option("--stop-at-loss")->count() > 0 ||
-      app_->get_option("--stop-at-val-accuracy")->count() > 0) {
-    const auto given = [this](const char* name, double v) {
-      return app_->get_option(name)->count() > 0 ? std::optional<double>(v) : std::nullopt;
-    };
-    target = std::make_unique<TargetStop>(
-        config.arms.size(), given("--stop-at-loss", stop_at_loss_),
-        given("--stop-at-val-accuracy", stop_at_accuracy_), smoothing_,
-        [&trainer](const std::string& reason) { trainer.requestStop(reason); });
-    sinks.push_back(target.get());
-  }
-  FanOutSink fan(sinks);
-  const RunSummary summary = trainer.run(fan);
+  const RunSummary summary = session.run(sinks);
   if (json_) {
     nlohmann::json out = nlohmann::json::parse(summaryToJson(summary));
     if (store) out["store"] = storedJson(*store);
@@ -308,13 +292,10 @@ int RunCommand::train() {
     if (store) std::cout << "Stored as " << describeStored(*store) << "\n";
     std::cout << std::flush;
   }
-  if (store) store->finish();  // throws (exit 2) when storing failed on the way
   bool workers_failed = false;
-  if (local) {
-    for (const std::string& problem : local->wait()) {
-      std::cerr << "accumlab-cli: " << problem << std::endl;
-      workers_failed = true;
-    }
+  for (const std::string& problem : session.finish()) {  // throws (exit 2) when storing failed
+    std::cerr << "accumlab-cli: " << problem << std::endl;
+    workers_failed = true;
   }
   // A run stopped by a signal ends as the signal would have ended it (130 for Ctrl-C), so
   // that `run && next` does not go on; its rows are stored all the same.
@@ -325,13 +306,13 @@ int RunCommand::train() {
   return workers_failed ? 1 : 0;
 }
 
-int RunCommand::runAsWorker(Trainer& trainer) {
+int RunCommand::runAsWorker(RunSession& session) {
+  Trainer& trainer = session.trainer();
   // Rank 0 stores the run and prints its summary; this rank says what went wrong here, and
   // with --json prints its own summary.
   app::StopOnSignal on_signal("accumlab-cli", "rank " + std::to_string(rank_) + " stopping with the others",
                               [&trainer] { trainer.requestStop(); });
-  SilentSink silent;
-  const RunSummary summary = trainer.run(silent);
+  const RunSummary summary = session.run({});
   // --json: this rank's own view (its throughput, its all-reduce wait, its weights' digest).
   if (json_) std::cout << nlohmann::json::parse(summaryToJson(summary)).dump(2) << std::endl;
   for (const ArmSummary& arm : summary.arms) {

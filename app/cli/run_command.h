@@ -3,10 +3,11 @@
 #include <CLI/CLI.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "accumlab/experiment_config.h"
-#include "accumlab/trainer.h"
+#include "accumlab/run_session.h"
 #include "config_options.h"
 #include "json_progress_sink.h"
 
@@ -26,10 +27,15 @@ class RunCommand {
   /// The shared token of a run on several machines: --token, --token-file or ACCUMLAB_TOKEN
   /// ("" when none is given). Throws InputError for a token file it cannot read.
   std::string resolveToken() const;
+  /// --stop-at-loss or --stop-at-val-accuracy, if given.
+  std::optional<SweepTarget> stopTarget() const;
+  /// How rank R (--rank) meets the others: --rendezvous-dir, or --master with the token.
+  /// Throws InputError when neither is given or they are mixed.
+  WorkerGroupOptions joinOptions() const;
   /// execute() without the error line.
   int train();
   /// Trains as rank R > 0 of a data-parallel run: no store, no summary.
-  int runAsWorker(Trainer& trainer);
+  int runAsWorker(RunSession& session);
 
   CLI::App* app_;
   std::unique_ptr<ConfigOptions> options_;
