@@ -1,82 +1,27 @@
 #include "sweep_command.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <cerrno>
-#include <deque>
-#include <filesystem>
-#include <fstream>
+#include <functional>
 #include <iostream>
-#include <map>
-#include <mutex>
-#include <set>
-#include <sstream>
 #include <thread>
 
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_runner.h"
 #include "accumlab/trainer.h"
 #include "engine_handoff.h"
 #include "stop_on_signal.h"
 #include "sweep_table.h"
 
-extern char** environ;
-
 namespace accumlab::cli {
 
 namespace {
 
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// A worker's one-sentence error: the message of its last `error` progress object (workers
-/// run with `--progress jsonl`), else its last non-empty line (a usage error).
-std::string workerError(const std::string& err) {
-  std::istringstream in(err);
-  std::string line, last, message;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    last = line;
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object() && j.value("event", "") == "error" && j.contains("message") &&
-        j["message"].is_string()) {
-      message = j["message"].get<std::string>();
-    }
-  }
-  if (!message.empty()) return message;
-  const std::string prefix = "accumlab-cli: ";
-  if (last.rfind(prefix, 0) == 0) last = last.substr(prefix.size());
-  return last;
-}
-
-std::string sizesText(const SweepPoint& p) {
-  char lr[32];
-  std::snprintf(lr, sizeof lr, "%g", p.lr);
-  return "B=" + std::to_string(p.effectiveBatch()) + " (" + std::to_string(p.micro_batch) + "×" +
-         std::to_string(p.accum) + ") lr=" + lr;
-}
-
-/// The path of this executable, to start workers with.
+/// The path of this executable, to start the points with.
 std::string selfPath() {
   std::string self = executablePath();
   if (self.empty()) {
@@ -86,66 +31,10 @@ std::string selfPath() {
   return self;
 }
 
-/// One worker process: `accumlab-cli run` of one point.
-struct Worker {
-  SweepPoint point;
-  fs::path out, err;
-  Clock::time_point started;
-};
-
-/// The running workers' pids, shared with the signal watcher thread.
-class Workers {
- public:
-  void add(pid_t pid) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pids_.insert(pid);
-  }
-  void remove(pid_t pid) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    pids_.erase(pid);
-  }
-  /// Asks every worker to stop at its next window boundary (as Ctrl-C asks `run`).
-  void stopAll() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (pid_t pid : pids_) ::kill(pid, SIGINT);
-  }
-
- private:
-  std::mutex mutex_;
-  std::set<pid_t> pids_;
-};
-
-pid_t spawnWorker(const std::string& self, const std::vector<std::string>& args,
-                  const fs::path& out, const fs::path& err) {
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(self.c_str()));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&files, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  // Its own process group: a Ctrl-C in the terminal reaches the sweep, which then asks each
-  // worker once (a second signal would make a worker quit without storing its end).
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, self.c_str(), &files, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw InputError(std::string("cannot start a sweep worker: ") + std::strerror(rc));
-  return pid;
-}
-
 /// Trains one sample of the first point here, without storing it: bad data or a model that
 /// does not fit the data throws InputError before the sweep is stored and workers start.
 void checkExperiment(const ExperimentConfig& base, const SweepPoint& first) {
-  ExperimentConfig c = base;
-  c.micro_batch = first.micro_batch;
-  c.accum = first.accum;
-  c.optimizer.lr = first.lr;
+  ExperimentConfig c = sweepPointConfig(base, first);
   c.samples = 1;
   c.epochs = 0;
   c.probe_repeats = 0;
@@ -155,6 +44,80 @@ void checkExperiment(const ExperimentConfig& base, const SweepPoint& first) {
   } silent;
   Trainer(c).run(silent);
 }
+
+/// The sweep's progress on stderr: `--progress jsonl` objects through `report` (the app's
+/// Sweeps tab reads them, ui/sweep/sweep_progress.cpp), and with `text` lines for people.
+class SweepProgress : public SweepObserver {
+ public:
+  SweepProgress(std::function<void(const nlohmann::json&)> report, bool text, int jobs,
+                std::string db)
+      : report_(std::move(report)), text_(text), jobs_(jobs), db_(std::move(db)) {}
+
+  void sweepStarted(const SweepPlan& plan) override {
+    sweep_id_ = plan.sweep_id;
+    report_({{"event", "sweep_started"},
+             {"sweep", sweep_id_},
+             {"points", plan.points.size()},
+             {"jobs", jobs_},
+             {"target", nlohmann::json::parse(sweepTargetToJson(plan.target))},
+             {"db", db_}});
+    if (text_) {
+      std::fprintf(stderr, "sweep %lld: %zu points to train, %d at once, target %s; stored in %s\n",
+                   static_cast<long long>(sweep_id_), plan.points.size(), jobs_,
+                   describeTarget(plan.target).c_str(), db_.c_str());
+    }
+  }
+
+  void pointStarted(const SweepPoint& p) override {
+    report_({{"event", "point_started"},
+             {"sweep", sweep_id_},
+             {"point", p.index},
+             {"micro_batch", p.micro_batch},
+             {"accum", p.accum},
+             {"effective_batch", p.effectiveBatch()},
+             {"lr", p.lr}});
+  }
+
+  void pointFinished(const SweepPoint& p, size_t done, size_t total, double seconds) override {
+    nlohmann::json object = nlohmann::json::parse(sweepPointToJson(p));
+    object.update({{"event", "point_finished"},
+                   {"sweep", sweep_id_},
+                   {"point", p.index},
+                   {"done", done},
+                   {"total", total},
+                   {"seconds", seconds}});
+    report_(object);
+    if (!text_) return;
+    std::string what = toString(p.status);
+    if (p.status == SweepStatus::kReached) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "reached at step %.1f (%.0f samples)", p.steps_to_target,
+                    p.samples_to_target);
+      what = buf;
+    } else if (!p.message.empty()) {
+      what += ": " + p.message;
+    }
+    std::fprintf(stderr, "point %zu/%zu  %s: %s · %.1f s\n", done, total,
+                 describeSweepPoint(p).c_str(), what.c_str(), seconds);
+  }
+
+  void sweepFinished(const SweepOutcome& outcome) override {
+    report_({{"event", "sweep_finished"},
+             {"sweep", sweep_id_},
+             {"done", outcome.done},
+             {"total", outcome.total},
+             {"stopped", outcome.stopped},
+             {"failed", outcome.failed},
+             {"db", db_}});
+  }
+
+ private:
+  std::function<void(const nlohmann::json&)> report_;
+  bool text_;
+  int jobs_;
+  std::string db_;
+  int64_t sweep_id_ = 0;
+};
 
 }  // namespace
 
@@ -255,197 +218,42 @@ int SweepCommand::execute() {
 int SweepCommand::train() {
   const std::string db = db_.empty() ? RunStore::defaultPath() : db_;
   RunStore store(db);
-  int64_t sweep_id = resume_;
-  ExperimentConfig base;
-  SweepTarget target;
-  std::vector<SweepPoint> todo;
+  SweepRunnerOptions options;
+  options.program = selfPath();
+  options.store_path = db;
+  options.jobs = jobs_;
+  SweepPlan plan;
   if (resume_ > 0) {
-    const SweepDetail stored = store.sweep(resume_);
-    const SweepSpec spec = sweepSpecFromJson(stored.row.spec_json, "sweep " + std::to_string(resume_));
-    if (!spec.config) {
-      throw InputError("sweep " + std::to_string(resume_) + " in " + db + " has no config to resume");
-    }
-    base = *spec.config;
-    target = spec.target;
-    for (const SweepPoint& p : stored.points) {
-      if (!p.done()) todo.push_back(p);
-    }
+    plan = resumeSweep(store, resume_);
   } else {
     const bool by_loss = app_->get_option("--target-loss")->count() > 0;
     const bool by_accuracy = app_->get_option("--target-val-accuracy")->count() > 0;
     if (!by_loss && !by_accuracy) {
       throw InputError("a sweep needs a target: --target-loss X or --target-val-accuracy A");
     }
+    SweepTarget target;
     target.kind = by_loss ? SweepTarget::Kind::kLoss : SweepTarget::Kind::kValAccuracy;
     target.value = by_loss ? target_loss_ : target_accuracy_;
     target.smoothing = smoothing_;
-    base = options_->resolve();
+    ExperimentConfig base = options_->resolve();
     base.arms = {ArmKind::kAccum};
     if (base.threads == 0) base.threads = 1;  // the workers share the cores
-    todo = grid(base);
-    for (const SweepPoint& p : todo) {
-      ExperimentConfig c = base;
-      c.micro_batch = p.micro_batch;
-      c.accum = p.accum;
-      c.optimizer.lr = p.lr;
-      validateConfig(c);
-    }
+    const std::vector<SweepPoint> points = grid(base);
+    for (const SweepPoint& p : points) validateConfig(sweepPointConfig(base, p));
     RunStore::refuseReadingStore(base, db);
-    checkExperiment(base, todo.front());
-    SweepSpec spec;
-    spec.config = base;
-    spec.target = target;
-    spec.jobs = jobs_;
-    sweep_id = store.createSweep(base.name, spec, todo);
+    checkExperiment(base, points.front());
+    plan = createSweep(store, base, target, jobs_, points);
   }
+  const int64_t sweep_id = plan.sweep_id;
 
-  const std::string self = selfPath();
-  const char* tmp_root = std::getenv("TMPDIR");
-  std::string dir_pattern = std::string(tmp_root && *tmp_root ? tmp_root : "/tmp") + "/accumlab-sweep-XXXXXX";
-  std::vector<char> dir_buf(dir_pattern.begin(), dir_pattern.end());
-  dir_buf.push_back('\0');
-  if (!mkdtemp(dir_buf.data())) throw InputError("cannot create a folder for the sweep's workers");
-  const fs::path dir(dir_buf.data());
-
-  Workers workers;
-  std::atomic<bool> stopping{false};
+  SweepRunner runner(std::move(plan), options);
   app::StopOnSignal on_signal("accumlab-cli", "stopping every point at its next window boundary",
-                              [&] {
-                                stopping = true;
-                                workers.stopAll();
-                              });
+                              [&runner] { runner.requestStop(); });
   const bool text = !quiet_ && progress_ == ProgressFormat::kText;
-  report({{"event", "sweep_started"},
-          {"sweep", sweep_id},
-          {"points", todo.size()},
-          {"jobs", jobs_},
-          {"target", nlohmann::json::parse(sweepTargetToJson(target))},
-          {"db", db}});
-  if (text) {
-    std::fprintf(stderr, "sweep %lld: %zu points to train, %d at once, target %s; stored in %s\n",
-                 static_cast<long long>(sweep_id), todo.size(), jobs_,
-                 describeTarget(target).c_str(), db.c_str());
-  }
-  std::deque<SweepPoint> queue(todo.begin(), todo.end());
-  std::map<pid_t, Worker> running;
-  const size_t total = todo.size();
-  size_t finished = 0;
-  bool any_failed = false;
-  std::string input_error;  ///< a worker's bad-input sentence: the sweep stops with it
-  while (!queue.empty() || !running.empty()) {
-    while (!stopping && !queue.empty() && static_cast<int>(running.size()) < jobs_) {
-      Worker w;
-      w.point = queue.front();
-      queue.pop_front();
-      ExperimentConfig c = base;
-      c.micro_batch = w.point.micro_batch;
-      c.accum = w.point.accum;
-      c.optimizer.lr = w.point.lr;
-      c.name = (base.name.empty() ? "sweep " + std::to_string(sweep_id) : base.name) + " · " +
-               sizesText(w.point);
-      const fs::path config_file = dir / ("point-" + std::to_string(w.point.index) + ".json");
-      std::ofstream(config_file) << configToJson(c);
-      w.out = dir / ("point-" + std::to_string(w.point.index) + ".out");
-      w.err = dir / ("point-" + std::to_string(w.point.index) + ".err");
-      std::vector<std::string> args = {"run",    "--config", config_file.string(), "--db", db,
-                                       "--json", "-q",       "--progress",         "jsonl"};
-      char value[64];
-      std::snprintf(value, sizeof value, "%.17g", target.value);
-      if (target.kind == SweepTarget::Kind::kLoss) {
-        char s[32];
-        std::snprintf(s, sizeof s, "%.17g", target.smoothing);
-        args.insert(args.end(), {"--stop-at-loss", value, "--smoothing", s});
-      } else {
-        args.insert(args.end(), {"--stop-at-val-accuracy", value});
-      }
-      w.started = Clock::now();
-      const pid_t pid = spawnWorker(self, args, w.out, w.err);
-      workers.add(pid);
-      w.point.status = SweepStatus::kRunning;
-      store.updateSweepPoint(sweep_id, w.point);
-      report({{"event", "point_started"},
-              {"sweep", sweep_id},
-              {"point", w.point.index},
-              {"micro_batch", w.point.micro_batch},
-              {"accum", w.point.accum},
-              {"effective_batch", w.point.effectiveBatch()},
-              {"lr", w.point.lr}});
-      running.emplace(pid, std::move(w));
-    }
-    if (running.empty()) break;  // stopped with points left in the queue
-    int wstatus = 0;
-    const pid_t pid = ::waitpid(-1, &wstatus, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw InputError(std::string("lost the sweep's workers: ") + std::strerror(errno));
-    }
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
-    workers.remove(pid);
-    Worker w = std::move(it->second);
-    running.erase(it);
-    SweepPoint& p = w.point;
-    const double seconds = std::chrono::duration<double>(Clock::now() - w.started).count();
-    const nlohmann::json out = nlohmann::json::parse(readFile(w.out), nullptr, false);
-    int64_t run_id = 0;
-    if (out.is_object() && out.contains("store") && out["store"].contains("run_ids") &&
-        out["store"]["run_ids"].contains("accum")) {
-      run_id = out["store"]["run_ids"]["accum"].get<int64_t>();
-    }
-    if (run_id > 0) {
-      p.run_id = run_id;
-      const RunDetail detail = store.run(run_id);
-      const RunSeries series = store.series(run_id);
-      measurePoint(p, detail.summary, series.steps, series.evals, series.probes, target);
-      if (stopping && p.status != SweepStatus::kReached) p.status = SweepStatus::kInterrupted;
-    } else {
-      p.status = stopping ? SweepStatus::kInterrupted : SweepStatus::kFailed;
-      p.message = workerError(readFile(w.err));
-      if (p.message.empty()) p.message = "the worker ended with status " + std::to_string(wstatus);
-      if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 2 && input_error.empty()) {
-        // Bad input (an unknown dataset, a model that does not fit the data): every point
-        // would fail the same way.
-        input_error = p.message;
-        stopping = true;
-        workers.stopAll();
-      }
-    }
-    if (p.status == SweepStatus::kFailed) any_failed = true;
-    store.updateSweepPoint(sweep_id, p);
-    ++finished;
-    nlohmann::json done = nlohmann::json::parse(sweepPointToJson(p));
-    done.update({{"event", "point_finished"},
-                 {"sweep", sweep_id},
-                 {"point", p.index},
-                 {"done", finished},
-                 {"total", total},
-                 {"seconds", seconds}});
-    report(done);
-    if (text) {
-      std::string what = toString(p.status);
-      if (p.status == SweepStatus::kReached) {
-        char buf[96];
-        std::snprintf(buf, sizeof buf, "reached at step %.1f (%.0f samples)", p.steps_to_target,
-                      p.samples_to_target);
-        what = buf;
-      } else if (!p.message.empty()) {
-        what += ": " + p.message;
-      }
-      std::fprintf(stderr, "point %zu/%zu  %s: %s · %.1f s\n", finished, total,
-                   sizesText(p).c_str(), what.c_str(), seconds);
-    }
-  }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-
-  report({{"event", "sweep_finished"},
-          {"sweep", sweep_id},
-          {"done", finished},
-          {"total", total},
-          {"stopped", stopping.load()},
-          {"failed", any_failed},
-          {"db", db}});
-  if (!input_error.empty()) throw InputError(input_error);
+  SweepProgress progress([this](const nlohmann::json& object) { report(object); }, text, jobs_,
+                         db);
+  // Throws, after sweep_finished, when a point's input was bad.
+  const SweepOutcome outcome = runner.run(progress);
   const SweepDetail sweep = store.sweep(sweep_id);
   const SweepAnalysis analysis = analyzeSweep(sweep.points);
   if (json_) {
@@ -456,10 +264,10 @@ int SweepCommand::train() {
   if (text) {
     std::fprintf(stderr, "Stored as sweep %lld in %s (`accumlab-cli show-sweep %lld`%s)\n",
                  static_cast<long long>(sweep_id), db.c_str(), static_cast<long long>(sweep_id),
-                 stopping ? "; `accumlab-cli sweep --resume` trains the rest" : "");
+                 outcome.stopped ? "; `accumlab-cli sweep --resume` trains the rest" : "");
   }
   if (const int signo = on_signal.signalReceived()) return 128 + signo;
-  return any_failed ? 1 : 0;
+  return outcome.failed ? 1 : 0;
 }
 
 }  // namespace accumlab::cli

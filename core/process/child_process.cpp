@@ -43,7 +43,7 @@ namespace {
 // Bytes of a child's stderr kept while it runs: enough for the last lines, bounded when a
 // child floods it.
 constexpr size_t kStderrKeepBytes = 64 * 1024;
-// How often wait() looks at a child whose stderr is not being read.
+// How often wait() and waitAny() look at children whose stderr is not being read.
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
 double nowS() {
@@ -66,6 +66,19 @@ void closeFrom(int first, int keep) {
 #endif
 }
 
+// In the child: reports `error` to the parent through the exec-error pipe and ends.
+[[noreturn]] void failChild(int exec_error_write, int error) {
+  (void)!::write(exec_error_write, &error, sizeof error);
+  ::_exit(127);
+}
+
+// In the child: `fd` to `path`, made (0600) or emptied; reports a failure as exec's would be.
+void redirectChild(const std::string& path, int fd, int exec_error_write) {
+  // c_str() of a const string neither allocates nor locks.
+  const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (file < 0 || ::dup2(file, fd) < 0) failChild(exec_error_write, errno);
+}
+
 // The child, between fork and exec: only async-signal-safe calls (the parent may have other
 // threads holding locks). Never returns.
 [[noreturn]] void execChild(const ChildSpec& spec, char* const* argv, pid_t parent,
@@ -76,23 +89,27 @@ void closeFrom(int first, int keep) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int signo : {SIGINT, SIGTERM, SIGPIPE, SIGQUIT}) ::signal(signo, SIG_DFL);
-  // No orphan outlives its time limit: it dies with the thread that started it.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
+  if (spec.dies_with_parent) {
+    // No orphan outlives its time limit: it dies with the thread that started it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+  }
+  if (spec.own_process_group) ::setpgid(0, 0);
   if (spec.address_space_bytes > 0) {
     const rlimit limit{spec.address_space_bytes, spec.address_space_bytes};
     ::setrlimit(RLIMIT_AS, &limit);
   }
-  if (spec.discard_stdout) {
+  if (!spec.stdout_file.empty()) {
+    redirectChild(spec.stdout_file, STDOUT_FILENO, exec_error_write);
+  } else if (spec.discard_stdout) {
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) ::dup2(null, STDOUT_FILENO);
   }
+  if (!spec.stderr_file.empty()) redirectChild(spec.stderr_file, STDERR_FILENO, exec_error_write);
   if (stderr_write >= 0) ::dup2(stderr_write, STDERR_FILENO);
   closeFrom(3, exec_error_write);
   ::execv(argv[0], argv);
-  const int error = errno;
-  (void)!::write(exec_error_write, &error, sizeof error);
-  ::_exit(127);
+  failChild(exec_error_write, errno);
 }
 
 }  // namespace
@@ -116,6 +133,9 @@ std::string ChildResult::describe() const {
 ChildProcess::ChildProcess(const ChildSpec& spec)
     : stderr_lines_(spec.stderr_lines), timeout_s_(spec.timeout_s) {
   if (spec.argv.empty()) throw std::invalid_argument("ChildProcess: no program to start");
+  if (spec.stderr_lines > 0 && !spec.stderr_file.empty()) {
+    throw std::invalid_argument("ChildProcess: stderr goes to a file or is read, not both");
+  }
   // Everything the child needs is prepared here: it may not allocate after fork.
   std::vector<std::string> args = spec.argv;
   std::vector<char*> argv;
@@ -205,25 +225,11 @@ void ChildProcess::readStderr(bool drain) {
 }
 
 ChildResult ChildProcess::wait(double grace_s) {
-  ChildResult result;
-  double deadline = timeout_s_ > 0 ? started_s_ + timeout_s_ : 0;
-  if (grace_s > 0)
-    deadline = deadline > 0 ? std::min(deadline, nowS() + grace_s) : nowS() + grace_s;
-  int status = 0;
-  bool lost = false;  // reaped by someone else (SIGCHLD ignored): how it ended is unknown
-  while (pid_ > 0) {
-    const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-    if (done == pid_) break;
-    if (done < 0 && errno != EINTR) {
-      lost = true;
-      break;
-    }
-    if (deadline > 0 && nowS() >= deadline) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      result.end = ChildResult::End::kTimedOut;
-      break;
-    }
+  if (pid_ <= 0) return reaped(0, true, false);
+  const double deadline = grace_s > 0 ? nowS() + grace_s : 0;
+  for (;;) {
+    if (std::optional<ChildResult> result = poll()) return *result;
+    if (deadline > 0 && nowS() >= deadline) return killTimedOut();
     if (stderr_fd_ >= 0) {
       pollfd p{stderr_fd_, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(kPollInterval.count())) > 0) readStderr(false);
@@ -231,18 +237,57 @@ ChildResult ChildProcess::wait(double grace_s) {
       std::this_thread::sleep_for(kPollInterval);
     }
   }
+}
+
+std::optional<ChildResult> ChildProcess::poll() {
+  if (pid_ <= 0) return std::nullopt;
+  readStderr(false);
+  int status = 0;
+  const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+  if (done == pid_) return reaped(status, false, false);
+  // Reaped by someone else (SIGCHLD ignored): how it ended is unknown.
+  if (done < 0 && errno != EINTR) return reaped(0, true, false);
+  if (timeout_s_ > 0 && nowS() >= started_s_ + timeout_s_) return killTimedOut();
+  return std::nullopt;
+}
+
+std::optional<ChildProcess::End> ChildProcess::waitAny(const std::vector<ChildProcess*>& children,
+                                                       double timeout_s) {
+  const double deadline = timeout_s > 0 ? nowS() + timeout_s : 0;
+  for (;;) {
+    bool any = false;
+    for (size_t i = 0; i < children.size(); ++i) {
+      if (children[i]->pid() <= 0) continue;
+      any = true;
+      if (std::optional<ChildResult> result = children[i]->poll()) return End{i, *result};
+    }
+    if (!any || (deadline > 0 && nowS() >= deadline)) return std::nullopt;
+    // Polled, not waitpid(-1): that would reap the children of other code in this process.
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+ChildResult ChildProcess::killTimedOut() {
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  return reaped(status, false, true);
+}
+
+ChildResult ChildProcess::reaped(int status, bool lost, bool timed_out) {
+  ChildResult result;
   pid_ = 0;
   result.wall_s = nowS() - started_s_;
   readStderr(true);
-  if (lost) {
+  if (timed_out) {
+    result.end = ChildResult::End::kTimedOut;
+  } else if (lost) {
     result.exit_code = -1;
-  } else if (result.end != ChildResult::End::kTimedOut) {
-    if (WIFSIGNALED(status)) {
-      result.end = ChildResult::End::kSignaled;
-      result.signal = WTERMSIG(status);
-    } else {
-      result.exit_code = WEXITSTATUS(status);
-    }
+  } else if (WIFSIGNALED(status)) {
+    result.end = ChildResult::End::kSignaled;
+    result.signal = WTERMSIG(status);
+  } else {
+    result.exit_code = WEXITSTATUS(status);
   }
   std::istringstream lines(stderr_text_);
   std::vector<std::string> all;

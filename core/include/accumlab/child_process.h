@@ -3,21 +3,32 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace accumlab {
 
 /// What to start as a child process (fork + exec, no shell, no PATH search) and within which
-/// limits. The child starts with no signal blocked, only fds 0–2 open, and is killed when the
-/// thread that started it exits.
+/// limits. The child starts with no signal blocked, SIGINT, SIGTERM, SIGPIPE and SIGQUIT at
+/// their defaults and only fds 0–2 open.
 struct ChildSpec {
   std::vector<std::string> argv;     ///< the program's path first, then its arguments
   uint64_t address_space_bytes = 0;  ///< the child's RLIMIT_AS (0: the parent's limit)
-  double timeout_s = 0;              ///< wall time after which wait() kills it (0: none)
+  double timeout_s = 0;              ///< wall time after which wait() or poll() kills it (0: none)
   bool discard_stdout = false;       ///< stdout to /dev/null instead of the parent's
   /// Keep this many last lines of its stderr in ChildResult (0: stderr is the parent's).
   size_t stderr_lines = 0;
+  /// Its stdout to this file, made (mode 0600) or emptied; "" for discard_stdout's choice.
+  std::string stdout_file;
+  /// Its stderr to this file, made (mode 0600) or emptied; "" for stderr_lines' choice (only
+  /// one of the two may be set).
+  std::string stderr_file;
+  /// It leads a process group of its own, so that a terminal's Ctrl-C reaches the parent only.
+  bool own_process_group = false;
+  /// It is killed (SIGKILL) when the *thread* that started it exits (PR_SET_PDEATHSIG): only
+  /// for a starting thread that outlives the child.
+  bool dies_with_parent = true;
 };
 
 /// The address space that the shared libraries mapped into this process take, from
@@ -41,7 +52,8 @@ struct ChildResult {
   std::string describe() const;
 };
 
-/// One started child process. Belongs to the thread that started it; not thread-safe.
+/// One started child process. Used by one thread at a time (not thread-safe); with
+/// ChildSpec::dies_with_parent, the thread that started it must outlive it.
 class ChildProcess {
  public:
   /// Starts `spec.argv`. Throws std::system_error when it cannot be started (fork or exec
@@ -59,11 +71,29 @@ class ChildProcess {
   /// Waits until it exits, reading its stderr meanwhile; past `timeout_s` it is killed
   /// (SIGKILL) and reported as kTimedOut. `grace_s` > 0 caps this wait at `grace_s` more
   /// seconds (kill and kTimedOut too).
+  /// wait() on a child already reaped says kExited with exit_code -1.
   ChildResult wait(double grace_s = 0);
+  /// Does not block: reaps it if it has ended (killing it first when past `timeout_s`, as
+  /// kTimedOut) and returns how; nullopt while it runs, and once it has been reaped.
+  std::optional<ChildResult> poll();
+
+  /// Which of several children ended, and how (ChildProcess::waitAny).
+  struct End {
+    size_t index;  ///< in the list given to waitAny
+    ChildResult result;
+  };
+  /// Waits until one of `children` that has not been reaped ends, and reaps it; nullopt when
+  /// `timeout_s` (> 0) passed first or every one was already reaped.
+  static std::optional<End> waitAny(const std::vector<ChildProcess*>& children,
+                                    double timeout_s);
 
  private:
   void readStderr(bool drain);
   void closeStderr();
+  /// Kills it (SIGKILL), reaps it and reports kTimedOut.
+  ChildResult killTimedOut();
+  /// The result of a child just reaped with wait status `status` (or lost: reaped elsewhere).
+  ChildResult reaped(int status, bool lost, bool timed_out);
 
   pid_t pid_ = 0;
   int stderr_fd_ = -1;

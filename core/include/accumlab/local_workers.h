@@ -1,13 +1,15 @@
 #pragma once
 
-#include <sys/types.h>
-
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "accumlab/experiment_config.h"
 
 namespace accumlab {
+
+class ChildProcess;
+class TempFolder;
 
 /// Ranks 1…N−1 of a data-parallel run on this machine (ExperimentConfig::workers = N), as
 /// child processes of `accumlab-cli run --config FILE --rank R --world-size N
@@ -16,7 +18,8 @@ namespace accumlab {
 /// in DIR, a private (mode 0700) temporary folder, and talk over loopback: nothing listens on
 /// the network. The experiment goes to the workers in a file in that folder, so every rank
 /// runs exactly the same config. Their standard output is discarded; their errors go to the
-/// caller's standard error.
+/// caller's standard error. They are ChildProcesses (core/process/child_process.cpp) that do
+/// not die with the thread that starts them. Made on one thread, used by one at a time.
 class LocalWorkers {
  public:
   /// `cli`: the program that runs `run` (accumlab-engine, or accumlab-cli, which hands over to
@@ -29,7 +32,7 @@ class LocalWorkers {
   LocalWorkers& operator=(const LocalWorkers&) = delete;
 
   /// The private folder where the ranks meet: rank 0's WorkerGroupOptions::rendezvous_dir.
-  const std::string& rendezvousDir() const { return folder_; }
+  const std::string& rendezvousDir() const;
   /// Starts ranks 1…N−1 against the rendezvous in rendezvousDir(); call once rank 0 is ready
   /// (WorkerGroupOptions::on_listening). Throws InputError when the program cannot start.
   void start();
@@ -39,11 +42,11 @@ class LocalWorkers {
 
  private:
   std::string cli_;
-  std::string folder_;       ///< the private rendezvous folder; "" until made
-  std::string config_file_;  ///< in folder_
+  std::unique_ptr<TempFolder> folder_;  ///< the private rendezvous folder
+  std::string config_file_;             ///< in folder_
   int workers_;
   double timeout_s_;
-  std::vector<pid_t> pids_;  ///< rank r at r − 1; 0 once reaped
+  std::vector<std::unique_ptr<ChildProcess>> children_;  ///< rank r at r − 1
 };
 
 }  // namespace accumlab

@@ -7,9 +7,15 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
 #include <string>
 #include <system_error>
+#include <thread>
 
 namespace accumlab {
 namespace {
@@ -19,6 +25,17 @@ ChildSpec shell(const std::string& script) {
   spec.argv = {"/bin/sh", "-c", script};
   spec.stderr_lines = 2;
   return spec;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 TEST(ChildProcess, ReportsTheExitCodeAndTheLastLinesOfStderr) {
@@ -100,6 +117,106 @@ TEST(ChildProcess, AProgramThatCannotStartThrows) {
     FAIL() << "started /nonexistent/program";
   } catch (const std::system_error& e) {
     EXPECT_EQ(e.code().value(), ENOENT);
+  }
+}
+
+TEST(ChildProcess, WritesStdoutAndStderrToFilesItEmpties) {
+  const std::string dir = std::filesystem::temp_directory_path() / "accumlab-child-XXXXXX";
+  std::string folder = dir;
+  ASSERT_NE(::mkdtemp(folder.data()), nullptr);
+  const std::string out = folder + "/out", err = folder + "/err";
+  std::ofstream(out) << "an older and much longer text\n";
+  ChildSpec spec = shell("echo to-out; echo to-err >&2; exit 4");
+  spec.stderr_lines = 0;
+  spec.stdout_file = out;
+  spec.stderr_file = err;
+  const ChildResult r = runChild(spec);
+  EXPECT_TRUE(r.exitedWith(4)) << r.describe();
+  EXPECT_TRUE(r.stderr_tail.empty());
+  EXPECT_EQ(readFile(out), "to-out\n");
+  EXPECT_EQ(readFile(err), "to-err\n");
+  EXPECT_EQ(std::filesystem::status(err).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  // A file that cannot be made is a child that cannot start, with the reason.
+  spec.stdout_file = folder + "/no/such/folder/out";
+  try {
+    ChildProcess child(spec);
+    FAIL() << "started with stdout in a missing folder";
+  } catch (const std::system_error& e) {
+    EXPECT_EQ(e.code().value(), ENOENT);
+  }
+  spec.stdout_file.clear();
+  spec.stderr_lines = 1;  // stderr both read and in a file
+  EXPECT_THROW(ChildProcess child(spec), std::invalid_argument);
+  std::filesystem::remove_all(folder);
+}
+
+TEST(ChildProcess, PollReapsOnceWithoutBlocking) {
+  ChildProcess child(shell("sleep 0.3; exit 5"));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(child.poll().has_value());
+  EXPECT_LT(secondsSince(t0), 0.2);
+  std::optional<ChildResult> r;
+  while (!(r = child.poll())) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(r->exitedWith(5)) << r->describe();
+  EXPECT_GE(r->wall_s, 0.3);
+  EXPECT_EQ(child.pid(), 0);
+  EXPECT_FALSE(child.poll().has_value());  // reaped: nothing more to report
+}
+
+TEST(ChildProcess, PollKillsAChildPastItsTimeLimit) {
+  ChildSpec spec = shell("exec sleep 20");
+  spec.timeout_s = 0.2;
+  ChildProcess child(spec);
+  std::optional<ChildResult> r;
+  while (!(r = child.poll())) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(r->end, ChildResult::End::kTimedOut);
+  EXPECT_LT(r->wall_s, 5.0);
+}
+
+TEST(ChildProcess, WaitAnyReturnsTheFirstToEnd) {
+  ChildProcess slow(shell("exec sleep 20"));
+  ChildProcess quick(shell("sleep 0.2; exit 7"));
+  const std::vector<ChildProcess*> both = {&slow, &quick};
+  // Nothing ends within 50 ms.
+  EXPECT_FALSE(ChildProcess::waitAny(both, 0.05).has_value());
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::optional<ChildProcess::End> end = ChildProcess::waitAny(both, 10);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->index, 1u);
+  EXPECT_TRUE(end->result.exitedWith(7)) << end->result.describe();
+  EXPECT_LT(secondsSince(t0), 5.0);
+  slow.sendSignal(SIGTERM);
+  const std::optional<ChildProcess::End> last = ChildProcess::waitAny(both, 10);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->index, 0u);
+  EXPECT_EQ(last->result.signal, SIGTERM);
+  // Both reaped: nothing to wait for.
+  EXPECT_FALSE(ChildProcess::waitAny(both, 0).has_value());
+}
+
+TEST(ChildProcess, LeadsAProcessGroupOfItsOwnOnlyWhenAsked) {
+  // Field 5 of /proc/PID/stat is the process group.
+  const std::string leads = "[ \"$(cut -d' ' -f5 /proc/$$/stat)\" = \"$$\" ]";
+  ChildSpec spec = shell(leads);
+  EXPECT_TRUE(runChild(spec).exitedWith(1));
+  spec.own_process_group = true;
+  EXPECT_TRUE(runChild(spec).exitedWith(0));
+}
+
+TEST(ChildProcess, DiesWithTheThreadThatStartedItUnlessToldNotTo) {
+  for (const bool dies : {true, false}) {
+    ChildSpec spec = shell("exec sleep 20");
+    spec.dies_with_parent = dies;
+    std::unique_ptr<ChildProcess> child;
+    std::thread([&] { child = std::make_unique<ChildProcess>(spec); }).join();
+    const ChildResult r = child->wait(dies ? 5.0 : 0.3);
+    if (dies) {
+      EXPECT_EQ(r.end, ChildResult::End::kSignaled) << r.describe();
+      EXPECT_EQ(r.signal, SIGKILL);
+    } else {
+      EXPECT_EQ(r.end, ChildResult::End::kTimedOut) << r.describe();  // still ran
+    }
   }
 }
 

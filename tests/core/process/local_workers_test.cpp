@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
+
+#include "accumlab/input_error.h"
 
 namespace accumlab {
 namespace {
@@ -46,6 +49,29 @@ TEST(LocalWorkers, MeetInAPrivateFolderUnderTmpdirThatGoesWithThem) {
     ::unsetenv("TMPDIR");
   }
   std::filesystem::remove_all(parent);
+}
+
+TEST(LocalWorkers, NameEachWorkerThatDidNotExitWell) {
+  ExperimentConfig c;
+  c.workers = 3;
+  // /bin/false stands in for an engine whose every rank fails.
+  LocalWorkers workers("/bin/false", c, 5);
+  workers.start();
+  const std::vector<std::string> problems = workers.wait();
+  ASSERT_EQ(problems.size(), 2u);
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const std::string who = "worker rank " + std::to_string(i + 1) + " (pid ";
+    EXPECT_EQ(problems[i].rfind(who, 0), 0u) << problems[i];
+    EXPECT_NE(problems[i].find(") exited with status 1"), std::string::npos) << problems[i];
+  }
+  EXPECT_TRUE(workers.wait().empty());  // reaped once
+}
+
+TEST(LocalWorkers, AProgramThatCannotRunIsRefusedBeforeAnythingStarts) {
+  ExperimentConfig c;
+  c.workers = 2;
+  EXPECT_THROW(LocalWorkers("/nonexistent/accumlab-engine", c, 5), InputError);
+  EXPECT_THROW(LocalWorkers("", c, 5), InputError);
 }
 
 }  // namespace
