@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "accumlab/trainer.h"
-#include "train/counting_allocator.h"
+#include "memory/counting_allocator.h"
 
 namespace {
 

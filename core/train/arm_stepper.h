@@ -13,7 +13,7 @@
 #include "data/dataset.h"
 #include "data/sample_stream.h"
 #include "models/model.h"
-#include "train/arm_memory.h"
+#include "memory/arm_memory.h"
 #include "train/arm_random.h"
 #include "train/grad_window.h"
 #include "train/worker_group.h"

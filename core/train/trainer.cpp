@@ -13,7 +13,7 @@
 #include "train/arm_random.h"
 #include "train/device_select.h"
 #include "train/evaluator.h"
-#include "train/memory_probe.h"
+#include "memory/memory_probe.h"
 #include "train/trainer_impl.h"
 #include "train/variance_probe.h"
 

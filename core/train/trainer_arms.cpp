@@ -11,7 +11,7 @@
 #include "accumlab/torchscript_check.h"
 #include "data/dataset_factory.h"
 #include "train/device_select.h"
-#include "train/memory_probe.h"
+#include "memory/memory_probe.h"
 #include "train/trainer_impl.h"
 
 namespace accumlab {

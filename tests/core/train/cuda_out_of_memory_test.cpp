@@ -17,7 +17,7 @@
 #include "models/model.h"
 #include "recording_sink.h"
 #include "train/arm_stepper.h"
-#include "train/cuda_allocator.h"
+#include "memory/cuda_allocator.h"
 
 namespace accumlab {
 namespace {

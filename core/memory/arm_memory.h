@@ -6,7 +6,7 @@
 #include <exception>
 #include <memory>
 
-#include "train/counting_allocator.h"
+#include "memory/counting_allocator.h"
 
 namespace accumlab {
 

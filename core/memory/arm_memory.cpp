@@ -1,4 +1,4 @@
-#include "train/arm_memory.h"
+#include "memory/arm_memory.h"
 
 #include <c10/util/Exception.h>
 
@@ -6,7 +6,7 @@
 #include <new>
 #include <string>
 
-#include "train/cuda_allocator.h"
+#include "memory/cuda_allocator.h"
 
 namespace accumlab {
 

@@ -1,5 +1,5 @@
-// The counting CPU allocator (core/train/counting_allocator.cpp): exact bytes per ledger.
-#include "train/counting_allocator.h"
+// The counting CPU allocator (core/memory/counting_allocator.cpp): exact bytes per ledger.
+#include "memory/counting_allocator.h"
 
 #include <c10/core/CPUAllocator.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "train/counting_allocator.h"
+#include "memory/counting_allocator.h"
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>

@@ -1,4 +1,4 @@
-// Memory against theory (core/train/memory_model.cpp and the Trainer's per-arm peaks): a
+// Memory against theory (core/memory/memory_model.cpp and the Trainer's per-arm peaks): a
 // window's peak tensor bytes are the fixed weights, gradients and optimizer state plus a
 // cost per sample of the micro-batch, so accumulation keeps the memory of m.
 #include "accumlab/memory_model.h"

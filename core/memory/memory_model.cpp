@@ -9,7 +9,7 @@
 #include "accumlab/input_error.h"
 #include "data/dataset_factory.h"
 #include "models/model.h"
-#include "train/arm_memory.h"
+#include "memory/arm_memory.h"
 #include "train/arm_stepper.h"
 #include "train/device_select.h"
 

@@ -1,6 +1,6 @@
-// Peak tensor memory per arm (core/train/arm_memory.cpp, measured by the Trainer): each arm
+// Peak tensor memory per arm (core/memory/arm_memory.cpp, measured by the Trainer): each arm
 // counts its own tensors, so accum costs what no-accum costs and big-batch costs more.
-#include "train/arm_memory.h"
+#include "memory/arm_memory.h"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>

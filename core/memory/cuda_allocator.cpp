@@ -1,4 +1,4 @@
-#include "train/cuda_allocator.h"
+#include "memory/cuda_allocator.h"
 
 // ACCUMLAB_WITH_CUDA is set by CMake when LibTorch was built with CUDA (Debian's is not, but
 // ships the CUDA headers anyway, so __has_include cannot tell).

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "accumlab/trainer.h"
-#include "cuda_device.h"
+#include "../train/cuda_device.h"
 #include "recording_sink.h"
 
 namespace accumlab {

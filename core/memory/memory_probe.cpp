@@ -1,11 +1,11 @@
-#include "train/memory_probe.h"
+#include "memory/memory_probe.h"
 
 #include <unistd.h>
 
 #include <fstream>
 #include <string>
 
-#include "train/cuda_allocator.h"
+#include "memory/cuda_allocator.h"
 
 namespace accumlab {
 namespace {
