@@ -19,42 +19,22 @@
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
-#include "accumlab/run_store.h"
 #include "experiment/batch_slider.h"
+#include "experiment/enum_combo.h"
 #include "experiment/memory_estimator.h"
-#include "experiment/source_catalog.h"
+#include "experiment/source_pickers.h"
 #include "plots/arm_style.h"
-#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
 namespace {
 
-/// userData of the picker entries that open a dialog instead of naming a spec.
-constexpr char kOpenFile[] = "open:file";
-constexpr char kOpenFolder[] = "open:folder";
-constexpr char kOpenModel[] = "open:model";
 /// The largest m and K the sliders offer.
 constexpr int64_t kMaxMicroBatch = 1024;
 constexpr int64_t kMaxAccum = 256;
 constexpr ArmKind kArms[3] = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
 /// Quiet time after an edit before the tensor memory of a new model or dataset is probed.
 constexpr int kMemoryProbeDelayMs = 400;
-
-template <typename Enum>
-void addEnumItems(QComboBox* combo, std::initializer_list<Enum> values) {
-  for (Enum v : values) combo->addItem(QString::fromStdString(toString(v)), static_cast<int>(v));
-}
-
-template <typename Enum>
-Enum enumOf(const QComboBox* combo) {
-  return static_cast<Enum>(combo->currentData().toInt());
-}
-
-template <typename Enum>
-void selectEnum(QComboBox* combo, Enum v) {
-  combo->setCurrentIndex(std::max(0, combo->findData(static_cast<int>(v))));
-}
 
 }  // namespace
 
@@ -67,48 +47,14 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   lesson_note_->setWordWrap(true);
   lesson_note_->setHidden(true);
   layout->addWidget(lesson_note_);
-  groups_ = {buildDataGroup(), buildBatchGroup(), buildOptimizerGroup(), buildTrainingGroup()};
+  sources_ = new SourcePickers(this);
+  connect(sources_, &SourcePickers::edited, this, &ExperimentPanel::configEdited);
+  connect(sources_, &SourcePickers::pathOpened, this, &ExperimentPanel::pathOpened);
+  connect(sources_, &SourcePickers::openFailed, this, &ExperimentPanel::openFailed);
+  groups_ = {sources_, buildBatchGroup(), buildOptimizerGroup(), buildTrainingGroup()};
   for (QWidget* group : groups_) layout->addWidget(group);
   layout->addStretch(1);
   setConfig(ExperimentConfig{});
-}
-
-QWidget* ExperimentPanel::buildDataGroup() {
-  auto* box = new QGroupBox(tr("Data and model"), this);
-  auto* form = new QFormLayout(box);
-  data_combo_ = new QComboBox(box);
-  data_combo_->setObjectName("dataset");
-  for (const SourceChoice& c : builtinDatasets()) {
-    data_combo_->addItem(c.label, c.spec);
-    data_combo_->setItemData(data_combo_->count() - 1, c.tooltip, Qt::ToolTipRole);
-  }
-  data_combo_->insertSeparator(data_combo_->count());
-  data_combo_->addItem(tr("Open CSV or IDX file…"), kOpenFile);
-  data_combo_->addItem(tr("Open IDX or CIFAR-10 folder…"), kOpenFolder);
-  label_edit_ = new QLineEdit(box);
-  label_edit_->setPlaceholderText(tr("last column"));
-  label_edit_->setToolTip(tr("The CSV column holding the label: a name from the header or a "
-                             "0-based index"));
-  task_combo_ = new QComboBox(box);
-  addEnumItems(task_combo_, {Task::kAuto, Task::kClassification, Task::kRegression});
-  model_combo_ = new QComboBox(box);
-  model_combo_->setObjectName("model");
-  for (const SourceChoice& c : builtinModels()) {
-    model_combo_->addItem(c.label, c.spec);
-    model_combo_->setItemData(model_combo_->count() - 1, c.tooltip, Qt::ToolTipRole);
-  }
-  model_combo_->insertSeparator(model_combo_->count());
-  model_combo_->addItem(tr("Open TorchScript model…"), kOpenModel);
-  form->addRow(tr("Dataset"), data_combo_);
-  form->addRow(tr("CSV label"), label_edit_);
-  form->addRow(tr("CSV task"), task_combo_);
-  form->addRow(tr("Model"), model_combo_);
-  for (QComboBox* combo : {data_combo_, model_combo_}) {
-    connect(combo, qOverload<int>(&QComboBox::activated), this,
-            [this, combo] { onPickerActivated(combo); });
-  }
-  locked_while_running_ << data_combo_ << label_edit_ << task_combo_ << model_combo_;
-  return box;
 }
 
 QWidget* ExperimentPanel::buildBatchGroup() {
@@ -232,7 +178,7 @@ QWidget* ExperimentPanel::buildOptimizerGroup() {
   locked_while_running_ << optimizer_combo_ << lr_spin_ << momentum_spin_ << scaling_combo_;
   connect(optimizer_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
     momentum_spin_->setEnabled(enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd &&
-                               data_combo_->isEnabled());
+                               sources_->editable());
     emit configEdited();
   });
   connect(lr_spin_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, [this] {
@@ -314,7 +260,7 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
     samples_spin_->setVisible(i == 1);
     emit configEdited();
   });
-  for (QComboBox* c : {policy_combo_, dtype_combo_, device_combo_, task_combo_}) {
+  for (QComboBox* c : {policy_combo_, dtype_combo_, device_combo_}) {
     connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &ExperimentPanel::configEdited);
   }
   connect(workers_spin_, qOverload<int>(&QSpinBox::valueChanged), this, &ExperimentPanel::updateDerivedLabels);
@@ -343,10 +289,7 @@ void ExperimentPanel::setRunActions(QAction* run, QAction* pause, QAction* stop)
 
 ExperimentConfig ExperimentPanel::config() const {
   ExperimentConfig c = base_;
-  c.data = data_combo_->currentData().toString().toStdString();
-  c.label = label_edit_->text().trimmed().toStdString();
-  c.task = enumOf<Task>(task_combo_);
-  c.model = model_combo_->currentData().toString().toStdString();
+  sources_->writeTo(&c);
   c.micro_batch = micro_slider_->value();
   c.accum = accum_slider_->value();
   c.arms.clear();
@@ -387,10 +330,7 @@ void ExperimentPanel::checkMemoryBudget() const {
 void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   base_ = c;
   const QSignalBlocker block(this);  // one configEdited per user edit, none for this
-  selectSpec(data_combo_, QString::fromStdString(c.data), QString::fromStdString(c.data));
-  label_edit_->setText(QString::fromStdString(c.label));
-  selectEnum(task_combo_, c.task);
-  selectSpec(model_combo_, QString::fromStdString(c.model), QString::fromStdString(c.model));
+  sources_->setConfig(c);
   micro_slider_->setValue(c.micro_batch);
   accum_slider_->setValue(c.accum);
   for (int i = 0; i < 3; ++i) {
@@ -416,7 +356,6 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   device_combo_->setCurrentIndex(std::max(0, device));
   workers_spin_->setValue(static_cast<int>(c.workers));
   updateDerivedLabels();
-  updateCsvFields();
   scheduleMemoryProbe();
 }
 
@@ -465,7 +404,7 @@ void ExperimentPanel::setRunning(bool running) {
   for (QWidget* w : locked_while_running_) w->setEnabled(!running);
   momentum_spin_->setEnabled(!running &&
                              enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd);
-  if (!running) updateCsvFields();
+  sources_->setRunning(running);
 }
 
 void ExperimentPanel::setLessonRunning(bool running) {
@@ -473,64 +412,10 @@ void ExperimentPanel::setLessonRunning(bool running) {
   for (QWidget* group : groups_) group->setEnabled(!running);
 }
 
-void ExperimentPanel::selectSpec(QComboBox* combo, const QString& spec, const QString& label) {
-  int index = combo->findData(spec);
-  if (index < 0) {
-    // A spec from a file, a config or the recent list: insert it above the separator.
-    index = combo->findData(spec.startsWith("torchscript:") || combo == model_combo_
-                                ? QString(kOpenModel)
-                                : QString(kOpenFile)) - 1;
-    combo->insertItem(index, label, spec);
-    combo->setItemData(index, spec, Qt::ToolTipRole);
-  }
-  combo->setCurrentIndex(index);
-  combo->setProperty("last", index);
-}
-
-void ExperimentPanel::onPickerActivated(QComboBox* combo) {
-  const QString data = combo->currentData().toString();
-  if (!data.startsWith("open:")) {
-    combo->setProperty("last", combo->currentIndex());
-    updateCsvFields();
-    emit configEdited();
-    return;
-  }
-  combo->setCurrentIndex(combo->property("last").toInt());  // until the dialog picks one
-  QString path;
-  if (data == kOpenModel) {
-    path = file_dialogs::openFile(this, tr("Open a TorchScript model"), QString(),
-                                        tr("TorchScript models (*.pt *.pth);;All files (*)"));
-  } else if (data == kOpenFolder) {
-    path = file_dialogs::folder(this, tr("Open an IDX or CIFAR-10 folder"));
-  } else {
-    path = file_dialogs::openFile(
-        this, tr("Open a dataset file"), QString(),
-        tr("CSV files (*.csv *.tsv *.txt);;IDX files (*-ubyte *-ubyte.gz);;All files (*)"));
-  }
-  if (path.isEmpty()) return;
-  QString error;
-  if (!openPath(path, &error)) emit openFailed(error);
-}
+void ExperimentPanel::setStorePath(const QString& path) { sources_->setStorePath(path); }
 
 bool ExperimentPanel::openPath(const QString& path, QString* error) {
-  if (!store_path_.isEmpty() && RunStore::wouldOverwrite(store_path_.toStdString(), path.toStdString())) {
-    *error = tr("%1 is the run database; choose a dataset or model file.").arg(path);
-    return false;
-  }
-  OpenedSource source;
-  if (!openSource(path, &source, error)) return false;
-  selectSpec(source.is_model ? model_combo_ : data_combo_, source.spec, source.label);
-  updateCsvFields();
-  emit pathOpened(path);
-  emit configEdited();
-  return true;
-}
-
-void ExperimentPanel::updateCsvFields() {
-  const bool csv = data_combo_->currentData().toString().startsWith("csv:");
-  const bool editable = data_combo_->isEnabled();
-  label_edit_->setEnabled(csv && editable);
-  task_combo_->setEnabled(csv && editable);
+  return sources_->openPath(path, error);
 }
 
 void ExperimentPanel::updateDerivedLabels() {

@@ -17,6 +17,7 @@ namespace accumlab::ui {
 
 class BatchSlider;
 class MemoryEstimator;
+class SourcePickers;
 
 /// The experiment editor of the main window's dock: data, model, m and K sliders, arms,
 /// optimizer and LR rule, window policy, dtype, budget, evaluation, seed and device.
@@ -46,7 +47,7 @@ class ExperimentPanel : public QWidget {
   bool openPath(const QString& path, QString* error);
   /// The run database in use: opening it as a dataset or model is refused before it is read
   /// (reading it would drop the app's locks on it).
-  void setStorePath(const QString& path) { store_path_ = path; }
+  void setStorePath(const QString& path);
   /// The line under the sliders that says which share of big-batch's tensor memory accum
   /// needs on this model (memoryRatioText; empty until the probes of the model have run).
   QString memoryEstimateText() const;
@@ -63,24 +64,17 @@ class ExperimentPanel : public QWidget {
   void openFailed(const QString& message);
 
  private:
-  QWidget* buildDataGroup();
   QWidget* buildBatchGroup();
   QWidget* buildOptimizerGroup();
   QWidget* buildTrainingGroup();
-  void onPickerActivated(QComboBox* combo);
-  void selectSpec(QComboBox* combo, const QString& spec, const QString& label);
   void updateDerivedLabels();
-  void updateCsvFields();
   /// Asks the estimator for the current model and data (soon, not on every keystroke).
   void scheduleMemoryProbe();
   /// Sets m and K so that an update's predicted tensors fit the budget field, keeping m·K.
   void fitMemoryBudget();
 
   ExperimentConfig base_;  ///< fields the panel does not show
-  QComboBox* data_combo_;
-  QLineEdit* label_edit_;
-  QComboBox* task_combo_;
-  QComboBox* model_combo_;
+  SourcePickers* sources_;  ///< data, model and the CSV's label and task
   BatchSlider* micro_slider_;
   BatchSlider* accum_slider_;
   QLabel* effective_label_;
@@ -110,7 +104,6 @@ class ExperimentPanel : public QWidget {
   QList<QWidget*> locked_while_running_;
   QList<QWidget*> groups_;    ///< the form's group boxes (locked while a lesson trains)
   QLabel* lesson_note_;       ///< says that a lesson's run is not this form's
-  QString store_path_;
 };
 
 }  // namespace accumlab::ui

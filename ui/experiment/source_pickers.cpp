@@ -1,0 +1,148 @@
+#include "experiment/source_pickers.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <vector>
+
+#include "accumlab/run_store.h"
+#include "experiment/enum_combo.h"
+#include "experiment/source_catalog.h"
+#include "files/file_dialogs.h"
+
+namespace accumlab::ui {
+
+namespace {
+
+/// userData of the picker entries that open a dialog instead of naming a spec.
+constexpr char kOpenFile[] = "open:file";
+constexpr char kOpenFolder[] = "open:folder";
+constexpr char kOpenModel[] = "open:model";
+
+/// Fills `combo` with the built-in `choices`, a separator below them.
+void addChoices(QComboBox* combo, const std::vector<SourceChoice>& choices) {
+  for (const SourceChoice& c : choices) {
+    combo->addItem(c.label, c.spec);
+    combo->setItemData(combo->count() - 1, c.tooltip, Qt::ToolTipRole);
+  }
+  combo->insertSeparator(combo->count());
+}
+
+}  // namespace
+
+SourcePickers::SourcePickers(QWidget* parent) : QGroupBox(tr("Data and model"), parent) {
+  auto* form = new QFormLayout(this);
+  data_combo_ = new QComboBox(this);
+  data_combo_->setObjectName("dataset");
+  addChoices(data_combo_, builtinDatasets());
+  data_combo_->addItem(tr("Open CSV or IDX file…"), kOpenFile);
+  data_combo_->addItem(tr("Open IDX or CIFAR-10 folder…"), kOpenFolder);
+  label_edit_ = new QLineEdit(this);
+  label_edit_->setPlaceholderText(tr("last column"));
+  label_edit_->setToolTip(tr("The CSV column holding the label: a name from the header or a "
+                             "0-based index"));
+  task_combo_ = new QComboBox(this);
+  addEnumItems(task_combo_, {Task::kAuto, Task::kClassification, Task::kRegression});
+  model_combo_ = new QComboBox(this);
+  model_combo_->setObjectName("model");
+  addChoices(model_combo_, builtinModels());
+  model_combo_->addItem(tr("Open TorchScript model…"), kOpenModel);
+  form->addRow(tr("Dataset"), data_combo_);
+  form->addRow(tr("CSV label"), label_edit_);
+  form->addRow(tr("CSV task"), task_combo_);
+  form->addRow(tr("Model"), model_combo_);
+  for (QComboBox* combo : {data_combo_, model_combo_}) {
+    connect(combo, qOverload<int>(&QComboBox::activated), this,
+            [this, combo] { onPickerActivated(combo); });
+  }
+  connect(task_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          &SourcePickers::edited);
+}
+
+void SourcePickers::writeTo(ExperimentConfig* config) const {
+  config->data = data_combo_->currentData().toString().toStdString();
+  config->label = label_edit_->text().trimmed().toStdString();
+  config->task = enumOf<Task>(task_combo_);
+  config->model = model_combo_->currentData().toString().toStdString();
+}
+
+void SourcePickers::setConfig(const ExperimentConfig& c) {
+  const QSignalBlocker block(this);
+  selectSpec(data_combo_, QString::fromStdString(c.data), QString::fromStdString(c.data));
+  label_edit_->setText(QString::fromStdString(c.label));
+  selectEnum(task_combo_, c.task);
+  selectSpec(model_combo_, QString::fromStdString(c.model), QString::fromStdString(c.model));
+  updateCsvFields();
+}
+
+void SourcePickers::setRunning(bool running) {
+  const QList<QWidget*> fields = {data_combo_, label_edit_, task_combo_, model_combo_};
+  for (QWidget* w : fields) w->setEnabled(!running);
+  updateCsvFields();
+}
+
+bool SourcePickers::editable() const { return data_combo_->isEnabled(); }
+
+void SourcePickers::selectSpec(QComboBox* combo, const QString& spec, const QString& label) {
+  int index = combo->findData(spec);
+  if (index < 0) {
+    // A spec from a file, a config or the recent list: insert it above the separator.
+    index = combo->findData(spec.startsWith("torchscript:") || combo == model_combo_
+                                ? QString(kOpenModel)
+                                : QString(kOpenFile)) - 1;
+    combo->insertItem(index, label, spec);
+    combo->setItemData(index, spec, Qt::ToolTipRole);
+  }
+  combo->setCurrentIndex(index);
+  combo->setProperty("last", index);
+}
+
+void SourcePickers::onPickerActivated(QComboBox* combo) {
+  const QString data = combo->currentData().toString();
+  if (!data.startsWith("open:")) {
+    combo->setProperty("last", combo->currentIndex());
+    updateCsvFields();
+    emit edited();
+    return;
+  }
+  combo->setCurrentIndex(combo->property("last").toInt());  // until the dialog picks one
+  QString path;
+  if (data == kOpenModel) {
+    path = file_dialogs::openFile(this, tr("Open a TorchScript model"), QString(),
+                                  tr("TorchScript models (*.pt *.pth);;All files (*)"));
+  } else if (data == kOpenFolder) {
+    path = file_dialogs::folder(this, tr("Open an IDX or CIFAR-10 folder"));
+  } else {
+    path = file_dialogs::openFile(
+        this, tr("Open a dataset file"), QString(),
+        tr("CSV files (*.csv *.tsv *.txt);;IDX files (*-ubyte *-ubyte.gz);;All files (*)"));
+  }
+  if (path.isEmpty()) return;
+  QString error;
+  if (!openPath(path, &error)) emit openFailed(error);
+}
+
+bool SourcePickers::openPath(const QString& path, QString* error) {
+  if (!store_path_.isEmpty() &&
+      RunStore::wouldOverwrite(store_path_.toStdString(), path.toStdString())) {
+    *error = tr("%1 is the run database; choose a dataset or model file.").arg(path);
+    return false;
+  }
+  OpenedSource source;
+  if (!openSource(path, &source, error)) return false;
+  selectSpec(source.is_model ? model_combo_ : data_combo_, source.spec, source.label);
+  updateCsvFields();
+  emit pathOpened(path);
+  emit edited();
+  return true;
+}
+
+void SourcePickers::updateCsvFields() {
+  const bool csv = data_combo_->currentData().toString().startsWith("csv:");
+  const bool editable = data_combo_->isEnabled();
+  label_edit_->setEnabled(csv && editable);
+  task_combo_->setEnabled(csv && editable);
+}
+
+}  // namespace accumlab::ui
