@@ -3,7 +3,6 @@
 #include <QDateTime>
 #include <QFile>
 #include <QLocale>
-#include <QSaveFile>
 #include <algorithm>
 #include <cmath>
 
@@ -12,23 +11,11 @@
 #include "runs/run_loader.h"
 #include "plots/arm_style.h"
 #include "plots/probe_spread_plot.h"
+#include "report/report_page.h"
 
 namespace accumlab::ui {
 
 namespace {
-
-const char kStyle[] =
-    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1180px;"
-    "margin:24px auto;padding:0 16px;color:#222}"
-    "h1{margin-bottom:0}h2{border-bottom:1px solid #ddd;padding-bottom:4px;margin-top:32px}"
-    "table{border-collapse:collapse;margin:8px 0;font-size:13px}"
-    "td,th{border:1px solid #ddd;padding:3px 8px;text-align:right}"
-    "th{background:#f4f4f4}td.k,th.k{text-align:left}"
-    ".muted{color:#777;font-size:13px}figure{margin:16px 0}"
-    "figure img{max-width:100%;border:1px solid #eee}"
-    "figcaption{font-size:13px;color:#444;max-width:900px}"
-    ".grid{display:grid;grid-template-columns:1fr 1fr;gap:8px 24px}"
-    "code,tt{background:#f6f6f6;padding:0 3px}";
 
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
@@ -290,10 +277,7 @@ QString lessonSection(const std::vector<LessonResultRow>& lessons) {
 
 QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<PlotImage>& plots,
                         const std::vector<LessonResultRow>& lessons) {
-  QString html = QString("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
-                         "<title>AccumLab report</title><style>%1</style></head><body>")
-                     .arg(kStyle);
-  html += "<h1>AccumLab report</h1>";
+  QString html = reportHead("AccumLab report") + "<h1>AccumLab report</h1>";
   html += QString("<p class=muted>%1 · %2 experiment(s)</p>")
               .arg(QDateTime::currentDateTime().toString(Qt::ISODate))
               .arg(runs.size());
@@ -307,28 +291,15 @@ QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<Plot
     html += "<h3>Summary</h3>" + summaryTable(run) + varianceParagraph(run) + eventsList(run);
     html += "<details><summary>Configuration</summary>" + configTable(run) + "</details>";
   }
-  html += "<h2>Plots</h2>";
-  for (const PlotImage& p : plots) {
-    html += QString("<figure><img alt='%1' src='data:image/png;base64,%2'>"
-                    "<figcaption><b>%1.</b> %3</figcaption></figure>")
-                .arg(p.title.toHtmlEscaped(), QString::fromLatin1(p.png.toBase64()), p.explanation);
-  }
+  html += "<h2>Plots</h2>" + reportFigures(plots);
   html += semantics(runs);
-  html += "<p class=muted>Made with AccumLab.</p></body></html>\n";
-  return html;
+  return html + reportFoot();
 }
 
 bool writeHtmlReport(const std::vector<RunData>& runs, const std::vector<PlotImage>& plots,
                      const QString& path, QString* error,
                      const std::vector<LessonResultRow>& lessons) {
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) ||
-      file.write(buildHtmlReport(runs, plots, lessons).toUtf8()) < 0 ||
-      !file.commit()) {
-    *error = QObject::tr("Could not write the report %1 (%2).").arg(path, file.errorString());
-    return false;
-  }
-  return true;
+  return writeReportFile(buildHtmlReport(runs, plots, lessons), path, error);
 }
 
 bool writeHtmlReport(const std::vector<RunData>& runs, const QString& path, QString* error) {

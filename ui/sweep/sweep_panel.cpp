@@ -29,6 +29,7 @@
 #include "accumlab/sweep.h"
 #include "controller/cli_path.h"
 #include "report/plot_exporter.h"
+#include "report/sweep_report.h"
 #include "sweep/sweep_plots.h"
 #include "files/file_dialogs.h"
 #include <qcustomplot.h>

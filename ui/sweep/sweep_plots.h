@@ -7,6 +7,7 @@
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
 #include "report/plot_exporter.h"
+#include "report/sweep_report.h"  // writeSweepReport, for app/cli/report_command.cpp
 
 class QCustomPlot;
 
@@ -41,12 +42,5 @@ class SweepPlots : public QWidget {
   std::vector<Def> defs_;
   std::vector<QCustomPlot*> plots_;
 };
-
-/// The sweep's one-file HTML report: its points, its fits in words, and the plots.
-QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& analysis,
-                         const std::vector<PlotImage>& plots);
-/// Renders the plots off-screen and writes the report to `path`; false with a sentence
-/// naming the file on failure.
-bool writeSweepReport(const SweepDetail& sweep, const QString& path, QString* error);
 
 }  // namespace accumlab::ui
