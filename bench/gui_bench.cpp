@@ -2,7 +2,7 @@
 // while training, a replot with 1M points per graph < 50 ms):
 //   build/bench/gui_bench [--data SPEC] [--samples N] [--reps N] [--points N]
 // "CLI" is the loop `accumlab-cli run -q` runs: Trainer::run with a silent sink on a thread
-// of this process; "GUI" is the full MainWindow (live plots, status bar, runs list) training
+// of this process; "GUI" is the full MainWindow (plot grid, status bar, runs list) training
 // the same experiment. Runs alternate to share the machine's noise; medians are reported.
 // Without a display it renders on Qt's off-screen platform (raster, like xcb's).
 #include <time.h>
@@ -25,9 +25,10 @@
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "experiment/source_catalog.h"
-#include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
 #include "plots/plot_catalog.h"
+#include "plots/plot_grid.h"
+#include "series/shown_runs.h"
 #include "window/main_window.h"
 
 using namespace accumlab;
@@ -113,7 +114,7 @@ Rates runGui(MainWindow& window, const ExperimentConfig& config, std::vector<dou
   g_gui_load = (threadCpuSeconds() - cpu0) / (clock.nsecsElapsed() * 1e-9);
   QObject::disconnect(connection);
   std::vector<ArmSummary> arms;
-  for (const ArmSeries& a : window.plots()->shownRuns().front()->arms) arms.push_back(a.summary);
+  for (const ArmSeries& a : window.shownRuns()->runs().front()->arms) arms.push_back(a.summary);
   return ratesOf(arms);
 }
 

@@ -12,11 +12,13 @@
 
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
-#include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
+#include "plots/plot_grid.h"
 #include "report/html_report.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
+#include "series/live_run.h"
+#include "series/shown_runs.h"
 #include "ui_test_support.h"
 #include "window/export_actions.h"
 
@@ -27,6 +29,16 @@ namespace {
 QByteArray readAll(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// `run`'s steps as the one batch a live run would take.
+RecordBatch batchOf(const RunData& run) {
+  RecordBatch b;
+  b.started = run.info;
+  for (const ArmSeries& arm : run.arms) {
+    b.steps.insert(b.steps.end(), arm.steps.begin(), arm.steps.end());
+  }
+  return b;
 }
 }  // namespace
 
@@ -42,14 +54,15 @@ class ExportTest : public QObject {
     Trainer(test::smallExperiment(2048)).run(sink);
     store_ = std::make_unique<RunStore>(db_);
     for (const RunRow& r : store_->listRuns()) ids_.push_back(r.id);
-    plots_ = std::make_unique<LivePlots>();
+    shown_ = std::make_unique<ShownRuns>();
+    plots_ = std::make_unique<PlotGrid>(shown_.get());
     plots_->resize(1200, 700);
-    plots_->showRuns(loadExperiments(*store_, ids_));
+    shown_->showStored(loadExperiments(*store_, ids_));
     runs_ = std::make_unique<RunsPanel>();
     runs_->setStore(store_.get());
     window_ = std::make_unique<QWidget>();
-    actions_ = std::make_unique<ExportActions>(window_.get(), plots_.get(), runs_.get(),
-                                               [this] { return store_.get(); });
+    actions_ = std::make_unique<ExportActions>(window_.get(), plots_.get(), shown_.get(),
+                                               runs_.get(), [this] { return store_.get(); });
     connect(actions_.get(), &ExportActions::errorOccurred, this,
             [](const QString& m) { qWarning("%s", qPrintable(m)); });
   }
@@ -174,12 +187,45 @@ class ExportTest : public QObject {
     const QString path = dir_.filePath("selected.html");
     QVERIFY(actions_->exportReportTo(path));
     const QString html = QString::fromUtf8(readAll(path));
-    const QString first_label = QString::fromStdString(plots_->shownRuns().front()->label);
+    const QString first_label = QString::fromStdString(shown_->runs().front()->label);
     const QString ids = QString::fromStdString(loadRuns(*store_, second).front().id_label);
     QVERIFY2(ids.contains(QString::number(second.front())), qPrintable(ids));
     QVERIFY2(html.contains(ids + " · "), "the selected runs are not in the report, by their ids");
     QVERIFY2(!html.contains(first_label.toHtmlEscaped()), "the report shows the plotted runs, not the selected ones");
     runs_->selectRuns({});
+  }
+
+  void reportWithoutASelectionIsOfTheShownRuns() {
+    // Two stored experiments compared, then a live run: the report follows what is shown.
+    RunData a = loadExperiments(*store_, ids_).front();
+    RunData b = a;
+    a.label = "stored alpha";
+    b.label = "stored beta";
+    shown_->showStored({a, b});
+    QCOMPARE(shown_->runs().size(), size_t{2});
+    QVERIFY(!plots_->compareKey().isEmpty());
+    const QString compared = dir_.filePath("compared.html");
+    QVERIFY(actions_->exportReportTo(compared));
+    QString html = QString::fromUtf8(readAll(compared));
+    QVERIFY2(html.contains("<h2>stored alpha</h2>") && html.contains("<h2>stored beta</h2>"),
+             "the report is not of the two runs shown");
+
+    LiveRun live;
+    shown_->setLiveRun(&live);
+    live.begin("live run gamma");
+    QVERIFY(shown_->isLive());
+    QCOMPARE(shown_->runs(), std::vector<const RunData*>{&live.data()});
+    live.append(batchOf(a));
+    QVERIFY(plots_->compareKey().isEmpty());
+    const QString live_path = dir_.filePath("live.html");
+    QVERIFY(actions_->exportReportTo(live_path));
+    html = QString::fromUtf8(readAll(live_path));
+    QVERIFY2(html.contains("<h2>live run gamma</h2>"), "the report is not of the live run");
+    QVERIFY2(!html.contains("stored alpha") && !html.contains("stored beta"),
+             "the report still holds the stored runs the live run replaced");
+
+    shown_->setLiveRun(nullptr);
+    shown_->showStored(loadExperiments(*store_, ids_));
   }
 
   void exportWithoutRunsSelectedOrWritableFolderFails() {
@@ -192,7 +238,8 @@ class ExportTest : public QObject {
   std::string db_;
   std::unique_ptr<RunStore> store_;
   std::vector<int64_t> ids_;
-  std::unique_ptr<LivePlots> plots_;
+  std::unique_ptr<ShownRuns> shown_;
+  std::unique_ptr<PlotGrid> plots_;
   std::unique_ptr<RunsPanel> runs_;
   std::unique_ptr<QWidget> window_;
   std::unique_ptr<ExportActions> actions_;

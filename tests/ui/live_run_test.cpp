@@ -1,9 +1,11 @@
-// LiveRun: the live run's history lives outside the views; plots and status bar follow it.
+// LiveRun: the live run's history lives outside the views; the shown runs (and so the plots)
+// and the status bar follow it.
 #include <QSignalSpy>
 #include <QTest>
 
-#include "plots/live_plots.h"
+#include "plots/plot_grid.h"
 #include "series/live_run.h"
+#include "series/shown_runs.h"
 #include "ui_test_support.h"
 #include "window/run_status_bar.h"
 
@@ -99,27 +101,29 @@ class LiveRunTest : public QObject {
 
   void plotsAndStatusBarFollowTheModelNotEachOther() {
     LiveRun live;
-    LivePlots plots;
+    ShownRuns shown;
+    PlotGrid plots(&shown);
     RunStatusBar status;
-    plots.setLiveRun(&live);
+    shown.setLiveRun(&live);
     status.setLiveRun(&live);
 
     live.begin("live");
     live.append(stepsBatch(0, 20, true));
     const int live_points = plots.pointCount();
     QVERIFY(live_points > 0);
-    QCOMPARE(plots.shownRuns().size(), size_t{1});
-    QCOMPARE(plots.shownRuns().front(), &live.data());
+    QCOMPARE(shown.runs().size(), size_t{1});
+    QCOMPARE(shown.runs().front(), &live.data());
     QCOMPARE(status.progressPercent(), 20);  // 160 of 800 samples per arm
 
     // Stored runs on screen: the live run's next batch updates the status bar only.
     RunData stored = live.data();
     stored.label = "#1 stored";
-    plots.showRuns({stored, stored});
+    shown.showStored({stored, stored});
     const int stored_points = plots.pointCount();
     live.append(stepsBatch(20, 20, false));
     QCOMPARE(plots.pointCount(), stored_points);
-    QCOMPARE(plots.shownRuns().size(), size_t{2});
+    QCOMPARE(shown.runs().size(), size_t{2});
+    QVERIFY(!shown.isLive());
     QCOMPARE(status.progressPercent(), 40);
 
     // A new live run takes the plots back, from its own history only.
@@ -127,7 +131,8 @@ class LiveRunTest : public QObject {
     QCOMPARE(plots.pointCount(), 0);
     live.append(stepsBatch(0, 20, true));
     QCOMPARE(plots.pointCount(), live_points);
-    QCOMPARE(plots.shownRuns().front(), &live.data());
+    QCOMPARE(shown.runs().front(), &live.data());
+    QVERIFY(shown.isLive());
   }
 
   void statusBarShowsHowTheRunEnded() {

@@ -26,10 +26,11 @@
 #include "experiment/experiment_panel.h"
 #include "experiment/source_catalog.h"
 #include "lessons/lesson_panel.h"
-#include "plots/live_plots.h"
 #include "plots/plot_catalog.h"
+#include "plots/plot_grid.h"
 #include "runs/runs_model.h"
 #include "runs/runs_panel.h"
+#include "series/shown_runs.h"
 #include "store/store_file.h"
 #include "ui_test_support.h"
 #include "window/app_options.h"
@@ -82,8 +83,9 @@ class MainWindowTest : public QObject {
     const int live_points = window.plots()->pointCount();
     window.runsPanel()->selectRuns({window.store()->listRuns().front().id});
     emit window.runsPanel()->openRequested(window.runsPanel()->selectedRunIds());
-    QCOMPARE(window.plots()->shownRuns().size(), size_t{1});
-    QCOMPARE(window.plots()->shownRuns().front()->arms.size(), size_t{3});
+    QCOMPARE(window.shownRuns()->runs().size(), size_t{1});
+    QVERIFY(!window.shownRuns()->isLive());
+    QCOMPARE(window.shownRuns()->runs().front()->arms.size(), size_t{3});
     QCOMPARE(window.plots()->pointCount(), live_points);
     // A stored run is no live run: no progress bar, ETA or throughput for it.
     QVERIFY(!window.runStatusBar()->progressShown());

@@ -10,8 +10,8 @@
 #include <QTest>
 #include <qcustomplot.h>
 
-#include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
+#include "plots/plot_grid.h"
 #include "ui_test_support.h"
 #include "window/app_options.h"
 #include "window/main_window.h"
@@ -23,7 +23,7 @@ using namespace accumlab::ui;
 
 namespace {
 
-QStringList shownPlots(LivePlots* plots) {
+QStringList shownPlots(PlotGrid* plots) {
   QStringList ids;
   for (MetricCanvas* c : plots->canvases()) {
     if (c->isVisibleTo(plots)) ids << c->definition().id;
@@ -49,7 +49,7 @@ class PresentationModeTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     PresentationMode* mode = window.presentationMode();
     QVERIFY(mode);
-    LivePlots* plots = window.plots();
+    PlotGrid* plots = window.plots();
     MetricCanvas* loss = plots->canvases().front();
     const double normal_size = loss->font().pointSizeF();
     QCOMPARE(shownPlots(plots).size(), 6);

@@ -15,7 +15,7 @@ class ProbeSpreadPlot;
 
 /// Draws runs into the catalog's canvases: each run's lines, its event markers and probes,
 /// and the read-outs next to the titles. Appends only what a run gained since it was last
-/// drawn. No widget of its own: LivePlots feeds the canvases on screen with it, and
+/// drawn. No widget of its own: PlotGrid feeds the canvases on screen with it, and
 /// renderPlots() feeds off-screen canvases for a report. GUI thread.
 class PlotFeed {
  public:

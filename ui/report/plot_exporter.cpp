@@ -7,9 +7,9 @@
 #include <memory>
 #include <qcustomplot.h>
 
-#include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
 #include "plots/plot_feed.h"
+#include "plots/plot_grid.h"
 
 namespace accumlab::ui {
 
@@ -62,20 +62,18 @@ bool exportPlot(QCustomPlot* plot, const QString& title, const QString& path, QS
   return true;
 }
 
-bool exportAllCanvases(const LivePlots& plots, const QString& folder, const QString& format,
-                       QString* error) {
+bool exportAllCanvases(const std::vector<MetricCanvas*>& canvases, const QString& folder,
+                       const QString& format, QString* error) {
   if (!QDir().mkpath(folder)) {
     *error = QObject::tr("Could not create the folder %1.").arg(folder);
     return false;
   }
-  for (MetricCanvas* canvas : plots.canvases()) {
+  for (MetricCanvas* canvas : canvases) {
     const QString path = QDir(folder).filePath(canvas->definition().id + "." + format.toLower());
     if (!exportCanvas(canvas, path, error)) return false;
   }
   return true;
 }
-
-std::vector<PlotImage> capturePlots(const LivePlots& plots) { return captureCanvases(plots.canvases()); }
 
 std::vector<PlotImage> captureCanvases(const std::vector<MetricCanvas*>& canvases) {
   std::vector<PlotImage> out;
@@ -104,7 +102,7 @@ std::vector<PlotImage> renderPlots(const std::vector<RunData>& runs) {
   std::vector<const RunData*> shown;
   for (const RunData& run : runs) shown.push_back(&run);
   PlotFeed feed(canvases);
-  feed.draw(shown, XAxisMode::kSamples, LivePlots::kDefaultSmoothing);
+  feed.draw(shown, XAxisMode::kSamples, PlotGrid::kDefaultSmoothing);
   feed.refresh();
   return captureCanvases(canvases);
 }

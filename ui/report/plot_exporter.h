@@ -10,7 +10,6 @@ class QCustomPlot;
 
 namespace accumlab::ui {
 
-class LivePlots;
 class MetricCanvas;
 
 /// Default size of an exported plot image, in pixels.
@@ -33,11 +32,9 @@ bool exportPlot(QCustomPlot* plot, const QString& title, const QString& path, QS
 /// sentence naming the file on failure.
 bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error,
                   int width = kExportWidth, int height = kExportHeight);
-/// Writes every plot of `plots` into `folder` as <id>.<format>; false with a message on failure.
-bool exportAllCanvases(const LivePlots& plots, const QString& folder, const QString& format,
-                       QString* error);
-/// The plots of `plots` as PNG images.
-std::vector<PlotImage> capturePlots(const LivePlots& plots);
+/// Writes each of `canvases` into `folder` as <id>.<format>; false with a message on failure.
+bool exportAllCanvases(const std::vector<MetricCanvas*>& canvases, const QString& folder,
+                       const QString& format, QString* error);
 /// `canvases` as PNG images.
 std::vector<PlotImage> captureCanvases(const std::vector<MetricCanvas*>& canvases);
 /// Renders the plots of `runs` off-screen: one canvas per plot of the catalog, never shown.

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "plots/live_plots.h"
+#include "plots/plot_grid.h"
 #include "window/presentation_mode.h"
 
 namespace accumlab::ui {
@@ -45,7 +45,9 @@ void AppSettings::addRecentFile(const QString& path) {
 
 int AppSettings::xAxisMode() const { return settings_.value("view/xAxis", 0).toInt(); }
 
-double AppSettings::smoothing() const { return settings_.value("view/smoothing", LivePlots::kDefaultSmoothing).toDouble(); }
+double AppSettings::smoothing() const {
+  return settings_.value("view/smoothing", PlotGrid::kDefaultSmoothing).toDouble();
+}
 
 bool AppSettings::logY() const { return settings_.value("view/logY", false).toBool(); }
 
@@ -85,7 +87,7 @@ void AppSettings::fitToScreen(QWidget* window) {
   if (moved.topLeft() != window->frameGeometry().topLeft()) window->move(moved.topLeft());
 }
 
-void AppSettings::restoreWindow(QMainWindow* window, LivePlots* plots,
+void AppSettings::restoreWindow(QMainWindow* window, PlotGrid* plots,
                                 PresentationMode* presentation, bool fresh) const {
   // The default size, within the screen (a 1024×768 projector gets the whole screen).
   QSize size(1500, 940);

@@ -12,7 +12,7 @@ class QWidget;
 
 namespace accumlab::ui {
 
-class LivePlots;
+class PlotGrid;
 class PresentationMode;
 
 /// The app's persistent settings (QSettings): last experiment, window layout, recent files,
@@ -45,7 +45,7 @@ class AppSettings {
   /// Shrinks `window` to its screen's available area and moves it onto it (a geometry saved
   /// on a larger screen or while full screen).
   static void fitToScreen(QWidget* window);
-  void restoreWindow(QMainWindow* window, LivePlots* plots, PresentationMode* presentation,
+  void restoreWindow(QMainWindow* window, PlotGrid* plots, PresentationMode* presentation,
                      bool fresh) const;
   /// Saves `window`'s layout and the experiment shown.
   void saveWindow(QMainWindow* window, const ExperimentConfig& experiment);

@@ -5,28 +5,21 @@
 #include <QMenu>
 #include <exception>
 
-#include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
+#include "plots/plot_grid.h"
 #include "report/html_report.h"
 #include "report/plot_exporter.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
+#include "series/shown_runs.h"
 #include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
-namespace {
-/// The report owns what it writes about; the shown runs belong to the plots or the live run.
-std::vector<RunData> copies(const std::vector<const RunData*>& runs) {
-  std::vector<RunData> out;
-  for (const RunData* run : runs) out.push_back(*run);
-  return out;
-}
-}  // namespace
-
-ExportActions::ExportActions(QWidget* window, LivePlots* plots, RunsPanel* runs,
-                             std::function<RunStore*()> store)
-    : QObject(window), window_(window), plots_(plots), runs_(runs), store_(std::move(store)) {
+ExportActions::ExportActions(QWidget* window, PlotGrid* plots, const ShownRuns* shown,
+                             RunsPanel* runs, std::function<RunStore*()> store)
+    : QObject(window), window_(window), plots_(plots), shown_(shown), runs_(runs),
+      store_(std::move(store)) {
   report_ = new QAction(QIcon::fromTheme("text-html"), tr("HTML &report…"), this);
   report_->setToolTip(tr("Save a one-file HTML report of the runs selected in the Runs tab "
                          "(or, with none selected, of those shown): config, summary with "
@@ -50,7 +43,8 @@ void ExportActions::populateMenu(QMenu* menu) {
   menu->addSeparator();
   QMenu* plot_menu = menu->addMenu(tr("&Plot"));
   for (MetricCanvas* canvas : plots_->canvases()) {
-    plot_menu->addAction(canvas->definition().title + "…", this, [this, canvas] { exportPlot(canvas); });
+    plot_menu->addAction(canvas->definition().title + "…", this,
+                         [this, canvas] { exportPlot(canvas); });
   }
   menu->addAction(tr("&All plots…"), this, &ExportActions::exportAllPlots);
 }
@@ -131,7 +125,7 @@ void ExportActions::exportAllPlots() {
 
 bool ExportActions::exportAllPlotsTo(const QString& folder, const QString& format) {
   QString error;
-  if (!exportAllCanvases(*plots_, folder, format, &error)) {
+  if (!exportAllCanvases(plots_->canvases(), folder, format, &error)) {
     emit errorOccurred(error);
     return false;
   }
@@ -151,8 +145,7 @@ bool ExportActions::exportReportTo(const QString& path) {
   // happens to be plotted: an earlier comparison may still be on screen); else those shown.
   const std::vector<int64_t> selected = runs_->selectedRunIds();
   RunStore* store = store_();
-  const std::vector<const RunData*> shown = plots_->shownRuns();
-  if ((selected.empty() || !store) && shown.empty()) {
+  if ((selected.empty() || !store) && shown_->runs().empty()) {
     emit errorOccurred(tr("There is nothing to report yet: run an experiment or open stored runs."));
     return false;
   }
@@ -162,7 +155,8 @@ bool ExportActions::exportReportTo(const QString& path) {
   try {
     ok = !selected.empty() && store
              ? writeHtmlReport(loadRuns(*store, selected), path, &error)
-             : writeHtmlReport(copies(shown), capturePlots(*plots_), path, &error);
+             : writeHtmlReport(shown_->copies(), captureCanvases(plots_->canvases()), path,
+                               &error);
   } catch (const std::exception& e) {
     error = QString::fromStdString(e.what());
   }

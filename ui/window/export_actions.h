@@ -14,19 +14,22 @@ class QWidget;
 
 namespace accumlab::ui {
 
-class LivePlots;
 class MetricCanvas;
+class PlotGrid;
 class RunsPanel;
+class ShownRuns;
 
 /// The Export menu and toolbar actions: selected runs to CSV/JSON or a folder of TensorBoard
 /// logs (the store's exporters), one plot or all plots to PNG/SVG/PDF, and the one-file HTML
-/// report of what the plots show. The *To() functions do the work without dialogs (for
+/// report of the runs shown (ShownRuns). The *To() functions do the work without dialogs (for
 /// TensorBoard logs `path` is the folder). GUI thread.
 class ExportActions : public QObject {
   Q_OBJECT
 
  public:
-  ExportActions(QWidget* window, LivePlots* plots, RunsPanel* runs,
+  /// `plots` gives the images, `shown` the runs a report without a selection is about; none
+  /// is owned, all must outlive the actions.
+  ExportActions(QWidget* window, PlotGrid* plots, const ShownRuns* shown, RunsPanel* runs,
                 std::function<RunStore*()> store);
 
   /// Fills `menu` with the export actions.
@@ -57,7 +60,8 @@ class ExportActions : public QObject {
   void exportReport();
 
   QWidget* window_;
-  LivePlots* plots_;
+  PlotGrid* plots_;
+  const ShownRuns* shown_;
   RunsPanel* runs_;
   std::function<RunStore*()> store_;
   QAction* report_;

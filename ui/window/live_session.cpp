@@ -2,10 +2,11 @@
 
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
-#include "plots/live_plots.h"
+#include "plots/plot_grid.h"
 #include "runs/runs_panel.h"
 #include "series/live_run.h"
 #include "series/lr_hint.h"
+#include "series/shown_runs.h"
 #include "window/run_database.h"
 #include "window/run_status_bar.h"
 
@@ -14,7 +15,7 @@ namespace accumlab::ui {
 LiveSession::LiveSession(LiveParts parts, QObject* parent) : QObject(parent), p_(std::move(parts)) {
   TrainingController* c = p_.controller;
   c->setPacing([plots = p_.plots] { return plots->replotCostMs(); });
-  p_.plots->setLiveRun(p_.live);
+  p_.shown->setLiveRun(p_.live);
   p_.status->setLiveRun(p_.live);
   connect(c, &TrainingController::started, this, &LiveSession::onStarted);
   connect(c, &TrainingController::batchReady, this, &LiveSession::onBatch);

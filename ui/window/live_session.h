@@ -10,18 +10,20 @@ struct RecordBatch;
 namespace accumlab::ui {
 
 class ExperimentPanel;
-class LivePlots;
 class LiveRun;
+class PlotGrid;
 class RunDatabase;
 class RunStatusBar;
 class RunsPanel;
+class ShownRuns;
 class TrainingController;
 
 /// What a live run reaches on the GUI thread.
 struct LiveParts {
   TrainingController* controller = nullptr;
   LiveRun* live = nullptr;
-  LivePlots* plots = nullptr;
+  ShownRuns* shown = nullptr;
+  PlotGrid* plots = nullptr;
   RunStatusBar* status = nullptr;
   ExperimentPanel* experiment = nullptr;
   RunsPanel* runs = nullptr;
@@ -29,9 +31,9 @@ struct LiveParts {
   std::function<void(const QString&)> show_error;
 };
 
-/// The live run's flow: the controller's batches go into the LiveRun, which the plots and the
-/// status bar follow; the experiment panel and the runs list learn of start and end; the
-/// drains are paced by what the plots cost. GUI thread.
+/// The live run's flow: the controller's batches go into the LiveRun, which the shown runs
+/// (and so the plots) and the status bar follow; the experiment panel and the runs list learn
+/// of start and end; the drains are paced by what the plots cost. GUI thread.
 class LiveSession : public QObject {
   Q_OBJECT
 

@@ -12,8 +12,8 @@
 
 #include "accumlab/lesson.h"
 #include "files/file_dialogs.h"
-#include "plots/live_plots.h"
 #include "plots/metric_canvas.h"
+#include "plots/plot_grid.h"
 #include "window/app_settings.h"
 #include "window/export_actions.h"
 #include "window/manual_pages.h"
@@ -98,7 +98,7 @@ void MainMenus::buildViewMenu() {
   }
   view->addSeparator();
   view->addAction(tr("&Reset plot view"), QKeySequence(Qt::CTRL | Qt::Key_0), t_.plots,
-                  &LivePlots::resetView);
+                  &PlotGrid::resetView);
   view->addSeparator();
   view->addAction(t_.presentation->action());
   view->addMenu(t_.presentation->plotsMenu());

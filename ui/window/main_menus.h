@@ -11,7 +11,7 @@ namespace accumlab::ui {
 
 class AppSettings;
 class ExportActions;
-class LivePlots;
+class PlotGrid;
 class PresentationMode;
 class RunActions;
 
@@ -21,7 +21,7 @@ struct MenuTargets {
   AppSettings* settings = nullptr;  ///< the recent files
   RunActions* run = nullptr;
   ExportActions* exports = nullptr;
-  LivePlots* plots = nullptr;
+  PlotGrid* plots = nullptr;
   PresentationMode* presentation = nullptr;
   std::function<void(const QString&)> open_path;    ///< a dataset or model file or folder
   std::function<void(const QString&)> open_lesson;  ///< a lesson file

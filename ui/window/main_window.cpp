@@ -15,10 +15,11 @@
 #include "experiment/experiment_panel.h"
 #include "experiment/source_catalog.h"
 #include "lessons/lesson_panel.h"
-#include "plots/live_plots.h"
+#include "plots/plot_grid.h"
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
 #include "series/live_run.h"
+#include "series/shown_runs.h"
 #include "sweep/sweep_panel.h"
 #include "window/export_actions.h"
 #include "window/live_session.h"
@@ -38,7 +39,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   controller_ = new TrainingController(this);
   database_ = std::make_unique<RunDatabase>(controller_);
-  plots_ = new LivePlots(this);
+  shown_ = new ShownRuns(this);
+  plots_ = new PlotGrid(shown_, this);
   experiment_ = new ExperimentPanel;
   sweeps_ = new SweepPanel([this] { return experiment_->config(); });
   lessons_ = new LessonPanel(controller_);
@@ -54,7 +56,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   runs_ = new RunsPanel;
   status_ = new RunStatusBar(this);
   setStatusBar(status_);
-  export_ = new ExportActions(this, plots_, runs_, [this] { return store(); });
+  export_ = new ExportActions(this, plots_, shown_, runs_, [this] { return store(); });
   actions_ = new RunActions(this, controller_, [this] { startRun(); }, [this] { stopRunning(); });
   experiment_->setRunActions(actions_->run(), actions_->pause(), actions_->stop());
   presentation_ = new PresentationMode(this, plots_);
@@ -70,8 +72,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                               return QStringLiteral("lessons.md");
                             return QStringLiteral("app.md");
                           }});
-  new LiveSession({controller_, new LiveRun(this), plots_, status_, experiment_, runs_, database_.get(),
-                   [this](const QString& message) { showError(message); }},
+  new LiveSession({controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
+                   database_.get(), [this](const QString& message) { showError(message); }},
                   this);
 
   connect(controller_, &TrainingController::startFailed, this, &MainWindow::showError);
@@ -112,7 +114,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(export_, &ExportActions::errorOccurred, this, &MainWindow::showError);
   connect(export_, &ExportActions::exported, this,
           [this](const QString& path) { status_->showMessage(tr("Saved %1").arg(path), 5000); });
-  connect(plots_, &LivePlots::viewOptionsChanged, this, [this] {
+  connect(plots_, &PlotGrid::viewOptionsChanged, this, [this] {
     settings_.saveView(static_cast<int>(plots_->xAxisMode()), plots_->smoothing(), plots_->logY());
   });
   WheelGuard::protect(this);  // scrolling a panel changes none of its boxes
@@ -241,7 +243,8 @@ void MainWindow::openRuns(const std::vector<int64_t>& ids, bool whole_experiment
     return;
   }
   try {
-    plots_->showRuns(whole_experiments ? loadExperiments(*store(), ids) : loadRuns(*store(), ids));
+    shown_->showStored(whole_experiments ? loadExperiments(*store(), ids)
+                                         : loadRuns(*store(), ids));
     status_->setState(whole_experiments ? tr("Stored run") : tr("Comparing"));
     status_->clearProgress();
   } catch (const std::exception& e) {

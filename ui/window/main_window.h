@@ -18,17 +18,18 @@ namespace accumlab::ui {
 class ExperimentPanel;
 class ExportActions;
 class LessonPanel;
-class LivePlots;
 class MainMenus;
+class PlotGrid;
 class PresentationMode;
 class RunActions;
 class RunDatabase;
 class RunStatusBar;
 class RunsPanel;
+class ShownRuns;
 class SweepPanel;
 class TrainingController;
 
-/// The desktop app's window. It only assembles the panels (experiment dock, live plots,
+/// The desktop app's window. It only assembles the panels (experiment dock, plot grid,
 /// runs dock, status bar, menus) and wires them to the TrainingController and the run
 /// store; each panel does its own work. GUI thread.
 class MainWindow : public QMainWindow {
@@ -51,7 +52,9 @@ class MainWindow : public QMainWindow {
 
   TrainingController* controller() const { return controller_; }
   ExperimentPanel* experimentPanel() const { return experiment_; }
-  LivePlots* plots() const { return plots_; }
+  PlotGrid* plots() const { return plots_; }
+  /// The runs the plots show, that export and the report read.
+  ShownRuns* shownRuns() const { return shown_; }
   RunsPanel* runsPanel() const { return runs_; }
   SweepPanel* sweepPanel() const { return sweeps_; }
   LessonPanel* lessonPanel() const { return lessons_; }
@@ -89,7 +92,8 @@ class MainWindow : public QMainWindow {
   TrainingController* controller_;
   std::unique_ptr<RunDatabase> database_;
   ExperimentPanel* experiment_;
-  LivePlots* plots_;
+  ShownRuns* shown_;
+  PlotGrid* plots_;
   RunsPanel* runs_;
   SweepPanel* sweeps_;
   LessonPanel* lessons_;

@@ -9,8 +9,8 @@
 #include <QTimer>
 #include <algorithm>
 
-#include "plots/live_plots.h"
 #include "plots/plot_catalog.h"
+#include "plots/plot_grid.h"
 
 namespace accumlab::ui {
 
@@ -22,7 +22,7 @@ constexpr int kPresentedPlots = 4;
 
 QStringList PresentationMode::defaultPlots() { return {"loss", "variance", "noise", "equivalence"}; }
 
-PresentationMode::PresentationMode(QMainWindow* window, LivePlots* plots)
+PresentationMode::PresentationMode(QMainWindow* window, PlotGrid* plots)
     : QObject(window), window_(window), plots_(plots),
       action_(new QAction(tr("&Presentation mode"), this)),
       plots_menu_(new QMenu(tr("Plots in &presentation"), window)), chosen_(defaultPlots()) {

@@ -14,7 +14,7 @@ class QMenu;
 
 namespace accumlab::ui {
 
-class LivePlots;
+class PlotGrid;
 
 /// View → Presentation mode (F11), for a projector: the window full screen, every font
 /// ×1.5, the side docks hidden and the plots reduced to a 2×2 grid of four the user picks
@@ -29,7 +29,7 @@ class PresentationMode : public QObject {
   /// The plots a presentation starts with.
   static QStringList defaultPlots();
 
-  PresentationMode(QMainWindow* window, LivePlots* plots);
+  PresentationMode(QMainWindow* window, PlotGrid* plots);
 
   /// The checkable action (F11).
   QAction* action() const { return action_; }
@@ -52,7 +52,7 @@ class PresentationMode : public QObject {
   void updateMenu();
 
   QMainWindow* window_;
-  LivePlots* plots_;
+  PlotGrid* plots_;
   QAction* action_;
   QMenu* plots_menu_;
   QStringList chosen_;

@@ -15,14 +15,14 @@ class QSlider;
 
 namespace accumlab::ui {
 
-class LiveRun;
 class MetricCanvas;
 class PlotFeed;
+class ShownRuns;
 
 /// The grid of plots with their shared controls: x-axis mode, smoothing, log y, reset view.
-/// Shows either the live run (a LiveRun it follows, owned elsewhere) or stored runs
-/// (showRuns: one run, or several overlaid in compare mode; those it owns). GUI thread.
-class LivePlots : public QWidget {
+/// Draws the runs a ShownRuns holds (the live run as it grows, or stored runs: one, or
+/// several overlaid in compare mode) and redraws when they change; it owns no run. GUI thread.
+class PlotGrid : public QWidget {
   Q_OBJECT
 
  public:
@@ -30,19 +30,14 @@ class LivePlots : public QWidget {
   /// faint raw lines still show its noise.
   static constexpr double kDefaultSmoothing = 0.9;
 
-  explicit LivePlots(QWidget* parent = nullptr);
-  ~LivePlots() override;
+  /// Draws what `shown` holds (not owned; it must outlive the grid): all of it when it
+  /// changes, and of a live run each batch only what is new.
+  explicit PlotGrid(const ShownRuns* shown, QWidget* parent = nullptr);
+  ~PlotGrid() override;
 
-  /// Follows `live` (not owned; it must outlive the plots): a run it begins replaces what is
-  /// shown, and each batch it takes plots only what is new.
-  void setLiveRun(const LiveRun* live);
-  /// Shows finished runs; several are overlaid, one colour per run.
-  void showRuns(std::vector<RunData> runs);
   /// The key above the plots while runs are compared: one colour per run, one line style per
   /// arm (the plots' own legends may not fit on a small screen). Empty otherwise.
   QString compareKey() const;
-  /// The runs shown: the live run, or the stored runs of showRuns().
-  std::vector<const RunData*> shownRuns() const { return sources_; }
   /// The plots, in catalog order.
   const std::vector<MetricCanvas*>& canvases() const { return canvases_; }
 
@@ -53,8 +48,8 @@ class LivePlots : public QWidget {
   void setSmoothing(double s);
   bool logY() const { return log_y_; }
   void setLogY(bool log);
-  /// Writes `text` on the loss plot of the live run (while it is shown), in `arm`'s colour, where that arm is now
-  /// (a hint next to its curve).
+  /// Writes `text` on the loss plot of the live run (while it is shown), in `arm`'s colour,
+  /// where that arm is now (a hint next to its curve).
   void addNote(ArmKind arm, const QString& text);
   /// Shows only the plots with these catalog ids, in catalog order and two columns (the
   /// Presentation mode's 2×2); an empty list shows all of them in the usual grid.
@@ -77,16 +72,13 @@ class LivePlots : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  void showLive();
-  bool showingLive() const;
+  void onShownChanged();
   void rebuild();
   void updateCompareKey();
 
   std::vector<MetricCanvas*> canvases_;
-  const LiveRun* live_ = nullptr;
-  std::vector<RunData> stored_;           ///< the runs of showRuns()
-  std::vector<const RunData*> sources_;   ///< what is plotted: the live run or stored_
-  std::unique_ptr<PlotFeed> feed_;          ///< draws sources_ into canvases_
+  const ShownRuns* shown_;          ///< what is plotted
+  std::unique_ptr<PlotFeed> feed_;  ///< draws shown_'s runs into canvases_
   XAxisMode x_mode_ = XAxisMode::kSamples;
   double smoothing_ = kDefaultSmoothing;
   bool log_y_ = false;

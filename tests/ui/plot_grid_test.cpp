@@ -1,5 +1,5 @@
-// LivePlots: plots receive points while training and redraw from history on view changes.
-#include "plots/live_plots.h"
+// PlotGrid: plots receive points while training and redraw from history on view changes.
+#include "plots/plot_grid.h"
 
 #include <qcustomplot.h>
 
@@ -21,6 +21,7 @@
 #include "plots/metric_canvas.h"
 #include "runs/run_loader.h"
 #include "series/live_run.h"
+#include "series/shown_runs.h"
 #include "summary_table.h"
 #include "ui_test_support.h"
 
@@ -57,7 +58,7 @@ bool onOneTwoFive(double v) {
          std::fabs(mantissa - 5) < 1e-9;
 }
 
-MetricCanvas* canvasById(const LivePlots& plots, const QString& id) {
+MetricCanvas* canvasById(const PlotGrid& plots, const QString& id) {
   for (MetricCanvas* c : plots.canvases()) {
     if (c->definition().id == id) return c;
   }
@@ -85,31 +86,37 @@ RecordBatch syntheticBatch(int from, int n) {
   }
   return b;
 }
+
+/// A plot grid that draws a live run through ShownRuns, wired as in the main window.
+struct LiveGrid {
+  LiveGrid() { shown.setLiveRun(&live); }
+  LiveRun live;
+  ShownRuns shown;
+  PlotGrid plots{&shown};
+};
 }  // namespace
 
-class LivePlotsTest : public QObject {
+class PlotGridTest : public QObject {
   Q_OBJECT
 
  private slots:
   void initTestCase() { test::isolateSettings(); }
 
   void plotsReceivePointsWhileTraining() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    plots.resize(1200, 800);
-    plots.show();
+    LiveGrid t;
+    t.plots.resize(1200, 800);
+    t.plots.show();
     TrainingController controller;
     int batches = 0;
     std::vector<int> counts;
     connect(&controller, &TrainingController::batchReady, this, [&](const RecordBatch& b) {
-      live.append(b);
+      t.live.append(b);
       if (b.steps.empty()) return;  // e.g. the first drain, before the first step
       ++batches;
-      counts.push_back(plots.pointCount());
+      counts.push_back(t.plots.pointCount());
     });
     QSignalSpy finished(&controller, &TrainingController::finished);
-    live.begin("live");
+    t.live.begin("live");
     QVERIFY(controller.start(test::smallExperiment(20000)));
     QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
     // Points arrive during the run, not only at its end: the first batch with steps already
@@ -118,25 +125,23 @@ class LivePlotsTest : public QObject {
     QVERIFY2(counts.front() > 0 && counts.front() < counts.back(),
              qPrintable(QString("points after the first batch: %1 of %2").arg(counts.front()).arg(counts.back())));
     QVERIFY(std::is_sorted(counts.begin(), counts.end()));  // only appended
-    MetricCanvas* loss = canvasById(plots, "loss");
+    MetricCanvas* loss = canvasById(t.plots, "loss");
     // raw + smoothed line for each of 3 arms: 2 × (2500 + 625 + 625) points.
     QCOMPARE(loss->pointCount(), 2 * (2500 + 625 + 625));
-    QVERIFY(canvasById(plots, "validation")->pointCount() > 0);
-    QVERIFY(canvasById(plots, "equivalence")->pointCount() > 0);
+    QVERIFY(canvasById(t.plots, "validation")->pointCount() > 0);
+    QVERIFY(canvasById(t.plots, "equivalence")->pointCount() > 0);
   }
 
   void varianceReadoutShowsMeasuredRatioAndK() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    live.begin("live");
-    live.append(syntheticBatch(0, 20));
-    MetricCanvas* variance = canvasById(plots, "variance");
+    LiveGrid t;
+    t.live.begin("live");
+    t.live.append(syntheticBatch(0, 20));
+    MetricCanvas* variance = canvasById(t.plots, "variance");
     // Fewer than W = 50 updates: no ratio yet. No probe yet either: the headline says what
     // K is the theory of; the arms' own ratio is in the tooltip, never the headline.
     QVERIFY2(variance->readoutTip().contains("settling… 20/50 updates"), qPrintable(variance->readoutTip()));
     QVERIFY2(variance->readout().contains("theory 4 at one set of weights"), qPrintable(variance->readout()));
-    live.append(syntheticBatch(20, 40));
+    t.live.append(syntheticBatch(20, 40));
     const QString text = variance->readoutTip();
     // Ratio 8 of two detrended variances over 50 updates (ν = 32.9 each): 90% F-interval
     // [4.5, 14.3].
@@ -165,12 +170,10 @@ class LivePlotsTest : public QObject {
         b.steps.push_back(r);
       }
     }
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    live.begin("live");
-    live.append(b);
-    MetricCanvas* equivalence = canvasById(plots, "equivalence");
+    LiveGrid t;
+    t.live.begin("live");
+    t.live.append(b);
+    MetricCanvas* equivalence = canvasById(t.plots, "equivalence");
     const QString text = equivalence->readout();
     // The headline every place gives: the largest check that was not a kink.
     QVERIFY2(text.contains("gradient check (largest, kinks excluded) <b>4.00e-07</b>"),
@@ -202,22 +205,20 @@ class LivePlotsTest : public QObject {
     early.steps.erase(std::remove_if(early.steps.begin(), early.steps.end(),
                                      [](const StepRecord& r) { return r.step > 30; }),
                       early.steps.end());
-    live.begin("early");
-    live.append(early);
+    t.live.begin("early");
+    t.live.append(early);
     QVERIFY2(equivalence->readout().endsWith("trajectories 1.0e-06"), qPrintable(equivalence->readout()));
 
     // In float64 rounding level is 1e-12: 1e-6 is already apart.
     early.started->config.dtype = DType::kFloat64;
-    live.begin("float64");
-    live.append(early);
+    t.live.begin("float64");
+    t.live.append(early);
     QVERIFY2(equivalence->readout().contains("parted at update 1:"), qPrintable(equivalence->readout()));
   }
 
   void probePointsCarryTheirIntervals() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    live.begin("live");
+    LiveGrid t;
+    t.live.begin("live");
     RecordBatch b = syntheticBatch(0, 60);
     ProbeRecord p;
     p.arm = ArmKind::kAccum;
@@ -231,8 +232,8 @@ class LivePlotsTest : public QObject {
     p.ci_high = 6.1;
     p.theory = 4;
     b.probes.push_back(p);
-    live.append(b);
-    MetricCanvas* variance = canvasById(plots, "variance");
+    t.live.append(b);
+    MetricCanvas* variance = canvasById(t.plots, "variance");
     // One probe pooled is that probe.
     QVERIFY2(variance->readout().contains("same weights <b>3.9×</b> [2.5, 6.1]"),
              qPrintable(variance->readout()));
@@ -245,7 +246,7 @@ class LivePlotsTest : public QObject {
     QCOMPARE(bars->data()->at(0).errorMinus, 3.9 - 2.5);
     QCOMPARE(bars->data()->at(0).errorPlus, 6.1 - 3.9);
     // A redraw (e.g. a new x-axis) keeps the probe, once.
-    plots.setXAxisMode(XAxisMode::kSteps);
+    t.plots.setXAxisMode(XAxisMode::kSteps);
     int points = 0;
     for (int i = 0; i < variance->plot()->graphCount(); ++i) {
       if (variance->plot()->graph(i)->name().contains("same weights")) {
@@ -257,17 +258,15 @@ class LivePlotsTest : public QObject {
   }
 
   void appendingOnlyAddsTheNewPoints() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    live.begin("live");
-    live.append(syntheticBatch(0, 10));
-    MetricCanvas* loss = canvasById(plots, "loss");
+    LiveGrid t;
+    t.live.begin("live");
+    t.live.append(syntheticBatch(0, 10));
+    MetricCanvas* loss = canvasById(t.plots, "loss");
     QCOMPARE(loss->pointCount(), 2 * 2 * 10);
     // A mark on a drawn point: appending leaves it, clearing and redrawing would not.
     QCPGraph* raw = loss->plot()->graph(0);
     raw->data()->begin()->value = 42.0;
-    live.append(syntheticBatch(10, 5));
+    t.live.append(syntheticBatch(10, 5));
     QCOMPARE(loss->pointCount(), 2 * 2 * 15);
     QCOMPARE(loss->plot()->graph(0), raw);
     QCOMPARE(raw->data()->begin()->value, 42.0);
@@ -276,18 +275,16 @@ class LivePlotsTest : public QObject {
   }
 
   void xAxisModeAndSmoothingRedrawFromHistory() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    live.begin("live");
-    live.append(syntheticBatch(0, 50));
-    MetricCanvas* loss = canvasById(plots, "loss");
+    LiveGrid t;
+    t.live.begin("live");
+    t.live.append(syntheticBatch(0, 50));
+    MetricCanvas* loss = canvasById(t.plots, "loss");
     const int before = loss->pointCount();
-    plots.setXAxisMode(XAxisMode::kSteps);
+    t.plots.setXAxisMode(XAxisMode::kSteps);
     QCOMPARE(loss->pointCount(), before);
     QCOMPARE(loss->plot()->graph(0)->data()->at(49)->key, 50.0);
     // Smoothing 0 shows the raw values on the bold line; 0.9 averages 1,2,1,2… near 1.5.
-    plots.setSmoothing(0.0);
+    t.plots.setSmoothing(0.0);
     auto smoothed = [&] {
       for (int i = 0; i < loss->plot()->graphCount(); ++i) {
         QCPGraph* g = loss->plot()->graph(i);
@@ -296,15 +293,13 @@ class LivePlotsTest : public QObject {
       return static_cast<QCPGraph*>(nullptr);
     };
     QCOMPARE(smoothed()->data()->at(49)->value, 2.0);
-    plots.setSmoothing(0.9);
+    t.plots.setSmoothing(0.9);
     QVERIFY(std::fabs(smoothed()->data()->at(49)->value - 1.5) < 0.1);
   }
 
   void sliderEventsBecomeMarkersOnEveryPlot() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    live.begin("live");
+    LiveGrid t;
+    t.live.begin("live");
     RecordBatch b = syntheticBatch(0, 10);
     // m and K changed at one sample (both sliders moved before the next window): one marker,
     // with a short label.
@@ -316,8 +311,8 @@ class LivePlotsTest : public QObject {
     k.kind = EventKind::kAccum;
     k.message = "K 4 → 8 for all arms at sample 40 (optimizer state kept)";
     b.events = {m, k};
-    live.append(b);
-    for (MetricCanvas* c : plots.canvases()) {
+    t.live.append(b);
+    for (MetricCanvas* c : t.plots.canvases()) {
       QStringList labels;
       for (int i = 0; i < c->plot()->itemCount(); ++i) {
         auto* text = qobject_cast<QCPItemText*>(c->plot()->item(i));
@@ -330,10 +325,8 @@ class LivePlotsTest : public QObject {
   }
 
   void divergedArmIsMarkedInItsColour() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    live.begin("live");
+    LiveGrid t;
+    t.live.begin("live");
     RecordBatch b = syntheticBatch(0, 10);
     EventRecord e;
     e.kind = EventKind::kDiverged;
@@ -341,8 +334,8 @@ class LivePlotsTest : public QObject {
     e.samples_seen = 64;
     e.message = "loss is NaN";
     b.events.push_back(e);
-    live.append(b);
-    MetricCanvas* loss = canvasById(plots, "loss");
+    t.live.append(b);
+    MetricCanvas* loss = canvasById(t.plots, "loss");
     bool found = false;
     for (int i = 0; i < loss->plot()->itemCount(); ++i) {
       auto* text = qobject_cast<QCPItemText*>(loss->plot()->item(i));
@@ -362,14 +355,12 @@ class LivePlotsTest : public QObject {
     QCOMPARE(compactNumber(3e9), QString("3G"));
     QCOMPARE(compactNumber(5000), QString());  // short numbers stay as they are
     // Every plot's sample axis uses it: no label is a run of six digits any more.
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    plots.resize(1024, 700);
-    plots.show();
-    live.begin("live");
-    live.append(syntheticBatch(0, 100));
-    for (MetricCanvas* c : plots.canvases()) {
+    LiveGrid t;
+    t.plots.resize(1024, 700);
+    t.plots.show();
+    t.live.begin("live");
+    t.live.append(syntheticBatch(0, 100));
+    for (MetricCanvas* c : t.plots.canvases()) {
       c->plot()->xAxis->setRange(0, 300000);
       c->plot()->replot();
       QVERIFY(c->plot()->xAxis->ticker().dynamicCast<CompactTicker>());
@@ -380,40 +371,36 @@ class LivePlotsTest : public QObject {
   }
 
   void zoomingOnePlotMovesAllAndResetFollowsAgain() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    plots.resize(1200, 800);
-    plots.show();
-    live.begin("live");
-    live.append(syntheticBatch(0, 100));
-    MetricCanvas* loss = canvasById(plots, "loss");
-    MetricCanvas* variance = canvasById(plots, "variance");
+    LiveGrid t;
+    t.plots.resize(1200, 800);
+    t.plots.show();
+    t.live.begin("live");
+    t.live.append(syntheticBatch(0, 100));
+    MetricCanvas* loss = canvasById(t.plots, "loss");
+    MetricCanvas* variance = canvasById(t.plots, "variance");
     QCOMPARE(loss->plot()->xAxis->range().upper, 800.0);  // following: fitted to the data
     // A user drag/zoom changes an x-axis: every plot shows that range and stops following.
     emit loss->userInteracted();
     loss->plot()->xAxis->setRange(100, 200);
     QCOMPARE(variance->plot()->xAxis->range().lower, 100.0);
     QCOMPARE(variance->plot()->xAxis->range().upper, 200.0);
-    live.append(syntheticBatch(100, 50));
+    t.live.append(syntheticBatch(100, 50));
     QCOMPARE(variance->plot()->xAxis->range().upper, 200.0);  // new data does not move the view
     QVERIFY(!variance->following());
-    plots.resetView();
+    t.plots.resetView();
     QVERIFY(variance->following());
     QCOMPARE(variance->plot()->xAxis->range().upper, 1200.0);
   }
 
   void hoverShowsTheNearestValueOfEachArm() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    plots.resize(1200, 800);
-    plots.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&plots));
-    live.begin("live");
-    live.append(syntheticBatch(0, 100));
-    plots.replotNow();
-    MetricCanvas* variance = canvasById(plots, "variance");
+    LiveGrid t;
+    t.plots.resize(1200, 800);
+    t.plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&t.plots));
+    t.live.begin("live");
+    t.live.append(syntheticBatch(0, 100));
+    t.plots.replotNow();
+    MetricCanvas* variance = canvasById(t.plots, "variance");
     QCustomPlot* plot = variance->plot();
     const QPoint at(static_cast<int>(plot->xAxis->coordToPixel(400)),
                     plot->axisRect()->rect().center().y());
@@ -425,16 +412,14 @@ class LivePlotsTest : public QObject {
   }
 
   void logToggleDropsNonPositiveValues() {
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    live.begin("live");
+    LiveGrid t;
+    t.live.begin("live");
     RecordBatch b = syntheticBatch(0, 4);
     b.steps[0].loss = 0.0;
-    live.append(b);
-    MetricCanvas* loss = canvasById(plots, "loss");
+    t.live.append(b);
+    MetricCanvas* loss = canvasById(t.plots, "loss");
     const int linear = loss->pointCount();
-    plots.setLogY(true);
+    t.plots.setLogY(true);
     QCOMPARE(loss->plot()->axisRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLogarithmic);
     QCOMPARE(loss->pointCount(), linear - 2);  // the raw 0 and its EMA (also 0) are dropped
   }
@@ -446,18 +431,16 @@ class LivePlotsTest : public QObject {
     QCOMPARE(logTickLabel(12345), QString("12345"));  // three digits would say 12.3k
     QCOMPARE(logTickLabel(2e-7), QString("2·10⁻⁷"));
     QCOMPARE(logTickLabel(1e-6), QString("10⁻⁶"));
-    LiveRun live;
-    LivePlots plots;
-    plots.setLiveRun(&live);
-    plots.resize(1024, 900);
-    plots.show();
-    live.begin("live");
+    LiveGrid t;
+    t.plots.resize(1024, 900);
+    t.plots.show();
+    t.live.begin("live");
     RecordBatch b = syntheticBatch(0, 60);  // accum: K = 4
     for (StepRecord& r : b.steps) {
       if (r.arm == ArmKind::kAccum) r.accum = 8;
     }
-    live.append(b);
-    MetricCanvas* variance = canvasById(plots, "variance");
+    t.live.append(b);
+    MetricCanvas* variance = canvasById(t.plots, "variance");
     QCPAxis* ratio = variance->plot()->axisRect(1)->axis(QCPAxis::atLeft);
     QCOMPARE(ratio->scaleType(), QCPAxis::stLogarithmic);
     QVERIFY(ratio->ticker().dynamicCast<LogTicker>());
@@ -504,7 +487,7 @@ class LivePlotsTest : public QObject {
     for (StepRecord& r : more.steps) {
       if (r.arm == ArmKind::kAccum) r.accum = 16;
     }
-    live.append(more);
+    t.live.append(more);
     ratio->setRange(1.5, 40);
     variance->plot()->replot();
     QVERIFY(ratio->tickVector().contains(16));
@@ -554,8 +537,9 @@ class LivePlotsTest : public QObject {
     const QString line = QString("gradient check (largest, kinks excluded): %1 of ").arg(figure);
     QVERIFY2(table.contains(line), qPrintable(table));
     // The app's read-out of the same stored run.
-    LivePlots plots;
-    plots.showRuns(loadRuns(store, {accum_id}));
+    ShownRuns shown;
+    PlotGrid plots(&shown);
+    shown.showStored(loadRuns(store, {accum_id}));
     const QString readout = canvasById(plots, "equivalence")->readout();
     QVERIFY2(
         readout.contains(QString("gradient check (largest, kinks excluded) <b>%1</b>").arg(figure)),
@@ -570,8 +554,9 @@ class LivePlotsTest : public QObject {
     b.id_label = "runs 7, 9";
     a.append(syntheticBatch(0, 10));
     b.append(syntheticBatch(0, 20));
-    LivePlots plots;
-    plots.showRuns({a, b});
+    ShownRuns shown;
+    PlotGrid plots(&shown);
+    shown.showStored({a, b});
     MetricCanvas* loss = canvasById(plots, "loss");
     QCOMPARE(loss->pointCount(), 2 * 2 * 10 + 2 * 2 * 20);
     bool labelled = false;
@@ -608,11 +593,11 @@ class LivePlotsTest : public QObject {
     const QString readout = canvasById(plots, "variance")->readout();
     QVERIFY2(readout.startsWith("runs 1–3: ") && readout.contains("<br>runs 7, 9: "), qPrintable(readout));
     // One run shown: no key, and the read-out needs no name.
-    plots.showRuns({a});
+    shown.showStored({a});
     QCOMPARE(plots.compareKey(), QString());
     QVERIFY(!canvasById(plots, "variance")->readout().startsWith("runs 1–3: "));
   }
 };
 
-QTEST_MAIN(LivePlotsTest)
-#include "live_plots_test.moc"
+QTEST_MAIN(PlotGridTest)
+#include "plot_grid_test.moc"

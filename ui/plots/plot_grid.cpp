@@ -1,4 +1,4 @@
-#include "plots/live_plots.h"
+#include "plots/plot_grid.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,7 +16,7 @@
 #include "plots/arm_style.h"
 #include "plots/metric_canvas.h"
 #include "plots/plot_feed.h"
-#include "series/live_run.h"
+#include "series/shown_runs.h"
 
 namespace accumlab::ui {
 
@@ -36,7 +36,7 @@ constexpr double kMaxSmoothing = 0.99;
 
 }  // namespace
 
-LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
+PlotGrid::PlotGrid(const ShownRuns* shown, QWidget* parent) : QWidget(parent), shown_(shown) {
   x_combo_ = new QComboBox(this);
   x_combo_->setObjectName("xAxisMode");
   x_combo_->addItem(tr("samples seen"), static_cast<int>(XAxisMode::kSamples));
@@ -117,43 +117,27 @@ LivePlots::LivePlots(QWidget* parent) : QWidget(parent) {
   });
   connect(smoothing_slider_, &QSlider::valueChanged, this,
           [this](int v) { setSmoothing(static_cast<double>(v) / kSmoothingSteps); });
-  connect(log_check_, &QCheckBox::toggled, this, &LivePlots::setLogY);
-  connect(reset, &QPushButton::clicked, this, &LivePlots::resetView);
-}
-
-LivePlots::~LivePlots() = default;
-
-void LivePlots::setLiveRun(const LiveRun* live) {
-  if (live_) disconnect(live_, nullptr, this, nullptr);
-  live_ = live;
-  if (!live_) return;
-  connect(live_, &LiveRun::begun, this, &LivePlots::showLive);
-  connect(live_, &LiveRun::appended, this, [this] {
-    if (!showingLive()) return;  // stored runs are on screen
+  connect(log_check_, &QCheckBox::toggled, this, &PlotGrid::setLogY);
+  connect(reset, &QPushButton::clicked, this, &PlotGrid::resetView);
+  connect(shown_, &ShownRuns::changed, this, &PlotGrid::onShownChanged);
+  connect(shown_, &ShownRuns::liveAppended, this, [this] {
     feed_->drawNew(0);
     feed_->refresh();
   });
+  if (!shown_->runs().empty()) rebuild();
 }
 
-bool LivePlots::showingLive() const {
-  return live_ && sources_.size() == 1 && sources_.front() == &live_->data();
-}
+PlotGrid::~PlotGrid() = default;
 
-void LivePlots::showLive() {
-  stored_.clear();
-  sources_ = {&live_->data()};
+void PlotGrid::onShownChanged() {
+  // Stored runs are seen whole; a live run that begins keeps the view the user chose.
+  if (!shown_->isLive()) {
+    for (MetricCanvas* c : canvases_) c->setFollow(true);
+  }
   rebuild();
 }
 
-void LivePlots::showRuns(std::vector<RunData> runs) {
-  stored_ = std::move(runs);
-  sources_.clear();
-  for (const RunData& run : stored_) sources_.push_back(&run);
-  for (MetricCanvas* c : canvases_) c->setFollow(true);
-  rebuild();
-}
-
-void LivePlots::setXAxisMode(XAxisMode mode) {
+void PlotGrid::setXAxisMode(XAxisMode mode) {
   const int index = x_combo_->findData(static_cast<int>(mode));
   if (x_combo_->currentIndex() != index) x_combo_->setCurrentIndex(index);  // re-enters here
   if (mode == x_mode_) return;
@@ -166,7 +150,7 @@ void LivePlots::setXAxisMode(XAxisMode mode) {
   emit viewOptionsChanged();
 }
 
-void LivePlots::setSmoothing(double s) {
+void PlotGrid::setSmoothing(double s) {
   s = std::clamp(s, 0.0, kMaxSmoothing);
   const int pos = static_cast<int>(std::lround(s * kSmoothingSteps));
   if (smoothing_slider_->value() != pos) smoothing_slider_->setValue(pos);
@@ -177,7 +161,7 @@ void LivePlots::setSmoothing(double s) {
   emit viewOptionsChanged();
 }
 
-void LivePlots::setLogY(bool log) {
+void PlotGrid::setLogY(bool log) {
   if (log_check_->isChecked() != log) log_check_->setChecked(log);
   if (log == log_y_) return;
   log_y_ = log;
@@ -186,13 +170,13 @@ void LivePlots::setLogY(bool log) {
   emit viewOptionsChanged();
 }
 
-void LivePlots::resizeEvent(QResizeEvent* event) {
+void PlotGrid::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   const int columns = width() >= kThreeColumnsFrom ? kGridColumns : 2;
   if (shown_ids_.isEmpty() && columns != columns_) setShownPlots(shown_ids_);
 }
 
-void LivePlots::setShownPlots(const QStringList& ids) {
+void PlotGrid::setShownPlots(const QStringList& ids) {
   shown_ids_ = ids;
   const int columns = !ids.isEmpty() ? 2 : width() >= kThreeColumnsFrom ? kGridColumns : 2;
   columns_ = columns;
@@ -211,48 +195,54 @@ void LivePlots::setShownPlots(const QStringList& ids) {
   for (int row = 0; row * columns < shown; ++row) grid_->setRowStretch(row, 1);
 }
 
-void LivePlots::resetView() {
+void PlotGrid::resetView() {
   for (MetricCanvas* c : canvases_) c->setFollow(true);
   feed_->refresh();
 }
 
-void LivePlots::replotNow() {
+void PlotGrid::replotNow() {
   for (MetricCanvas* c : canvases_) c->plot()->replot(QCustomPlot::rpImmediateRefresh);
 }
 
-double LivePlots::replotCostMs() const {
+double PlotGrid::replotCostMs() const {
   double ms = 0;
   for (const MetricCanvas* c : canvases_) ms += c->plot()->replotTime(true);
   return ms;
 }
 
-int LivePlots::pointCount() const {
+int PlotGrid::pointCount() const {
   int n = 0;
   for (const MetricCanvas* c : canvases_) n += c->pointCount();
   return n;
 }
 
-void LivePlots::rebuild() {
+void PlotGrid::rebuild() {
   // A view change (axis, smoothing, runs) redraws from the kept history once; live updates
   // go through PlotFeed::drawNew() and only append.
-  feed_->draw(sources_, x_mode_, smoothing_);
+  feed_->draw(shown_->runs(), x_mode_, smoothing_);
   feed_->refresh();
   updateCompareKey();
 }
 
-QString LivePlots::compareKey() const { return compare_key_->isHidden() ? QString() : compare_key_->text(); }
+QString PlotGrid::compareKey() const {
+  return compare_key_->isHidden() ? QString() : compare_key_->text();
+}
 
-void LivePlots::updateCompareKey() {
-  compare_key_->setVisible(sources_.size() > 1);
-  if (sources_.size() < 2) return;
+void PlotGrid::updateCompareKey() {
+  const std::vector<const RunData*>& shown = shown_->runs();
+  compare_key_->setVisible(shown.size() > 1);
+  if (shown.size() < 2) return;
   QStringList runs;
   std::set<ArmKind> arms;
-  for (size_t i = 0; i < sources_.size(); ++i) {
+  for (size_t i = 0; i < shown.size(); ++i) {
+    // One label never breaks across lines.
+    const QString label = QString::fromStdString(shown[i]->label)
+                              .toHtmlEscaped()
+                              .replace(' ', "&nbsp;")
+                              .replace('-', "&#8209;");
     runs << QString("<span style='color:%1'>&#9632;</span>&nbsp;%2")
-                .arg(runColor(static_cast<int>(i)).name(),
-                     // one label never breaks across lines
-                     QString::fromStdString(sources_[i]->label).toHtmlEscaped().replace(' ', "&nbsp;").replace('-', "&#8209;"));
-    for (const ArmSeries& a : sources_[i]->arms) arms.insert(a.arm);
+                .arg(runColor(static_cast<int>(i)).name(), label);
+    for (const ArmSeries& a : shown[i]->arms) arms.insert(a.arm);
   }
   QStringList styles;
   for (ArmKind arm : arms) {
@@ -261,12 +251,13 @@ void LivePlots::updateCompareKey() {
                                             : style == Qt::DashLine ? tr("dashed")
                                                                     : tr("dotted"));
   }
-  compare_key_->setText(runs.join(" &nbsp; ") + " &nbsp;·&nbsp; " + tr("lines: %1").arg(styles.join(", ")));
+  compare_key_->setText(runs.join(" &nbsp; ") + " &nbsp;·&nbsp; " +
+                        tr("lines: %1").arg(styles.join(", ")));
 }
 
-void LivePlots::addNote(ArmKind arm, const QString& text) {
-  if (!showingLive()) return;
-  const RunData& run = live_->data();
+void PlotGrid::addNote(ArmKind arm, const QString& text) {
+  if (!shown_->isLive()) return;
+  const RunData& run = *shown_->runs().front();
   const ArmSeries* series = run.find(arm);
   if (!series || series->steps.empty()) return;
   EventRecord at;
