@@ -2,7 +2,7 @@
 // run's clock, sizes, pending change and probes, and every arm's status, recorder and stepper
 // (its weights, optimizer state, sample position and tallies), in one torch::serialize archive
 // written aside and renamed.
-#include "models/checkpoint.h"
+#include "models/model_state.h"
 
 #include <cerrno>
 #include <cstdio>

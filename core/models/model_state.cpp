@@ -1,18 +1,16 @@
-#include "models/checkpoint.h"
+// A model's tensors and an optimizer's state inside the run's checkpoint (its one format:
+// core/train/checkpoint.cpp), checked against the model they are read into.
+#include "models/model_state.h"
 
 #include <sstream>
 
 #include "accumlab/input_error.h"
-#include "data/byte_reader.h"
 #include "models/torchscript_model.h"
 
 namespace accumlab {
 namespace {
 
-// Keys of the archive; the model's tensors are stored by position, in Model's fixed order.
-constexpr const char* kSpecKey = "accumlab.model_spec";
-constexpr const char* kOptimizerKey = "optimizer";
-
+// The model's tensors are stored by position, in Model's fixed order.
 std::string shapeText(c10::IntArrayRef shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
@@ -56,7 +54,8 @@ void readTensors(torch::serialize::InputArchive& archive, const std::string& pat
 
 }  // namespace
 
-void writeModelTensors(torch::serialize::OutputArchive& archive, const std::string& prefix, Model& model) {
+void writeModelTensors(torch::serialize::OutputArchive& archive, const std::string& prefix,
+                       Model& model) {
   writeTensors(archive, keyOf(prefix, "param"), model.parameters(), false);
   writeTensors(archive, keyOf(prefix, "buffer"), model.buffers(), true);
 }
@@ -84,47 +83,6 @@ void loadOptimizerStateBytes(torch::optim::Optimizer& optimizer, const std::stri
     optimizer.load(archive);
   } catch (const std::exception& e) {
     throw InputError("checkpoint " + path + " holds an optimizer state this optimizer cannot take (" +
-                     conciseError(e) + ")");
-  }
-}
-
-void writeModelState(torch::serialize::OutputArchive& archive, const std::string& prefix,
-                     Model& model, torch::optim::Optimizer& optimizer) {
-  writeModelTensors(archive, prefix, model);
-  torch::serialize::OutputArchive optimizer_archive;
-  optimizer.save(optimizer_archive);
-  archive.write(keyOf(prefix, kOptimizerKey), optimizer_archive);
-}
-
-void readModelState(torch::serialize::InputArchive& archive, const std::string& prefix,
-                    const std::string& path, Model& model, torch::optim::Optimizer& optimizer) {
-  readModelTensors(archive, prefix, path, model);
-  torch::serialize::InputArchive optimizer_archive;
-  archive.read(keyOf(prefix, kOptimizerKey), optimizer_archive);
-  optimizer.load(optimizer_archive);
-}
-
-void saveCheckpoint(const std::string& path, Model& model, torch::optim::Optimizer& optimizer) {
-  torch::serialize::OutputArchive archive;
-  archive.write(kSpecKey, c10::IValue(model.spec()));
-  writeModelState(archive, "", model, optimizer);
-  archive.save_to(path);
-}
-
-void loadCheckpoint(const std::string& path, Model& model, torch::optim::Optimizer& optimizer) {
-  checkReadableFile(path);
-  try {
-    torch::serialize::InputArchive archive;
-    archive.load_from(path);
-    c10::IValue spec;
-    if (!archive.try_read(kSpecKey, spec) || !spec.isString()) {
-      throw InputError(path + " is not an AccumLab checkpoint (it has no model spec)");
-    }
-    readModelState(archive, "", path, model, optimizer);
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw InputError(path + " cannot be read as a checkpoint of model '" + model.spec() + "' (" +
                      conciseError(e) + ")");
   }
 }
