@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <exception>
 
-#include "accumlab/local_workers.h"
-#include "accumlab/target_stop.h"
-#include "accumlab/trainer.h"
+#include "accumlab/run_session.h"
+#include "accumlab/run_store.h"
 #include "controller/cli_path.h"
 #include "controller/training_worker.h"
 
@@ -24,24 +23,26 @@ TrainingController::TrainingController(QObject* parent) : QObject(parent) {
 }
 
 TrainingController::~TrainingController() {
-  if (trainer_) trainer_->requestStop();
+  if (running_) session_->trainer().requestStop();
   thread_.requestInterruption();
   thread_.quit();
   thread_.wait();
   delete worker_;  // its thread has ended, so deleting it here is safe
 }
 
-void TrainingController::setSinkFactory(SinkFactory factory) { sink_factory_ = std::move(factory); }
-
-void TrainingController::setCheckpointing(int64_t samples, std::function<std::string()> path) {
-  checkpoint_every_ = samples;
-  checkpoint_path_ = std::move(path);
+void TrainingController::setStore(std::string path, int64_t checkpoint_every) {
+  store_path_ = std::move(path);
+  checkpoint_every_ = checkpoint_every;
 }
 
-bool TrainingController::resume(const ExperimentConfig& config, const std::string& checkpoint) {
-  resume_from_ = checkpoint;
+std::vector<StoredRun> TrainingController::storedRuns() const {
+  return session_ ? session_->storedRuns() : std::vector<StoredRun>{};
+}
+
+bool TrainingController::resume(const ExperimentConfig& config, int64_t experiment_id) {
+  resume_experiment_ = experiment_id;
   const bool ok = start(config);
-  resume_from_.clear();
+  resume_experiment_ = 0;
   return ok;
 }
 
@@ -52,57 +53,28 @@ bool TrainingController::start(const ExperimentConfig& config,
     return false;
   }
   // The previous run has ended (finished() was emitted), so its objects are idle.
-  trainer_.reset();
-  workers_.reset();
-  fan_out_.reset();
-  extra_sink_.reset();
-  target_sink_.reset();
+  session_.reset();
   buffer_.take();
+  RunSessionOptions options;
+  options.store_path = store_path_;
+  options.resume_experiment = resume_experiment_;
+  // A data-parallel run cannot be resumed (its ranks' states live in other processes).
+  if (config.workers == 1) options.checkpoint_every = checkpoint_every_;
+  options.target = target;
+  options.worker_program = accumlabCliPath().toStdString();
   try {
-    if (sink_factory_) extra_sink_ = sink_factory_(config);
-    trainer_ = std::make_unique<Trainer>(config);
-    if (!resume_from_.empty()) trainer_->resumeFrom(resume_from_);
-    // A data-parallel run cannot be resumed (its ranks' states live in other processes).
-    if (checkpoint_every_ > 0 && checkpoint_path_ && config.workers == 1) {
-      trainer_->checkpointEvery(checkpoint_every_, checkpoint_path_);
-    }
-    if (config.workers > 1) {
-      // Ranks 1…N−1 are accumlab-cli processes, started once this rank has set up the
-      // rendezvous in their private folder (nothing listens on the network).
-      WorkerGroupOptions group;  // the default timeout, as the CLI's --worker-timeout
-      workers_ = std::make_unique<LocalWorkers>(accumlabCliPath().toStdString(), config,
-                                                group.timeout_s);
-      group.rendezvous_dir = workers_->rendezvousDir();
-      group.on_listening = [workers = workers_.get()](int) { workers->start(); };
-      trainer_->joinWorkers(group);
-    }
+    session_ = std::make_unique<RunSession>(config, options);
   } catch (const std::exception& e) {
-    extra_sink_.reset();
-    workers_.reset();
     emit startFailed(QString::fromStdString(e.what()));
     return false;
   }
-  // The extra sink (the store) goes first, so its rows exist by the time the GUI sees a
-  // record in the buffer and refreshes the runs list.
-  std::vector<MetricsSink*> sinks;
-  if (extra_sink_) sinks.push_back(extra_sink_.get());
-  sinks.push_back(&buffer_);
-  if (target) {
-    target_sink_ = std::make_unique<TargetStop>(
-        config.arms.size(), *target,
-        [trainer = trainer_.get()](const std::string& reason) { trainer->requestStop(reason); });
-    sinks.push_back(target_sink_.get());
-  }
   config_ = config;
-  fan_out_ = std::make_unique<FanOutSink>(sinks);
-
   running_ = true;
   paused_ = false;
-  Trainer* trainer = trainer_.get();
-  MetricsSink* sink = fan_out_.get();
-  LocalWorkers* workers = workers_.get();
+  RunSession* session = session_.get();
+  MetricsSink* buffer = &buffer_;
   QMetaObject::invokeMethod(
-      worker_, [worker = worker_, trainer, sink, workers] { worker->train(trainer, sink, workers); },
+      worker_, [worker = worker_, session, buffer] { worker->train(session, buffer); },
       Qt::QueuedConnection);
   drain_timer_.start();
   emit started();
@@ -111,29 +83,29 @@ bool TrainingController::start(const ExperimentConfig& config,
 
 void TrainingController::pause() {
   if (!running_ || paused_) return;
-  trainer_->requestPause();
+  session_->trainer().requestPause();
   paused_ = true;
   emit pausedChanged(true);
 }
 
 void TrainingController::resume() {
   if (!running_ || !paused_) return;
-  trainer_->requestResume();
+  session_->trainer().requestResume();
   paused_ = false;
   emit pausedChanged(false);
 }
 
 void TrainingController::stop() {
   if (!running_) return;
-  trainer_->requestStop();
+  session_->trainer().requestStop();
 }
 
 void TrainingController::setMicroBatch(int64_t m) {
-  if (running_) trainer_->requestMicroBatch(m);
+  if (running_) session_->trainer().requestMicroBatch(m);
 }
 
 void TrainingController::setAccum(int64_t k) {
-  if (running_) trainer_->requestAccum(k);
+  if (running_) session_->trainer().requestAccum(k);
 }
 
 void TrainingController::setDrainInterval(int ms) {

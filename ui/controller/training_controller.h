@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/metrics_sink.h"
@@ -16,8 +17,8 @@
 #include "accumlab/record_batch.h"
 
 namespace accumlab {
-class LocalWorkers;
-class Trainer;
+class RunSession;
+struct StoredRun;
 }
 
 namespace accumlab::ui {
@@ -32,10 +33,6 @@ class TrainingController : public QObject {
   Q_OBJECT
 
  public:
-  /// Makes extra sinks for a run (e.g. the run store); called on the GUI thread at start,
-  /// the sink is then used on the training thread only. May throw to report a problem.
-  using SinkFactory = std::function<std::unique_ptr<MetricsSink>(const ExperimentConfig&)>;
-
   /// The fastest the GUI is fed: 30 Hz.
   static constexpr int kDrainIntervalMs = 33;
 
@@ -43,17 +40,19 @@ class TrainingController : public QObject {
   /// Stops a running experiment and waits for the training thread to end.
   ~TrainingController() override;
 
-  /// Sets the factory of the extra sink used by every following start().
-  void setSinkFactory(SinkFactory factory);
+  /// Stores every following run in the run database `path` (empty: nothing is stored) and,
+  /// with `checkpoint_every` > 0, checkpoints each run that has no data-parallel ranks every
+  /// this many samples beside it, so that resume() can continue it after a crash.
+  void setStore(std::string path, int64_t checkpoint_every);
   /// Starts training `config` in the background; false (and startFailed()) if it cannot.
   /// With a target, every arm stops once it reaches it (a sweep point, a lesson).
   bool start(const ExperimentConfig& config, const std::optional<SweepTarget>& target = std::nullopt);
-  /// Continues a run from a checkpoint (Trainer::resumeFrom) like start() starts one; the
-  /// sink factory's store sink must take the stored runs over (StoreSink::resumeExperiment).
-  bool resume(const ExperimentConfig& config, const std::string& checkpoint);
-  /// Checkpoints every following run every `samples` samples to the file `path` names (asked
-  /// on the training thread at the first save); 0 turns it off.
-  void setCheckpointing(int64_t samples, std::function<std::string()> path);
+  /// Continues stored experiment `experiment_id` from its checkpoint beside the store, like
+  /// start() starts a run; its stored runs are taken over.
+  bool resume(const ExperimentConfig& config, int64_t experiment_id);
+  /// The runs the last started experiment stored, in arm order (empty when nothing is
+  /// stored): as its store sink reports them, never guessed from the store's newest rows.
+  std::vector<StoredRun> storedRuns() const;
   /// The config of the run started last.
   const ExperimentConfig& config() const { return config_; }
   /// Pauses at the next window boundary.
@@ -96,17 +95,13 @@ class TrainingController : public QObject {
  private:
   QThread thread_;
   TrainingWorker* worker_ = nullptr;  ///< lives on thread_, deleted after it stops
-  std::unique_ptr<Trainer> trainer_;
-  std::unique_ptr<LocalWorkers> workers_;  ///< ranks 1…N−1 of a data-parallel run
+  /// The run started last (kept after it ends, for storedRuns()).
+  std::unique_ptr<RunSession> session_;
   MetricsBuffer buffer_;
-  std::unique_ptr<MetricsSink> extra_sink_;
-  std::unique_ptr<MetricsSink> target_sink_;
   ExperimentConfig config_;
-  std::string resume_from_;  ///< set by resume() for the start it makes
+  std::string store_path_;     ///< setStore()'s database, empty: nothing stored
   int64_t checkpoint_every_ = 0;
-  std::function<std::string()> checkpoint_path_;
-  std::unique_ptr<FanOutSink> fan_out_;
-  SinkFactory sink_factory_;
+  int64_t resume_experiment_ = 0;  ///< set by resume() for the start it makes
   QTimer drain_timer_;
   std::function<double()> later_cost_ms_;
   bool running_ = false;

@@ -5,25 +5,22 @@
 #include <exception>
 
 #include "accumlab/input_error.h"
-#include "accumlab/local_workers.h"
-#include "accumlab/trainer.h"
+#include "accumlab/run_session.h"
 #include "controller/generator_gate.h"
 
 namespace accumlab::ui {
 
-void TrainingWorker::train(Trainer* trainer, MetricsSink* sink, LocalWorkers* workers) {
+void TrainingWorker::train(RunSession* session, MetricsSink* sink) {
   // Exceptions must not cross the thread boundary: they become a message for the GUI.
   try {
     // A memory probe still finishing holds the gate for a second at most.
     const std::lock_guard<std::mutex> gate(globalGeneratorGate());
-    trainer->run(*sink);
-    if (workers) {
-      QStringList problems;
-      for (const std::string& p : workers->wait()) problems << QString::fromStdString(p);
-      if (!problems.isEmpty()) {
-        emit finished(problems.join("\n"), false);
-        return;
-      }
+    session->run({sink});
+    QStringList problems;
+    for (const std::string& p : session->finish()) problems << QString::fromStdString(p);
+    if (!problems.isEmpty()) {
+      emit finished(problems.join("\n"), false);
+      return;
     }
   } catch (const InputError& e) {
     emit finished(QString::fromStdString(e.what()), true);

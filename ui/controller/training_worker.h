@@ -4,14 +4,13 @@
 #include <QString>
 
 namespace accumlab {
-class LocalWorkers;
 class MetricsSink;
-class Trainer;
+class RunSession;
 }  // namespace accumlab
 
 namespace accumlab::ui {
 
-/// Runs one Trainer::run() on the thread it was moved to. Lives on the training thread;
+/// Runs one RunSession on the thread it was moved to. Lives on the training thread;
 /// its only state is what train() receives.
 class TrainingWorker : public QObject {
   Q_OBJECT
@@ -20,11 +19,11 @@ class TrainingWorker : public QObject {
   using QObject::QObject;
 
  public slots:
-  /// Trains to the end (blocks this thread's event loop until then), then emits finished().
-  /// With `workers` (ranks 1…N−1 of a data-parallel run), waits for them to exit too; one
-  /// that did not exit cleanly is the run's error.
-  void train(accumlab::Trainer* trainer, accumlab::MetricsSink* sink,
-             accumlab::LocalWorkers* workers = nullptr);
+  /// Trains to the end (blocks this thread's event loop until then), reporting to `sink`
+  /// after the session's store, then waits for the store's last commit and for the
+  /// data-parallel ranks (RunSession::finish): a rank that did not exit cleanly, or a store
+  /// that could not be written, is the run's error. Then emits finished().
+  void train(accumlab::RunSession* session, accumlab::MetricsSink* sink);
 
  signals:
   /// The run ended; `error` is empty on success, `input_error` tells a user mistake from a bug.

@@ -7,7 +7,6 @@
 #include "series/live_run.h"
 #include "series/lr_hint.h"
 #include "series/shown_runs.h"
-#include "window/run_database.h"
 #include "window/run_status_bar.h"
 
 namespace accumlab::ui {
@@ -63,7 +62,6 @@ void LiveSession::offerHint() {
 }
 
 void LiveSession::onFinished(const QString& error, bool input_error) {
-  p_.database->runEnded();
   p_.experiment->setRunning(false);
   if (p_.live->isRunning()) {
     p_.live->end(!error.isEmpty());  // the status bar shows how it ended

@@ -12,7 +12,6 @@ namespace accumlab::ui {
 class ExperimentPanel;
 class LiveRun;
 class PlotGrid;
-class RunDatabase;
 class RunStatusBar;
 class RunsPanel;
 class ShownRuns;
@@ -27,7 +26,6 @@ struct LiveParts {
   RunStatusBar* status = nullptr;
   ExperimentPanel* experiment = nullptr;
   RunsPanel* runs = nullptr;
-  RunDatabase* database = nullptr;
   std::function<void(const QString&)> show_error;
 };
 

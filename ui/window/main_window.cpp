@@ -73,7 +73,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                             return QStringLiteral("app.md");
                           }});
   new LiveSession({controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
-                   database_.get(), [this](const QString& message) { showError(message); }},
+                   [this](const QString& message) { showError(message); }},
                   this);
 
   connect(controller_, &TrainingController::startFailed, this, &MainWindow::showError);
@@ -261,8 +261,7 @@ void MainWindow::resumeRun(int64_t run_id) {
   try {
     const ResumableRun run = database_->resumable(run_id);
     experiment_->setConfig(run.config);
-    database_->continueNext(run);
-    if (!controller_->resume(run.config, run.checkpoint)) database_->cancelContinue();
+    controller_->resume(run.config, run.experiment_id);
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
   }

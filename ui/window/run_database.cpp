@@ -16,33 +16,14 @@ RunDatabase::~RunDatabase() = default;
 void RunDatabase::open(const QString& path) {
   store_.reset();
   path_.clear();
-  ended_runs_.clear();
-  controller_->setSinkFactory(nullptr);
-  controller_->setCheckpointing(0, nullptr);
+  controller_->setStore(std::string(), 0);
   if (path.isEmpty()) return;
   store_ = std::make_unique<RunStore>(path.toStdString());  // throws with the file's name
   path_ = path;
-  const std::string file = path.toStdString();
-  controller_->setSinkFactory([this, file](const ExperimentConfig&) -> std::unique_ptr<MetricsSink> {
-    auto sink = std::make_unique<StoreSink>(file);
-    if (resume_experiment_ > 0) sink->resumeExperiment(resume_experiment_);
-    resume_experiment_ = 0;
-    sink_ = sink.get();
-    ended_runs_.clear();
-    return sink;
-  });
-  // The path is asked on the training thread at the first save, when the sink has its ids.
-  controller_->setCheckpointing(kCheckpointEvery, [this, file] {
-    return sink_ ? checkpointPath(file, sink_->experimentId()) : std::string();
-  });
+  controller_->setStore(path.toStdString(), kCheckpointEvery);
 }
 
-void RunDatabase::runEnded() {
-  if (sink_) ended_runs_ = sink_->runs();
-  sink_ = nullptr;
-}
-
-std::vector<StoredRun> RunDatabase::storedRuns() const { return sink_ ? sink_->runs() : ended_runs_; }
+std::vector<StoredRun> RunDatabase::storedRuns() const { return controller_->storedRuns(); }
 
 ResumableRun RunDatabase::resumable(int64_t run_id) const {
   if (!store_) throw InputError("no run database is open");
@@ -62,7 +43,5 @@ ResumableRun RunDatabase::resumable(int64_t run_id) const {
   }
   return r;
 }
-
-void RunDatabase::continueNext(const ResumableRun& run) { resume_experiment_ = run.experiment_id; }
 
 }  // namespace accumlab::ui

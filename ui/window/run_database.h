@@ -10,7 +10,6 @@
 
 namespace accumlab {
 class RunStore;
-class StoreSink;
 struct StoredRun;
 }  // namespace accumlab
 
@@ -25,9 +24,9 @@ struct ResumableRun {
   std::string checkpoint;  ///< the checkpoint file
 };
 
-/// The app's run database: the GUI thread's own connection, and what each run the
-/// controller starts stores through (a StoreSink, and a checkpoint every kCheckpointEvery
-/// samples so that a crashed run can be resumed). GUI thread.
+/// The app's run database: the GUI thread's own connection, and the file each run the
+/// controller starts is stored in (with a checkpoint every kCheckpointEvery samples so that
+/// a crashed run can be resumed). GUI thread.
 class RunDatabase {
  public:
   /// Samples between the checkpoints of a stored run.
@@ -47,13 +46,6 @@ class RunDatabase {
   /// Checks that run `run_id` can be resumed: it is interrupted and has its checkpoint.
   /// Throws InputError with the sentence to show otherwise.
   ResumableRun resumable(int64_t run_id) const;
-  /// The next run the controller starts continues `run`'s stored experiment.
-  void continueNext(const ResumableRun& run);
-  /// Forgets continueNext() (the resume did not start).
-  void cancelContinue() { resume_experiment_ = 0; }
-  /// The run ended: its sink stays with the controller until the next start, which makes
-  /// another; storedRuns() keeps what it wrote.
-  void runEnded();
   /// The runs the last started experiment stored, in arm order (empty when nothing is
   /// stored): as its sink reports them, never guessed from the store's newest rows.
   std::vector<StoredRun> storedRuns() const;
@@ -62,9 +54,6 @@ class RunDatabase {
   TrainingController* controller_;
   std::unique_ptr<RunStore> store_;
   QString path_;
-  StoreSink* sink_ = nullptr;      ///< the running experiment's (owned by the controller)
-  std::vector<StoredRun> ended_runs_;  ///< what the last ended experiment's sink stored
-  int64_t resume_experiment_ = 0;  ///< the next sink takes this experiment over
 };
 
 }  // namespace accumlab::ui
