@@ -7,6 +7,7 @@
 // Without a display it renders on Qt's off-screen platform (raster, like xcb's).
 #include <time.h>
 
+#include <qcustomplot.h>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -16,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <qcustomplot.h>
 #include <string>
 #include <thread>
 #include <vector>
@@ -130,7 +130,8 @@ std::vector<double> replotTimes(int points, int reps) {
       for (int i = 0; i < points; ++i) {
         x[i] = i;
         // A noisy decreasing loss: worst case for adaptive sampling is high-frequency noise.
-        y[i] = 2.0 / (1.0 + i * 1e-5) + 0.3 * ((i * 7919 + s * 31 + static_cast<int>(arm)) % 1000) / 1000.0;
+        y[i] = 2.0 / (1.0 + i * 1e-5) +
+               0.3 * ((i * 7919 + s * 31 + static_cast<int>(arm)) % 1000) / 1000.0;
       }
       canvas.addPoints(0, arm, s, QString(), x, y);
     }
@@ -165,14 +166,19 @@ int main(int argc, char** argv) {
   int reps = 3;
   int points = 1'000'000;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--data")) data = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--samples")) samples = std::atoll(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--points")) points = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--data"))
+      data = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--samples"))
+      samples = std::atoll(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps"))
+      reps = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--points"))
+      points = std::atoi(argv[i + 1]);
   }
 
   const std::vector<double> replot = replotTimes(points, 15);
-  std::printf("replot ms: median %.1f  p90 %.1f  (15 reps)\n", median(replot), percentile(replot, 0.9));
+  std::printf("replot ms: median %.1f  p90 %.1f  (15 reps)\n", median(replot),
+              percentile(replot, 0.9));
 
   ExperimentConfig config = defaultExperiment();
   config.data = data;
@@ -201,21 +207,23 @@ int main(int argc, char** argv) {
       gui_arm[a].push_back(g.per_arm[a]);
     }
     lateness.insert(lateness.end(), late.begin(), late.end());
-    std::printf("rep %d: CLI %.0f samples/s, GUI %.0f samples/s (%.3f), probe p99 late %.1f ms, "
-                "GUI thread busy %.0f%%, one redraw of all plots %.1f ms\n",
-                r + 1, c.total, g.total, g.total / c.total, percentile(late, 0.99), 100 * g_gui_load,
-                window.plots()->replotCostMs());
+    std::printf(
+        "rep %d: CLI %.0f samples/s, GUI %.0f samples/s (%.3f), probe p99 late %.1f ms, "
+        "GUI thread busy %.0f%%, one redraw of all plots %.1f ms\n",
+        r + 1, c.total, g.total, g.total / c.total, percentile(late, 0.99), 100 * g_gui_load,
+        window.plots()->replotCostMs());
   }
   const char* names[3] = {"no-accum", "accum", "big-batch"};
   for (int a = 0; a < 3; ++a) {
     std::printf("%-9s CLI %8.0f  GUI %8.0f samples/s  GUI/CLI %.3f\n", names[a], median(cli_arm[a]),
                 median(gui_arm[a]), median(gui_arm[a]) / median(cli_arm[a]));
   }
-  std::printf("all arms  CLI %8.0f  GUI %8.0f samples/s  GUI/CLI %.3f (medians)\n", median(cli_total),
-              median(gui_total), median(gui_total) / median(cli_total));
-  std::printf("event loop while training: %zu probe ticks of %d ms, lateness p50 %.1f ms, "
-              "p99 %.1f ms, max %.1f ms\n",
-              lateness.size(), kProbeMs, percentile(lateness, 0.5), percentile(lateness, 0.99),
-              lateness.empty() ? 0.0 : *std::max_element(lateness.begin(), lateness.end()));
+  std::printf("all arms  CLI %8.0f  GUI %8.0f samples/s  GUI/CLI %.3f (medians)\n",
+              median(cli_total), median(gui_total), median(gui_total) / median(cli_total));
+  std::printf(
+      "event loop while training: %zu probe ticks of %d ms, lateness p50 %.1f ms, "
+      "p99 %.1f ms, max %.1f ms\n",
+      lateness.size(), kProbeMs, percentile(lateness, 0.5), percentile(lateness, 0.99),
+      lateness.empty() ? 0.0 : *std::max_element(lateness.begin(), lateness.end()));
   return 0;
 }

@@ -26,7 +26,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int64_t kDefaultRows = 1'000'000;  ///< the issue's DB size
 constexpr int64_t kRowsPerRun = 100'000;     ///< a long run: 100k optimizer steps
 constexpr int kDefaultReps = 9;
-constexpr int kDefaultPairs = 7;              ///< store on/off pairs of training runs
+constexpr int kDefaultPairs = 7;             ///< store on/off pairs of training runs
 constexpr int64_t kDefaultSamples = 40'000;  ///< per arm, per training run
 
 double msSince(Clock::time_point t0) {
@@ -146,7 +146,8 @@ Rate trainingRate(int64_t samples, const std::string& db) {
   const double seconds = msSince(timed.start) / 1000.0;
   int64_t total = 0;
   for (const auto& a : summary.arms) total += a.samples_seen;
-  return {static_cast<double>(total) / seconds, static_cast<double>(total) / (timed.cpu_end - timed.cpu_start)};
+  return {static_cast<double>(total) / seconds,
+          static_cast<double>(total) / (timed.cpu_end - timed.cpu_start)};
 }
 
 }  // namespace
@@ -165,7 +166,8 @@ int main(int argc, char** argv) {
     if (arg == "--pairs") pairs = std::max(0, std::stoi(argv[i + 1]));
     if (arg == "--samples") samples = std::max<int64_t>(1000, std::stoll(argv[i + 1]));
   }
-  const auto dir = std::filesystem::temp_directory_path() / ("accumlab-store-bench-" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("accumlab-store-bench-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string db = keep.empty() ? (dir / "runs.sqlite").string() : keep;
   std::filesystem::remove(db);
@@ -194,8 +196,9 @@ int main(int argc, char** argv) {
     stored = store.stepRowCount();
   }
   const Figures list = figures(list_ms), load = figures(load_ms);
-  std::printf("bulk insert through StoreSink: %.0f rows/s median (%.0f–%.0f) over %zu runs of %lld steps\n",
-              insert.median, insert.min, insert.max, rates.size(), static_cast<long long>(kRowsPerRun));
+  std::printf(
+      "bulk insert through StoreSink: %.0f rows/s median (%.0f–%.0f) over %zu runs of %lld steps\n",
+      insert.median, insert.min, insert.max, rates.size(), static_cast<long long>(kRowsPerRun));
   std::printf("DB of %lld step rows, %.1f MiB\n", static_cast<long long>(stored),
               std::filesystem::file_size(db) / 1048576.0);
   std::printf("open + list %lld runs: %.2f ms median (%.2f–%.2f)\n", static_cast<long long>(listed),
@@ -217,22 +220,24 @@ int main(int argc, char** argv) {
     }
     ratios.push_back(on.wall / off.wall);
     cpu_ratios.push_back(on.cpu / off.cpu);
-    std::printf("training pair %d: store %.0f samples/s, no store %.0f samples/s, ratio %.4f "
-                "(per training-thread CPU second: %.4f)\n",
-                p + 1, on.wall, off.wall, on.wall / off.wall, on.cpu / off.cpu);
+    std::printf(
+        "training pair %d: store %.0f samples/s, no store %.0f samples/s, ratio %.4f "
+        "(per training-thread CPU second: %.4f)\n",
+        p + 1, on.wall, off.wall, on.wall / off.wall, on.cpu / off.cpu);
   }
   const Figures ratio = ratios.empty() ? Figures{0, 0, 0} : figures(ratios);
   const Figures cpu_ratio = cpu_ratios.empty() ? Figures{0, 0, 0} : figures(cpu_ratios);
   if (!ratios.empty()) {
-    std::printf("training with the store / without: %.4f median (%.4f–%.4f) over %d pairs; per "
-                "training-thread CPU second %.4f (%.4f–%.4f)\n",
-                ratio.median, ratio.min, ratio.max, pairs, cpu_ratio.median, cpu_ratio.min,
-                cpu_ratio.max);
+    std::printf(
+        "training with the store / without: %.4f median (%.4f–%.4f) over %d pairs; per "
+        "training-thread CPU second %.4f (%.4f–%.4f)\n",
+        ratio.median, ratio.min, ratio.max, pairs, cpu_ratio.median, cpu_ratio.min, cpu_ratio.max);
   }
-  std::printf("{\"insert_rows_per_s\": %.0f, \"db_rows\": %lld, \"list_ms\": %.2f, \"load_run_ms\": %.1f, "
-              "\"load_run_rows\": %lld, \"store_on_off_ratio\": %.4f, \"store_on_off_cpu_ratio\": %.4f}\n",
-              insert.median, static_cast<long long>(stored), list.median, load.median,
-              static_cast<long long>(loaded), ratio.median, cpu_ratio.median);
+  std::printf(
+      "{\"insert_rows_per_s\": %.0f, \"db_rows\": %lld, \"list_ms\": %.2f, \"load_run_ms\": %.1f, "
+      "\"load_run_rows\": %lld, \"store_on_off_ratio\": %.4f, \"store_on_off_cpu_ratio\": %.4f}\n",
+      insert.median, static_cast<long long>(stored), list.median, load.median,
+      static_cast<long long>(loaded), ratio.median, cpu_ratio.median);
   if (keep.empty()) std::filesystem::remove_all(dir);
   return 0;
 }

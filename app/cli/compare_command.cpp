@@ -23,15 +23,18 @@ struct Quantity {
 const std::vector<Quantity>& quantities() {
   static const std::vector<Quantity> kQuantities = {
       {"steps", "steps", [](const ArmSummary& s) { return double(s.steps); }, "%.0f"},
-      {"samples seen", "samples_seen", [](const ArmSummary& s) { return double(s.samples_seen); }, "%.0f"},
-      {"final train loss", "final_train_loss", [](const ArmSummary& s) { return s.final_train_loss; }, "%.4g"},
+      {"samples seen", "samples_seen", [](const ArmSummary& s) { return double(s.samples_seen); },
+       "%.0f"},
+      {"final train loss", "final_train_loss",
+       [](const ArmSummary& s) { return s.final_train_loss; }, "%.4g"},
       {"val loss", "val_loss", [](const ArmSummary& s) { return s.val_loss; }, "%.4g"},
       {"val accuracy", "val_accuracy", [](const ArmSummary& s) { return s.val_accuracy; }, "%.4f"},
       // The detrended form, as in run's table and the report (the plain one also counts
       // the loss's fall inside the window).
       {"loss var (detrended)", "loss_variance_detrended",
        [](const ArmSummary& s) { return s.loss_variance_detrended; }, "%.4g"},
-      {"trΣ/B_eff", "noise_per_update", [](const ArmSummary& s) { return s.noise_per_update; }, "%.4g"},
+      {"trΣ/B_eff", "noise_per_update", [](const ArmSummary& s) { return s.noise_per_update; },
+       "%.4g"},
       {"B_simple", "b_simple", [](const ArmSummary& s) { return s.b_simple; }, "%.1f"},
       {"samples/s", "samples_per_s", [](const ArmSummary& s) { return s.samples_per_s; }, "%.0f"},
       {"peak tensors (MiB)", "peak_tensor_mib",
@@ -44,7 +47,8 @@ const std::vector<Quantity>& quantities() {
          return s.peak_memory_bytes > 0 ? double(s.peak_memory_bytes) / (1 << 20) : kNaN;
        },
        "%.1f"},
-      {"training time of the arm (s)", "wall_s", [](const ArmSummary& s) { return s.wall_s; }, "%.2f"},
+      {"training time of the arm (s)", "wall_s", [](const ArmSummary& s) { return s.wall_s; },
+       "%.2f"},
   };
   return kQuantities;
 }
@@ -70,7 +74,8 @@ int CompareCommand::execute() {
   const std::vector<ConfigDifference> diffs = diffConfigs(configs);
 
   if (json_) {
-    nlohmann::json j = {{"runs", nlohmann::json::array()}, {"config_diff", nlohmann::json::object()}};
+    nlohmann::json j = {{"runs", nlohmann::json::array()},
+                        {"config_diff", nlohmann::json::object()}};
     for (const RunDetail& d : runs) {
       nlohmann::json run = rowJson(d.row);
       for (const Quantity& q : quantities()) {

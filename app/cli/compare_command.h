@@ -7,7 +7,8 @@
 
 namespace accumlab::cli {
 
-/// `accumlab-cli compare`: puts runs' summaries side by side, with ratios to the first run and a config diff.
+/// `accumlab-cli compare`: puts runs' summaries side by side, with ratios to the first run and a
+/// config diff.
 class CompareCommand : public StoreCommand {
  public:
   explicit CompareCommand(CLI::App& parent);

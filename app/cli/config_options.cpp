@@ -32,8 +32,8 @@ std::string firstName(const char* names) {
 std::string deviceHelp() {
   const int gpus = cudaDeviceCount();
   if (gpus > 0) {
-    return "auto | cpu | cuda | cuda:N (CUDA available: " + std::to_string(gpus) +
-           " device" + (gpus == 1 ? "" : "s") + "; auto picks cuda:0)";
+    return "auto | cpu | cuda | cuda:N (CUDA available: " + std::to_string(gpus) + " device" +
+           (gpus == 1 ? "" : "s") + "; auto picks cuda:0)";
   }
   return "auto | cpu | cuda | cuda:N (CUDA unavailable: this LibTorch has no CUDA or sees no "
          "GPU; auto picks cpu)";
@@ -47,12 +47,14 @@ template <typename Access>
 CLI::Option* ConfigOptions::add(const char* name, Access access, const char* help) {
   if (skipped(name)) return nullptr;
   CLI::Option* opt = app_->add_option(name, access(given_), help);
-  overrides_.emplace_back(opt, [this, access](ExperimentConfig& dst) { access(dst) = access(given_); });
+  overrides_.emplace_back(opt,
+                          [this, access](ExperimentConfig& dst) { access(dst) = access(given_); });
   return opt;
 }
 
-CLI::Option* ConfigOptions::addText(const char* name, std::string& text, const char* help,
-                                    std::function<void(ExperimentConfig&, const std::string&)> apply) {
+CLI::Option* ConfigOptions::addText(
+    const char* name, std::string& text, const char* help,
+    std::function<void(ExperimentConfig&, const std::string&)> apply) {
   if (skipped(name)) return nullptr;
   CLI::Option* opt = app_->add_option(name, text, help);
   overrides_.emplace_back(opt, [&text, apply](ExperimentConfig& dst) { apply(dst, text); });
@@ -73,18 +75,31 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
                    "Start from a named experiment: default (the app's first one: Fashion-MNIST "
                    "when installed); options given here override it")
       ->excludes(config);
-  add("--name", [](auto& c) -> auto& { return c.name; }, "A name for the experiment");
-  add("--data", [](auto& c) -> auto& { return c.data; }, "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, csv:FILE");
-  add("--label", [](auto& c) -> auto& { return c.label; }, "CSV label column (name or index)");
+  add(
+      "--name", [](auto& c) -> auto& { return c.name; }, "A name for the experiment");
+  add(
+      "--data", [](auto& c) -> auto& { return c.data; },
+      "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, csv:FILE");
+  add(
+      "--label", [](auto& c) -> auto& { return c.label; }, "CSV label column (name or index)");
   addText("--task", task_, "classification | regression (CSV)",
           [](auto& c, const std::string& t) { c.task = parseTask(t); });
-  add("--val-fraction", [](auto& c) -> auto& { return c.val_fraction; }, "Held-out share when the dataset has no test split");
-  add("--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; }, "Size of a synthetic dataset");
-  add("--model", [](auto& c) -> auto& { return c.model; }, "logreg, mlp, mlp:256,128, cnn, cnn_bn, torchscript:FILE.pt");
-  if (auto* o = add("--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; }, "Micro-batch size m")) {
+  add(
+      "--val-fraction", [](auto& c) -> auto& { return c.val_fraction; },
+      "Held-out share when the dataset has no test split");
+  add(
+      "--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; },
+      "Size of a synthetic dataset");
+  add(
+      "--model", [](auto& c) -> auto& { return c.model; },
+      "logreg, mlp, mlp:256,128, cnn, cnn_bn, torchscript:FILE.pt");
+  if (auto* o = add(
+          "--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; },
+          "Micro-batch size m")) {
     o->check(kPositive);
   }
-  if (auto* o = add("--accum,-k", [](auto& c) -> auto& { return c.accum; }, "Micro-batches per update K")) {
+  if (auto* o = add(
+          "--accum,-k", [](auto& c) -> auto& { return c.accum; }, "Micro-batches per update K")) {
     o->check(kPositive);
   }
   addText("--memory-budget", memory_budget_,
@@ -95,61 +110,92 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
           [](auto& c, const std::string& t) { c.arms = parseArms(t); });
   addText("--optimizer", optimizer_, "sgd | adam | adamw",
           [](auto& c, const std::string& t) { c.optimizer.kind = parseOptimizerKind(t); });
-  add("--lr", [](auto& c) -> auto& { return c.optimizer.lr; }, "Base learning rate (the no-accum arm's)");
-  add("--momentum", [](auto& c) -> auto& { return c.optimizer.momentum; }, "SGD momentum");
-  add("--nesterov", [](auto& c) -> auto& { return c.optimizer.nesterov; }, "SGD with Nesterov momentum (true/false)");
-  add("--weight-decay", [](auto& c) -> auto& { return c.optimizer.weight_decay; }, "Weight decay (decoupled for adamw)");
-  add("--beta1", [](auto& c) -> auto& { return c.optimizer.beta1; }, "Adam β1");
-  add("--beta2", [](auto& c) -> auto& { return c.optimizer.beta2; }, "Adam β2");
+  add(
+      "--lr", [](auto& c) -> auto& { return c.optimizer.lr; },
+      "Base learning rate (the no-accum arm's)");
+  add(
+      "--momentum", [](auto& c) -> auto& { return c.optimizer.momentum; }, "SGD momentum");
+  add(
+      "--nesterov", [](auto& c) -> auto& { return c.optimizer.nesterov; },
+      "SGD with Nesterov momentum (true/false)");
+  add(
+      "--weight-decay", [](auto& c) -> auto& { return c.optimizer.weight_decay; },
+      "Weight decay (decoupled for adamw)");
+  add(
+      "--beta1", [](auto& c) -> auto& { return c.optimizer.beta1; }, "Adam β1");
+  add(
+      "--beta2", [](auto& c) -> auto& { return c.optimizer.beta2; }, "Adam β2");
   addText("--lr-scaling", scaling_, "LR rule for accum/big-batch: none | linear | sqrt",
           [](auto& c, const std::string& t) { c.optimizer.scaling = parseLrScaling(t); });
   addText("--lr-schedule", schedule_, "constant | step | cosine",
           [](auto& c, const std::string& t) { c.optimizer.schedule = parseLrSchedule(t); });
-  add("--warmup-samples", [](auto& c) -> auto& { return c.optimizer.warmup_samples; }, "Linear LR warm-up, in samples");
-  add("--step-every", [](auto& c) -> auto& { return c.optimizer.step_every_samples; }, "Step schedule period in samples (0: an epoch)");
-  add("--step-gamma", [](auto& c) -> auto& { return c.optimizer.step_gamma; }, "Step schedule factor");
-  add("--clip-norm", [](auto& c) -> auto& { return c.optimizer.clip_norm; }, "Clip the accumulated gradient to this norm (0: off)");
+  add(
+      "--warmup-samples", [](auto& c) -> auto& { return c.optimizer.warmup_samples; },
+      "Linear LR warm-up, in samples");
+  add(
+      "--step-every", [](auto& c) -> auto& { return c.optimizer.step_every_samples; },
+      "Step schedule period in samples (0: an epoch)");
+  add(
+      "--step-gamma", [](auto& c) -> auto& { return c.optimizer.step_gamma; },
+      "Step schedule factor");
+  add(
+      "--clip-norm", [](auto& c) -> auto& { return c.optimizer.clip_norm; },
+      "Clip the accumulated gradient to this norm (0: off)");
   addText("--window-policy", policy_, "stream | flush-exact | flush-divide-by-K | drop",
           [](auto& c, const std::string& t) { c.window_policy = parseWindowPolicy(t); });
   addText("--dtype", dtype_, "float32 | float64",
           [](auto& c, const std::string& t) { c.dtype = parseDType(t); });
-  if (auto* o = add("--device", [](auto& c) -> auto& { return c.device; }, "auto | cpu | cuda | cuda:N")) {
+  if (auto* o = add(
+          "--device", [](auto& c) -> auto& { return c.device; }, "auto | cpu | cuda | cuda:N")) {
     o->description(deviceHelp());
   }
-  add("--seed", [](auto& c) -> auto& { return c.seed; }, "Seed of weights, data and sample order");
-  auto* epochs = add("--epochs", [](auto& c) -> auto& { return c.epochs; }, "Budget in epochs");
-  auto* samples = add("--samples", [](auto& c) -> auto& { return c.samples; }, "Budget in samples per arm");
+  add(
+      "--seed", [](auto& c) -> auto& { return c.seed; }, "Seed of weights, data and sample order");
+  auto* epochs = add(
+      "--epochs", [](auto& c) -> auto& { return c.epochs; }, "Budget in epochs");
+  auto* samples = add(
+      "--samples", [](auto& c) -> auto& { return c.samples; }, "Budget in samples per arm");
   if (epochs && samples) epochs->excludes(samples);
-  add("--eval-every", [](auto& c) -> auto& { return c.eval_every; }, "Evaluate every N samples (0: each epoch)");
-  add("--variance-window", [](auto& c) -> auto& { return c.variance_window; }, "W, updates in the rolling loss variance");
-  if (auto* o = add("--probe-repeats", [](auto& c) -> auto& { return c.probe_repeats; },
-                    "R: micro-batches and windows per fixed-weight variance probe (0: off)")) {
+  add(
+      "--eval-every", [](auto& c) -> auto& { return c.eval_every; },
+      "Evaluate every N samples (0: each epoch)");
+  add(
+      "--variance-window", [](auto& c) -> auto& { return c.variance_window; },
+      "W, updates in the rolling loss variance");
+  if (auto* o = add(
+          "--probe-repeats", [](auto& c) -> auto& { return c.probe_repeats; },
+          "R: micro-batches and windows per fixed-weight variance probe (0: off)")) {
     o->check(kNonNegative);
   }
-  if (auto* o = add("--probe-every", [](auto& c) -> auto& { return c.probe_every; },
-                    "Probe the loss variance at fixed weights every N samples (0: at each evaluation; default 10000)")) {
+  if (auto* o = add(
+          "--probe-every", [](auto& c) -> auto& { return c.probe_every; },
+          "Probe the loss variance at fixed weights every N samples (0: at each evaluation; "
+          "default 10000)")) {
     o->check(kNonNegative);
   }
-  add("--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
-  if (auto* o = add("--workers", [](auto& c) -> auto& { return c.workers; },
-                    "N data-parallel processes on this machine: each accum window takes m·K·N samples, "
-                    "each worker accumulates K micro-batches alone, one all-reduce per window")) {
+  add(
+      "--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
+  if (auto* o = add(
+          "--workers", [](auto& c) -> auto& { return c.workers; },
+          "N data-parallel processes on this machine: each accum window takes m·K·N samples, "
+          "each worker accumulates K micro-batches alone, one all-reduce per window")) {
     o->check(CLI::Range(int64_t{1}, kMaxWorkers));
   }
   if (!skipped("--no-noise-stats")) {
     app_->add_flag("--no-noise-stats", no_noise_, "Skip the gradient-noise estimators");
   }
-  if (auto* o = add("--grad-check-every", [](auto& c) -> auto& { return c.grad_check_every; },
-                    "Every N-th accum step and every irregular window (epoch end, first after a "
-                    "change or a resume), compare the accumulated gradient with one big batch's (0: off)")) {
+  if (auto* o = add(
+          "--grad-check-every", [](auto& c) -> auto& { return c.grad_check_every; },
+          "Every N-th accum step and every irregular window (epoch end, first after a "
+          "change or a resume), compare the accumulated gradient with one big batch's (0: off)")) {
     o->check(kNonNegative);
   }
 }
 
 ExperimentConfig ConfigOptions::resolve() const {
   ExperimentConfig c = !config_file_.empty() ? loadConfigFile(config_file_)
-                       : !preset_.empty()     ? presetExperiment(preset_)
-                                              : ExperimentConfig{};
+                       : !preset_.empty()    ? presetExperiment(preset_)
+                                             : ExperimentConfig{};
   for (const auto& [opt, apply] : overrides_) {
     if (opt->count() > 0) apply(c);
   }

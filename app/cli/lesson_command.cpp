@@ -44,12 +44,14 @@ LessonCommand::LessonCommand(CLI::App& parent) {
   app_->require_subcommand(1);
   const std::string db_help = "Run database (default: " + RunStore::defaultPath() + ")";
 
-  list_ = app_->add_subcommand("list", "The lessons, with the verdict of your latest attempt at each");
+  list_ =
+      app_->add_subcommand("list", "The lessons, with the verdict of your latest attempt at each");
   list_->add_flag("--json", json_, "Print the list as JSON");
   list_->add_option("--db", db_, db_help);
 
   run_ = app_->add_subcommand("run", "Train a lesson's runs and check what they show");
-  run_->add_option("lesson", which_, "The lesson's number in `lesson list`, its id, or a lesson file")
+  run_->add_option("lesson", which_,
+                   "The lesson's number in `lesson list`, its id, or a lesson file")
       ->required();
   run_->add_option("--predict", predict_,
                    "Your answer to the lesson's question, given before the run: a number, or a "
@@ -75,7 +77,8 @@ int LessonCommand::execute() {
 int LessonCommand::list() const {
   const std::string dir = lessonDirectory();
   const std::vector<std::string> files = lessonFiles(dir);
-  if (files.empty()) throw InputError("there are no lessons in " + dir + " (set ACCUMLAB_LESSONS to their folder)");
+  if (files.empty())
+    throw InputError("there are no lessons in " + dir + " (set ACCUMLAB_LESSONS to their folder)");
   const auto latest = latestResults(dbPath());
   nlohmann::json out = nlohmann::json::array();
   TextTable table({"#", "", "id", "title", "runs"});
@@ -84,17 +87,21 @@ int LessonCommand::list() const {
     const auto it = latest.find(lesson.id);
     const std::string mark = it == latest.end() ? "" : it->second.all_hold ? "✓" : "✗";
     const size_t jobs = lessonJobs(lesson).size();
-    const std::string runs = lesson.sweep ? std::to_string(jobs) + " (sweep)" : std::to_string(jobs);
+    const std::string runs =
+        lesson.sweep ? std::to_string(jobs) + " (sweep)" : std::to_string(jobs);
     table.add({std::to_string(i + 1), mark, lesson.id, lesson.title, runs});
-    nlohmann::json entry = {{"number", i + 1}, {"id", lesson.id}, {"title", lesson.title},
-                            {"file", files[i]}, {"runs", jobs}, {"sweep", lesson.sweep.has_value()}};
-    if (it != latest.end()) entry["latest"] = {{"result_id", it->second.id}, {"all_hold", it->second.all_hold}};
+    nlohmann::json entry = {{"number", i + 1},       {"id", lesson.id},
+                            {"title", lesson.title}, {"file", files[i]},
+                            {"runs", jobs},          {"sweep", lesson.sweep.has_value()}};
+    if (it != latest.end())
+      entry["latest"] = {{"result_id", it->second.id}, {"all_hold", it->second.all_hold}};
     out.push_back(entry);
   }
   if (json_) {
     std::cout << out.dump(2) << std::endl;
   } else {
-    std::cout << table.str() << "✓/✗: every check held / not every check held in your latest attempt.\n"
+    std::cout << table.str()
+              << "✓/✗: every check held / not every check held in your latest attempt.\n"
               << "Run one with: accumlab-cli lesson run N [--predict X]\n";
   }
   return 0;
@@ -108,11 +115,17 @@ int LessonCommand::results() const {
   if (json_) {
     nlohmann::json out = nlohmann::json::array();
     for (const LessonResultRow& r : rows) {
-      out.push_back({{"id", r.id}, {"lesson", r.lesson_id}, {"title", r.title},
-                     {"finished_at", r.finished_at}, {"prediction", r.prediction},
-                     {"prediction_correct", r.prediction_correct ? nlohmann::json(*r.prediction_correct) : nlohmann::json(nullptr)},
-                     {"all_hold", r.all_hold}, {"run_ids", r.run_ids},
-                     {"verdict", nlohmann::json::parse(r.verdict_json, nullptr, false)}});
+      out.push_back(
+          {{"id", r.id},
+           {"lesson", r.lesson_id},
+           {"title", r.title},
+           {"finished_at", r.finished_at},
+           {"prediction", r.prediction},
+           {"prediction_correct",
+            r.prediction_correct ? nlohmann::json(*r.prediction_correct) : nlohmann::json(nullptr)},
+           {"all_hold", r.all_hold},
+           {"run_ids", r.run_ids},
+           {"verdict", nlohmann::json::parse(r.verdict_json, nullptr, false)}});
     }
     std::cout << out.dump(2) << std::endl;
     return 0;
@@ -130,8 +143,8 @@ int LessonCommand::results() const {
     }
     std::string prediction = r.prediction.empty() ? "—" : r.prediction;
     if (r.prediction_correct) prediction += *r.prediction_correct ? " ✓" : " ✗";
-    table.add({std::to_string(r.id), r.finished_at, r.title, r.all_hold ? "✓ all hold" : "✗ not all",
-                  prediction, runs});
+    table.add({std::to_string(r.id), r.finished_at, r.title,
+               r.all_hold ? "✓ all hold" : "✗ not all", prediction, runs});
   }
   std::cout << table.str();
   return 0;
@@ -189,7 +202,8 @@ int LessonCommand::run() {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (const int signo = on_signal.signalReceived()) {
-    std::fprintf(stderr, "accumlab-cli: the lesson was stopped before its runs ended; no verdict\n");
+    std::fprintf(stderr,
+                 "accumlab-cli: the lesson was stopped before its runs ended; no verdict\n");
     return 128 + signo;
   }
 
@@ -209,7 +223,8 @@ int LessonCommand::run() {
   } else {
     std::cout << formatVerdict(verdict);
     char line[160];
-    std::snprintf(line, sizeof line, "%zu run%s in %.1f s", jobs.size(), jobs.size() == 1 ? "" : "s", wall_s);
+    std::snprintf(line, sizeof line, "%zu run%s in %.1f s", jobs.size(),
+                  jobs.size() == 1 ? "" : "s", wall_s);
     std::cout << line;
     if (!no_store_) {
       std::cout << "; stored as lesson result " << result_id;

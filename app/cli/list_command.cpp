@@ -25,8 +25,12 @@ int ListCommand::listSweeps(RunStore& store) const {
   if (json_) {
     nlohmann::json list = nlohmann::json::array();
     for (const SweepRow& r : rows) {
-      list.push_back({{"id", r.id}, {"name", r.name}, {"created_at", r.created_at},
-                      {"points", r.points}, {"done", r.done}, {"reached", r.reached},
+      list.push_back({{"id", r.id},
+                      {"name", r.name},
+                      {"created_at", r.created_at},
+                      {"points", r.points},
+                      {"done", r.done},
+                      {"reached", r.reached},
                       {"target", describeTarget(sweepTargetFromSpec(r.spec_json))}});
     }
     std::cout << list.dump(2) << std::endl;
@@ -64,9 +68,9 @@ int ListCommand::execute() {
     return 0;
   }
   if (rows.empty()) {
-    std::cout << "No runs" << (filter.tag.empty() && filter.dataset.empty() && !filter.status
-                                   ? ""
-                                   : " match") << " in " << store->path() << ".\n";
+    std::cout << "No runs"
+              << (filter.tag.empty() && filter.dataset.empty() && !filter.status ? "" : " match")
+              << " in " << store->path() << ".\n";
     return 0;
   }
   TextTable table({"id", "started", "dataset", "model", "arm", "m×K", "status", "final loss",
@@ -77,8 +81,8 @@ int ListCommand::execute() {
     std::string tags;
     for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;
     table.add({std::to_string(r.id), started, r.dataset, r.model, toString(r.arm),
-               batchSizesText(r), toString(r.status),
-               cell(r.final_loss), cell(r.val_accuracy * 100, "%.2f%%"), tags});
+               batchSizesText(r), toString(r.status), cell(r.final_loss),
+               cell(r.val_accuracy * 100, "%.2f%%"), tags});
   }
   std::cout << table.str();
   return 0;

@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   }
   CLI::App app{"AccumLab: gradient accumulation, measured", "accumlab-cli"};
   accumlab::cli::configureApp(app);
-  app.footer("accumlab-cli SUBCOMMAND --help shows a subcommand's options; --help-all shows "
-             "them all.");
+  app.footer(
+      "accumlab-cli SUBCOMMAND --help shows a subcommand's options; --help-all shows "
+      "them all.");
   accumlab::cli::EngineHandoff engine(app);
   accumlab::cli::StoreCommands store(app);
 

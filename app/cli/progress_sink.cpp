@@ -22,7 +22,8 @@ std::string formatDuration(double seconds) {
 }
 }  // namespace
 
-ProgressSink::ProgressSink(std::FILE* out, bool interactive) : out_(out), interactive_(interactive) {}
+ProgressSink::ProgressSink(std::FILE* out, bool interactive)
+    : out_(out), interactive_(interactive) {}
 
 void ProgressSink::onRunStarted(const RunInfo& info) {
   budget_ = info.budget_samples;
@@ -30,7 +31,8 @@ void ProgressSink::onRunStarted(const RunInfo& info) {
     order_.push_back(toString(a));
     arms_[toString(a)] = ArmLine{};
   }
-  std::fprintf(out_, "data   %s\nmodel  %s\ndevice %s\nbudget %lld samples per arm, m=%lld K=%lld\n",
+  std::fprintf(out_,
+               "data   %s\nmodel  %s\ndevice %s\nbudget %lld samples per arm, m=%lld K=%lld\n",
                info.dataset.c_str(), info.model.c_str(), info.device.c_str(),
                static_cast<long long>(budget_), static_cast<long long>(info.config.micro_batch),
                static_cast<long long>(info.config.accum));
@@ -51,7 +53,8 @@ void ProgressSink::onEvent(const EventRecord& e) {
     std::fprintf(out_, "\033[%dA\033[J", drawn_lines_);  // the event goes above the arm lines
     drawn_lines_ = 0;
   }
-  std::fprintf(out_, "event  %s%s\n", e.arm ? (toString(*e.arm) + ": ").c_str() : "", e.message.c_str());
+  std::fprintf(out_, "event  %s%s\n", e.arm ? (toString(*e.arm) + ": ").c_str() : "",
+               e.message.c_str());
   if (interactive_) draw(true);
 }
 
@@ -88,9 +91,11 @@ double ProgressSink::etaSeconds() const {
 
 std::string ProgressSink::lineFor(const std::string& arm, const ArmLine& l) const {
   char buf[256];
-  const double pct = budget_ > 0 ? 100.0 * static_cast<double>(l.samples) / static_cast<double>(budget_) : 0;
+  const double pct =
+      budget_ > 0 ? 100.0 * static_cast<double>(l.samples) / static_cast<double>(budget_) : 0;
   // An arm's own ETA counts only its compute; arms share one thread, see the total below.
-  const double eta = l.samples_per_s > 0 ? static_cast<double>(budget_ - l.samples) / l.samples_per_s : NAN;
+  const double eta =
+      l.samples_per_s > 0 ? static_cast<double>(budget_ - l.samples) / l.samples_per_s : NAN;
   std::snprintf(buf, sizeof buf, "%-10s %10lld/%lld (%5.1f%%)  loss %-10.4g %9.0f samples/s  %s",
                 arm.c_str(), static_cast<long long>(l.samples), static_cast<long long>(budget_),
                 pct, l.loss, l.samples_per_s,
@@ -101,13 +106,15 @@ std::string ProgressSink::lineFor(const std::string& arm, const ArmLine& l) cons
 void ProgressSink::draw(bool force) {
   const auto now = std::chrono::steady_clock::now();
   const std::chrono::steady_clock::duration interval =
-      interactive_ ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kTerminalRedraw)
-                   : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kPlainInterval);
+      interactive_
+          ? std::chrono::duration_cast<std::chrono::steady_clock::duration>(kTerminalRedraw)
+          : std::chrono::duration_cast<std::chrono::steady_clock::duration>(kPlainInterval);
   if (!force && now - last_draw_ < interval) return;
   last_draw_ = now;
   if (interactive_ && drawn_lines_ > 0) std::fprintf(out_, "\033[%dA", drawn_lines_);
   for (const auto& name : order_) {
-    std::fprintf(out_, "%s%s\n", lineFor(name, arms_.at(name)).c_str(), interactive_ ? "\033[K" : "");
+    std::fprintf(out_, "%s%s\n", lineFor(name, arms_.at(name)).c_str(),
+                 interactive_ ? "\033[K" : "");
   }
   std::fprintf(out_, "ETA %s (all arms)%s\n", formatDuration(etaSeconds()).c_str(),
                interactive_ ? "\033[K" : "");

@@ -8,21 +8,22 @@
 #include "cli_main.h"
 #include "engine_handoff.h"
 #include "report/html_report.h"
+#include "report/sweep_report.h"
 #include "runs/run_loader.h"
-#include "sweep/sweep_plots.h"
 
 namespace accumlab::cli {
 
-ReportCommand::ReportCommand(CLI::App& parent)
-    : StoreCommand(parent, "report", kReportAbout) {
+ReportCommand::ReportCommand(CLI::App& parent) : StoreCommand(parent, "report", kReportAbout) {
   auto* ids = app_->add_option("ids", ids_,
                                "Run ids (each stands for its experiment; several are overlaid)");
-  auto* sweep = app_->add_option("--sweep", sweep_, "A sweep's report instead (see `list --sweeps`)")
-                    ->check(kPositive);
+  auto* sweep =
+      app_->add_option("--sweep", sweep_, "A sweep's report instead (see `list --sweeps`)")
+          ->check(kPositive);
   ids->excludes(sweep);
-  auto* lesson = app_->add_option("--lesson", lesson_,
-                                  "A lesson attempt's report: its verdict and runs (see `lesson results`)")
-                     ->check(kPositive);
+  auto* lesson =
+      app_->add_option("--lesson", lesson_,
+                       "A lesson attempt's report: its verdict and runs (see `lesson results`)")
+          ->check(kPositive);
   lesson->excludes(ids)->excludes(sweep);
   app_->add_option("--out,-o", out_, "The HTML file to write")->required();
 }
@@ -33,7 +34,8 @@ int ReportCommand::execute() {
   }
   const auto store = open();
   if (RunStore::wouldOverwrite(store->path(), out_)) {
-    throw InputError("cannot write the report to " + out_ + ": it is the run database; "
+    throw InputError("cannot write the report to " + out_ +
+                     ": it is the run database; "
                      "choose another file with --out");
   }
   std::vector<ui::RunData> runs;
@@ -65,9 +67,10 @@ int ReportCommand::execute() {
   QApplication app(argc, argv);
   QString error;
   const QString out = QString::fromStdString(out_);
-  const bool written = sweep_ > 0    ? ui::writeSweepReport(sweep, out, &error)
-                       : lesson_ > 0 ? ui::writeLessonReport(*store, lesson, out, &error)
-                                     : ui::writeHtmlReport(runs, ui::renderPlots(runs), out, &error, lessons);
+  const bool written = sweep_ > 0 ? ui::writeSweepReport(sweep, out, &error)
+                       : lesson_ > 0
+                           ? ui::writeLessonReport(*store, lesson, out, &error)
+                           : ui::writeHtmlReport(runs, ui::renderPlots(runs), out, &error, lessons);
   if (!written) {
     throw InputError(error.toStdString());
   }

@@ -60,14 +60,15 @@ RunCommand::RunCommand(CLI::App& parent) {
   app_->option_defaults()->always_capture_default();
   options_ = std::make_unique<ConfigOptions>(*app_);
   auto* effective = app_->add_option("--effective-batch", effective_batch_,
-                                     "Choose m and K for this m·K: the largest m whose predicted peak (two short probes) fits --memory-budget")
+                                     "Choose m and K for this m·K: the largest m whose predicted "
+                                     "peak (two short probes) fits --memory-budget")
                         ->check(kPositive);
   effective->needs(options_->option("--memory-budget"))
       ->excludes(options_->option("--micro-batch"))
       ->excludes(options_->option("--accum"));
-  auto* stop_loss = app_->add_option(
-      "--stop-at-loss", stop_at_loss_,
-      "Stop once every arm's smoothed training loss (debiased EMA, --smoothing) is at or below this");
+  auto* stop_loss = app_->add_option("--stop-at-loss", stop_at_loss_,
+                                     "Stop once every arm's smoothed training loss (debiased EMA, "
+                                     "--smoothing) is at or below this");
   auto* stop_acc = app_->add_option(
       "--stop-at-val-accuracy", stop_at_accuracy_,
       "Stop once every arm's validation accuracy (a fraction, e.g. 0.8) is at or above this");
@@ -77,7 +78,8 @@ RunCommand::RunCommand(CLI::App& parent) {
   app_->add_flag("--json", json_, "Print the summary as JSON on stdout");
   app_->add_flag("--quiet,-q", quiet_, "No progress display");
   addProgressOption(*app_, progress_);
-  auto* db = app_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");
+  auto* db =
+      app_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");
   auto* no_store = app_->add_flag("--no-store", no_store_, "Do not store the run")->excludes(db);
   app_->add_option("--checkpoint-every", checkpoint_every_,
                    "Save the whole training state every this many samples (beside the run "
@@ -90,12 +92,14 @@ RunCommand::RunCommand(CLI::App& parent) {
       ->check(kPositive)
       ->excludes(no_store)
       ->excludes(effective);
-  auto* rank = app_->add_option("--rank", rank_,
-                                "Join a data-parallel run on several machines as rank R (0 hosts it, "
-                                "stores it and prints the summary); with --world-size and --master")
-                   ->check(CLI::NonNegativeNumber);
-  auto* world = app_->add_option("--world-size", world_size_, "N: the ranks of the run --rank joins")
-                    ->check(CLI::Range(int64_t{2}, kMaxWorkers));
+  auto* rank =
+      app_->add_option("--rank", rank_,
+                       "Join a data-parallel run on several machines as rank R (0 hosts it, "
+                       "stores it and prints the summary); with --world-size and --master")
+          ->check(CLI::NonNegativeNumber);
+  auto* world =
+      app_->add_option("--world-size", world_size_, "N: the ranks of the run --rank joins")
+          ->check(CLI::Range(int64_t{2}, kMaxWorkers));
   auto* master = app_->add_option(
       "--master", master_,
       "HOST:PORT of rank 0, as every rank reaches it; every rank needs the same token "
@@ -212,8 +216,9 @@ int RunCommand::train() {
     resume_experiment = run.row.experiment_id;
     resume_file = checkpointPath(db_path, resume_experiment);
     if (!exists(resume_file)) {
-      throw InputError("run " + std::to_string(resume_) + " cannot be resumed: it has no checkpoint (" +
-                       resume_file + "); only a run trained with --checkpoint-every that did not end can");
+      throw InputError("run " + std::to_string(resume_) +
+                       " cannot be resumed: it has no checkpoint (" + resume_file +
+                       "); only a run trained with --checkpoint-every that did not end can");
     }
     config = run.config;
   } else {
@@ -231,9 +236,10 @@ int RunCommand::train() {
     memory = probeMemoryModel(config);
     // On N workers the window m·K·N is B: each worker fits m·K = B/N in its budget.
     if (effective_batch_ % config.workers != 0) {
-      throw InputError("--effective-batch " + std::to_string(effective_batch_) + " is not a multiple of the " +
-                       std::to_string(config.workers) + " workers; give a multiple of " +
-                       std::to_string(config.workers) + ", so that each takes an equal share of the window");
+      throw InputError("--effective-batch " + std::to_string(effective_batch_) +
+                       " is not a multiple of the " + std::to_string(config.workers) +
+                       " workers; give a multiple of " + std::to_string(config.workers) +
+                       ", so that each takes an equal share of the window");
     }
     fit = fitMemoryBudget(memory, budget, effective_batch_ / config.workers);
     config.micro_batch = fit->micro_batch;
@@ -261,7 +267,7 @@ int RunCommand::train() {
   ProgressSink progress(stderr, isatty(fileno(stderr)) != 0);
   JsonProgressSink json_progress(stderr);
   SilentSink silent;
-  MetricsSink& sink = quiet_   ? static_cast<MetricsSink&>(silent)
+  MetricsSink& sink = quiet_  ? static_cast<MetricsSink&>(silent)
                       : jsonl ? static_cast<MetricsSink&>(json_progress)
                               : progress;
   StoreSink* store = session.store();
@@ -310,7 +316,8 @@ int RunCommand::runAsWorker(RunSession& session) {
   Trainer& trainer = session.trainer();
   // Rank 0 stores the run and prints its summary; this rank says what went wrong here, and
   // with --json prints its own summary.
-  app::StopOnSignal on_signal("accumlab-cli", "rank " + std::to_string(rank_) + " stopping with the others",
+  app::StopOnSignal on_signal("accumlab-cli",
+                              "rank " + std::to_string(rank_) + " stopping with the others",
                               [&trainer] { trainer.requestStop(); });
   const RunSummary summary = session.run({});
   // --json: this rank's own view (its throughput, its all-reduce wait, its weights' digest).

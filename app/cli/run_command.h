@@ -46,15 +46,15 @@ class RunCommand {
   bool json_ = false;
   bool quiet_ = false;
   ProgressFormat progress_ = ProgressFormat::kText;  ///< --progress text|jsonl
-  std::string db_;         ///< --db: the run store (default RunStore::defaultPath())
-  bool no_store_ = false;  ///< --no-store
+  std::string db_;                ///< --db: the run store (default RunStore::defaultPath())
+  bool no_store_ = false;         ///< --no-store
   int64_t checkpoint_every_ = 0;  ///< --checkpoint-every SAMPLES
   int64_t resume_ = 0;            ///< --resume RUN_ID
   // A data-parallel run (docs/data-parallel.md): --workers N on this
   // machine, or one rank of many.
-  int rank_ = -1;           ///< --rank R: join as rank R; -1: not given
-  int64_t world_size_ = 0;  ///< --world-size N
-  std::string master_;      ///< --master HOST:PORT
+  int rank_ = -1;               ///< --rank R: join as rank R; -1: not given
+  int64_t world_size_ = 0;      ///< --world-size N
+  std::string master_;          ///< --master HOST:PORT
   std::string rendezvous_dir_;  ///< --rendezvous-dir DIR: ranks on this machine (LocalWorkers)
   std::string token_;           ///< --token TEXT (ps shows it: --token-file, ACCUMLAB_TOKEN)
   std::string token_file_;      ///< --token-file FILE

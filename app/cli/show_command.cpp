@@ -31,8 +31,11 @@ int ShowCommand::execute() {
     j["summary"] = nlohmann::json::parse(d.summary_json);
     j["events"] = nlohmann::json::array();
     for (const EventRecord& e : d.events) {
-      j["events"].push_back({{"samples_seen", e.samples_seen}, {"wall_ms", e.wall_ms},
-                             {"kind", toString(e.kind)}, {"arm", armName(e)}, {"message", e.message}});
+      j["events"].push_back({{"samples_seen", e.samples_seen},
+                             {"wall_ms", e.wall_ms},
+                             {"kind", toString(e.kind)},
+                             {"arm", armName(e)},
+                             {"message", e.message}});
     }
     std::cout << j.dump(2) << std::endl;
     return 0;
@@ -70,8 +73,8 @@ int ShowCommand::execute() {
   summary.add({"B_simple", cell(s.b_simple, "%.1f")});
   summary.add({"samples/s", cell(s.samples_per_s, "%.0f")});
   summary.add({"peak tensors", s.peak_tensor_bytes >= 0 ? formatBytes(s.peak_tensor_bytes) : "-"});
-  summary.add({"peak RSS (process)",
-               s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes) : "-"});
+  summary.add(
+      {"peak RSS (process)", s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes) : "-"});
   if (s.grad_equivalence_checks > 0) {
     summary.add(
         {kGradCheckHeadline, cell(s.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat)});
@@ -83,7 +86,8 @@ int ShowCommand::execute() {
   }
   summary.add({"trajectory diff", cell(s.equivalence_rel_diff, "%.2e")});
   if (s.trajectories_parted_at_step >= 0) {
-    summary.add({"trajectories parted", "at update " + std::to_string(s.trajectories_parted_at_step)});
+    summary.add(
+        {"trajectories parted", "at update " + std::to_string(s.trajectories_parted_at_step)});
   }
   // The arms take turns on one thread: an arm's own time is a share of the run's.
   summary.add({"training time of this arm", cell(s.wall_s, "%.2f s")});

@@ -34,7 +34,8 @@ std::vector<int64_t> parseRunIds(const std::vector<std::string>& texts) {
     errno = 0;
     const long long v = std::strtoll(t.c_str(), &end, 10);
     if (t.empty() || *end != '\0' || errno != 0 || v <= 0) {
-      throw InputError("'" + t + "' is not a run id; ids are positive integers as "
+      throw InputError("'" + t +
+                       "' is not a run id; ids are positive integers as "
                        "`accumlab-cli list` shows them");
     }
     ids.push_back(v);

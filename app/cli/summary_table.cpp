@@ -12,7 +12,8 @@ namespace accumlab::cli {
 std::string formatBytes(int64_t bytes) {
   char buf[32];
   const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
-  std::snprintf(buf, sizeof buf, mib >= 1024 ? "%.2f GiB" : "%.1f MiB", mib >= 1024 ? mib / 1024 : mib);
+  std::snprintf(buf, sizeof buf, mib >= 1024 ? "%.2f GiB" : "%.1f MiB",
+                mib >= 1024 ? mib / 1024 : mib);
   return buf;
 }
 
@@ -66,8 +67,9 @@ std::string varianceLines(const RunSummary& summary) {
     }
     out << "loss variance no-accum / accum, detrended, last " << r->updates
         << " updates: " << interval(r->ci.ratio, r->ci.low, r->ci.high)
-        << " (90%) · not a test of K = " << r->theory << ": the arms sit at different weights (train loss "
-        << num(loss_no_accum, "%.3g") << " vs " << num(loss_accum, "%.3g")
+        << " (90%) · not a test of K = " << r->theory
+        << ": the arms sit at different weights (train loss " << num(loss_no_accum, "%.3g")
+        << " vs " << num(loss_accum, "%.3g")
         << ") and no-accum's own updates shake its weights; the probe holds the weights fixed\n";
   }
   return out.str();
@@ -90,7 +92,9 @@ std::string memoryLine(const RunSummary& summary) {
   if (!accum || !big || accum->peak_tensor_bytes <= 0 || big->peak_tensor_bytes <= 0) return "";
   std::ostringstream out;
   out << "peak tensors accum / big-batch: "
-      << num(static_cast<double>(accum->peak_tensor_bytes) / static_cast<double>(big->peak_tensor_bytes), "%.2f")
+      << num(static_cast<double>(accum->peak_tensor_bytes) /
+                 static_cast<double>(big->peak_tensor_bytes),
+             "%.2f")
       << " · only the batches and activations shrink with m; the weights, gradients and optimizer "
          "state are the same in every arm, and accumulating also holds a micro-batch's gradient "
          "while it adds it in, so a model whose weights outweigh its activations saves little\n";
@@ -201,7 +205,8 @@ std::string formatSummaryTable(const RunSummary& summary) {
   std::ostringstream out;
   for (size_t r = 0; r < rows.size(); ++r) {
     for (size_t i = 0; i < rows[r].size(); ++i) {
-      out << rows[r][i] << std::string(w[i] - width(rows[r][i]) + (i + 1 < rows[r].size() ? 2 : 0), ' ');
+      out << rows[r][i]
+          << std::string(w[i] - width(rows[r][i]) + (i + 1 < rows[r].size() ? 2 : 0), ' ');
     }
     out << '\n';
   }

@@ -25,8 +25,9 @@ namespace {
 std::string selfPath() {
   std::string self = executablePath();
   if (self.empty()) {
-    throw InputError("cannot read this program's path from /proc/self/exe, which starts the "
-                     "sweep's workers; is /proc mounted?");
+    throw InputError(
+        "cannot read this program's path from /proc/self/exe, which starts the "
+        "sweep's workers; is /proc mounted?");
   }
   return self;
 }
@@ -132,18 +133,21 @@ SweepCommand::SweepCommand(CLI::App& parent) {
   auto* accum = app_->add_option("--accum,-k", accums_, "Accumulation counts K, e.g. 1,2,4,8")
                     ->delimiter(',')
                     ->check(CLI::PositiveNumber);
-  auto* effective = app_->add_option("--effective-batch,-B", effective_batches_,
-                                     "Effective batches B = m·K, e.g. 8,16,…,1024 (K = B/m for each m)")
-                        ->delimiter(',')
-                        ->check(CLI::PositiveNumber);
+  auto* effective =
+      app_->add_option("--effective-batch,-B", effective_batches_,
+                       "Effective batches B = m·K, e.g. 8,16,…,1024 (K = B/m for each m)")
+          ->delimiter(',')
+          ->check(CLI::PositiveNumber);
   effective->excludes(accum);
   app_->add_option("--lr", lrs_, "Learning rates; each B is fitted at its best one")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  auto* loss = app_->add_option("--target-loss", target_loss_,
-                                "Target: the smoothed training loss (debiased EMA) at or below this");
-  auto* accuracy = app_->add_option("--target-val-accuracy", target_accuracy_,
-                                    "Target: the validation accuracy (a fraction) at or above this");
+  auto* loss =
+      app_->add_option("--target-loss", target_loss_,
+                       "Target: the smoothed training loss (debiased EMA) at or below this");
+  auto* accuracy =
+      app_->add_option("--target-val-accuracy", target_accuracy_,
+                       "Target: the validation accuracy (a fraction) at or above this");
   loss->excludes(accuracy);
   app_->add_option("--smoothing", smoothing_, "s of the debiased EMA of the training loss")
       ->check(CLI::Range(0.0, 0.999));
@@ -161,16 +165,16 @@ SweepCommand::SweepCommand(CLI::App& parent) {
 
 std::vector<SweepPoint> SweepCommand::grid(const ExperimentConfig& base) const {
   std::vector<std::pair<int64_t, int64_t>> sizes;
-  const std::vector<int64_t> ms = micro_batches_.empty() ? std::vector<int64_t>{base.micro_batch}
-                                                         : micro_batches_;
+  const std::vector<int64_t> ms =
+      micro_batches_.empty() ? std::vector<int64_t>{base.micro_batch} : micro_batches_;
   if (!effective_batches_.empty()) {
     // Each B with each m (several m at one B show the memory/speed trade-off).
     for (int64_t b : effective_batches_) {
       for (int64_t given : ms) {
         const int64_t m = std::min(given, b);  // a batch below m is one micro-batch
         if (b % m != 0) {
-          throw InputError("effective batch " + std::to_string(b) + " is not a multiple of m = " +
-                           std::to_string(m) + "; choose B = m·K");
+          throw InputError("effective batch " + std::to_string(b) +
+                           " is not a multiple of m = " + std::to_string(m) + "; choose B = m·K");
         }
         if (std::find(sizes.begin(), sizes.end(), std::make_pair(m, b / m)) == sizes.end()) {
           sizes.emplace_back(m, b / m);
@@ -196,8 +200,9 @@ std::vector<SweepPoint> SweepCommand::grid(const ExperimentConfig& base) const {
     }
   }
   if (points.size() < 2) {
-    throw InputError("a sweep needs at least 2 points; give several --micro-batch, --accum or "
-                     "--effective-batch values");
+    throw InputError(
+        "a sweep needs at least 2 points; give several --micro-batch, --accum or "
+        "--effective-batch values");
   }
   return points;
 }
@@ -250,8 +255,7 @@ int SweepCommand::train() {
   app::StopOnSignal on_signal("accumlab-cli", "stopping every point at its next window boundary",
                               [&runner] { runner.requestStop(); });
   const bool text = !quiet_ && progress_ == ProgressFormat::kText;
-  SweepProgress progress([this](const nlohmann::json& object) { report(object); }, text, jobs_,
-                         db);
+  SweepProgress progress([this](const nlohmann::json& object) { report(object); }, text, jobs_, db);
   // Throws, after sweep_finished, when a point's input was bad.
   const SweepOutcome outcome = runner.run(progress);
   const SweepDetail sweep = store.sweep(sweep_id);

@@ -33,8 +33,9 @@ std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   if (a.steps_fit) {
     const StepsFit& f = *a.steps_fit;
     out << "steps to target: S(B) = S_min + E_min/B with S_min = " << cell(f.s_min, "%.1f")
-        << " steps, E_min = " << cell(f.e_min, "%.0f") << " samples, B_crit = E_min/S_min = "
-        << cell(f.b_crit, "%.1f") << " (R² = " << cell(f.r2, "%.3f") << ", " << f.points
+        << " steps, E_min = " << cell(f.e_min, "%.0f")
+        << " samples, B_crit = E_min/S_min = " << cell(f.b_crit, "%.1f")
+        << " (R² = " << cell(f.r2, "%.3f") << ", " << f.points
         << " batch sizes at their best LR)\n";
   } else {
     out << "steps to target: no fit (" << a.steps_fit_error << ")\n";
@@ -44,8 +45,7 @@ std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   if (a.variance_slope) {
     const SlopeFit& v = *a.variance_slope;
     out << "loss variance against B: slope " << cell(v.slope, "%.2f") << " ["
-        << cell(v.ci_low, "%.2f") << ", " << cell(v.ci_high, "%.2f")
-        << "] (90%) · theory −1\n";
+        << cell(v.ci_low, "%.2f") << ", " << cell(v.ci_high, "%.2f") << "] (90%) · theory −1\n";
   } else {
     out << "loss variance against B: no fit (" << a.variance_slope_error << ")\n";
   }
@@ -89,16 +89,30 @@ ShowSweepCommand::ShowSweepCommand(CLI::App& parent)
     : StoreCommand(parent, "show-sweep", "Show a stored sweep: its points and fits") {
   app_->add_option("id", id_, "Sweep id (see `accumlab-cli list --sweeps`)")->required();
   auto* json = app_->add_flag("--json", json_, "Print JSON instead of a table");
-  app_->add_flag("--csv", csv_, "Print the points as CSV (one row per point) instead")->excludes(json);
+  app_->add_flag("--csv", csv_, "Print the points as CSV (one row per point) instead")
+      ->excludes(json);
 }
 
 std::string sweepCsv(const SweepDetail& sweep) {
   std::ostringstream out;
-  const std::vector<std::string> keys = {
-      "index", "micro_batch", "accum", "effective_batch", "lr", "run_id", "status",
-      "steps_to_target", "samples_to_target", "loss_variance", "loss_variance_count",
-      "variance_probe_ratio", "peak_tensor_bytes", "samples_per_s", "b_simple", "val_accuracy",
-      "steps", "message"};
+  const std::vector<std::string> keys = {"index",
+                                         "micro_batch",
+                                         "accum",
+                                         "effective_batch",
+                                         "lr",
+                                         "run_id",
+                                         "status",
+                                         "steps_to_target",
+                                         "samples_to_target",
+                                         "loss_variance",
+                                         "loss_variance_count",
+                                         "variance_probe_ratio",
+                                         "peak_tensor_bytes",
+                                         "samples_per_s",
+                                         "b_simple",
+                                         "val_accuracy",
+                                         "steps",
+                                         "message"};
   out << "sweep_id";
   for (const auto& k : keys) out << ',' << k;
   out << '\n';

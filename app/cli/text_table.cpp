@@ -22,7 +22,8 @@ bool looksNumeric(const std::string& s) {
   const auto first = static_cast<unsigned char>(s[0]);
   if (!std::isdigit(first) && !(s.size() > 1 && (s[0] == '-' || s[0] == '+'))) return false;
   for (unsigned char c : s) {
-    if (c < 0x80 && !std::isdigit(c) && std::string(".-+e%() ").find(static_cast<char>(c)) == std::string::npos) {
+    if (c < 0x80 && !std::isdigit(c) &&
+        std::string(".-+e%() ").find(static_cast<char>(c)) == std::string::npos) {
       return false;
     }
   }

@@ -33,7 +33,8 @@ class StopOnSignal {
   std::string notice_;
   std::function<void()> stop_;
   std::thread watcher_;
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 }  // namespace accumlab::app

@@ -23,8 +23,9 @@ const Names<ArmKind> kArmNames = {
     {ArmKind::kNoAccum, "no-accum"}, {ArmKind::kAccum, "accum"}, {ArmKind::kBigBatch, "big-batch"}};
 const Names<OptimizerKind> kOptimizerNames = {
     {OptimizerKind::kSgd, "sgd"}, {OptimizerKind::kAdam, "adam"}, {OptimizerKind::kAdamW, "adamw"}};
-const Names<LrSchedule> kScheduleNames = {
-    {LrSchedule::kConstant, "constant"}, {LrSchedule::kStep, "step"}, {LrSchedule::kCosine, "cosine"}};
+const Names<LrSchedule> kScheduleNames = {{LrSchedule::kConstant, "constant"},
+                                          {LrSchedule::kStep, "step"},
+                                          {LrSchedule::kCosine, "cosine"}};
 const Names<LrScaling> kScalingNames = {
     {LrScaling::kNone, "none"}, {LrScaling::kLinear, "linear"}, {LrScaling::kSqrt, "sqrt"}};
 const Names<WindowPolicy> kPolicyNames = {{WindowPolicy::kStream, "stream"},
@@ -32,8 +33,9 @@ const Names<WindowPolicy> kPolicyNames = {{WindowPolicy::kStream, "stream"},
                                           {WindowPolicy::kFlushDivideByK, "flush-divide-by-K"},
                                           {WindowPolicy::kDrop, "drop"}};
 const Names<DType> kDTypeNames = {{DType::kFloat32, "float32"}, {DType::kFloat64, "float64"}};
-const Names<Task> kTaskNames = {
-    {Task::kAuto, "auto"}, {Task::kClassification, "classification"}, {Task::kRegression, "regression"}};
+const Names<Task> kTaskNames = {{Task::kAuto, "auto"},
+                                {Task::kClassification, "classification"},
+                                {Task::kRegression, "regression"}};
 
 template <typename E>
 std::string nameOf(const Names<E>& names, E v) {
@@ -274,7 +276,8 @@ ExperimentConfig loadConfigFile(const std::string& path) {
 
 void validateConfig(const ExperimentConfig& c) {
   auto fail = [](const std::string& m) { throw InputError(m); };
-  if (c.micro_batch < 1) fail("micro-batch size must be at least 1, got " + std::to_string(c.micro_batch));
+  if (c.micro_batch < 1)
+    fail("micro-batch size must be at least 1, got " + std::to_string(c.micro_batch));
   if (c.accum < 1) fail("accumulation count K must be at least 1, got " + std::to_string(c.accum));
   if (c.arms.empty()) fail("at least one arm is needed: no-accum, accum or big-batch");
   for (size_t i = 0; i < c.arms.size(); ++i) {
@@ -300,7 +303,8 @@ void validateConfig(const ExperimentConfig& c) {
   if (c.memory_budget < 0) fail("the memory budget must be zero (no limit) or positive");
   if (c.threads < 0) fail("threads must be zero (default) or positive");
   if (c.workers < 1 || c.workers > kMaxWorkers) {
-    fail("workers must be between 1 and " + std::to_string(kMaxWorkers) + ", got " + std::to_string(c.workers));
+    fail("workers must be between 1 and " + std::to_string(kMaxWorkers) + ", got " +
+         std::to_string(c.workers));
   }
   if (c.workers > 1 && std::find(c.arms.begin(), c.arms.end(), ArmKind::kAccum) == c.arms.end()) {
     fail("workers train the accum arm data-parallel: add accum to the arms, or use one worker");

@@ -48,8 +48,8 @@ ByteReader::ByteReader(const std::string& path) : path_(path) {
   std::error_code ec;
   file_size_ = std::filesystem::file_size(path, ec);
   if (ec) file_size_ = 0;
-  gzbuffer(asGz(gz_), static_cast<unsigned>(std::clamp<uint64_t>(
-                          file_size_, kMinGzBufferBytes, kGzBufferBytes)));
+  gzbuffer(asGz(gz_), static_cast<unsigned>(
+                          std::clamp<uint64_t>(file_size_, kMinGzBufferBytes, kGzBufferBytes)));
 }
 
 ByteReader::~ByteReader() {

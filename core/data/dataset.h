@@ -14,15 +14,15 @@ namespace accumlab {
 /// contiguous tensor and are converted per micro-batch (`scale` maps them to [0, 1]).
 /// Owned by the training thread after loading; never mutated while training.
 struct Dataset {
-  std::string name;                    ///< e.g. "fashion-mnist", "spirals"
-  torch::Tensor train_x;               ///< [N, ...sample_shape], uint8 or float
-  torch::Tensor train_y;               ///< int64 [N] (classification) or float [N, outputs]
+  std::string name;       ///< e.g. "fashion-mnist", "spirals"
+  torch::Tensor train_x;  ///< [N, ...sample_shape], uint8 or float
+  torch::Tensor train_y;  ///< int64 [N] (classification) or float [N, outputs]
   torch::Tensor val_x;
   torch::Tensor val_y;
-  std::vector<int64_t> sample_shape;   ///< shape of one input sample
+  std::vector<int64_t> sample_shape;  ///< shape of one input sample
   Task task = Task::kClassification;
-  int64_t num_outputs = 0;             ///< classes, or regression targets
-  double scale = 1.0;                  ///< multiplies inputs after conversion to float
+  int64_t num_outputs = 0;  ///< classes, or regression targets
+  double scale = 1.0;       ///< multiplies inputs after conversion to float
   std::vector<std::string> class_names;
 
   int64_t trainSize() const { return train_x.size(0); }

@@ -9,7 +9,7 @@ namespace {
 
 constexpr double kLinregSigma = 0.5;  // label noise of `linreg`
 constexpr int64_t kBlobClasses = 10;
-constexpr double kBlobSpread = 1.5;   // distance scale between blob centres
+constexpr double kBlobSpread = 1.5;  // distance scale between blob centres
 
 at::Generator seededGenerator(uint64_t seed, uint64_t stream) {
   return at::make_generator<at::CPUGeneratorImpl>(seed * 0x9E3779B97F4A7C15ULL + stream);

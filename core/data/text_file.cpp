@@ -25,7 +25,10 @@ size_t scan(const std::string& text, bool prefix) {
     }
     // A UTF-8 sequence: its length from the lead byte, then continuation bytes 10xxxxxx.
     // Leads: C2–DF two bytes, E0–EF three, F0–F4 four; 80–C1 and F5–FF never lead.
-    const size_t len = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    const size_t len = c >= 0xC2 && c <= 0xDF   ? 2
+                       : c >= 0xE0 && c <= 0xEF ? 3
+                       : c >= 0xF0 && c <= 0xF4 ? 4
+                                                : 0;
     if (len == 0) return i;
     if (i + len > n) return prefix ? std::string::npos : i;
     for (size_t k = 1; k < len; ++k) {
@@ -50,7 +53,8 @@ std::string problemAt(const std::string& path, const std::string& kind, const st
 
 size_t firstNonTextByte(const std::string& text) { return scan(text, false); }
 
-std::string nonTextProblem(const std::string& path, const std::string& kind, const std::string& text) {
+std::string nonTextProblem(const std::string& path, const std::string& kind,
+                           const std::string& text) {
   return problemAt(path, kind, text, scan(text, false));
 }
 

@@ -13,6 +13,7 @@
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
+#include "accumlab/plot_ids.h"
 #include "config/json_text.h"
 #include "lessons/lesson_metrics.h"
 
@@ -34,10 +35,11 @@ namespace {
 
 /// The plots a lesson may ask for: the live plots and the sweep plots of the app.
 const std::set<std::string>& knownPlots() {
-  static const std::set<std::string> names = {"loss",         "variance",      "noise",
-                                              "validation",   "throughput",    "equivalence",
-                                              "sweep_steps",  "sweep_samples", "sweep_variance",
-                                              "sweep_memory", "sweep_accuracy"};
+  static const std::set<std::string> names = [] {
+    std::set<std::string> all(livePlotIds().begin(), livePlotIds().end());
+    all.insert(sweepPlotIds().begin(), sweepPlotIds().end());
+    return all;
+  }();
   return names;
 }
 

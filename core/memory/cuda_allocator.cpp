@@ -25,9 +25,7 @@ constexpr size_t kAggregate = 0;
 // c10::DeviceIndex in 2.x; emptyCache() gained a defaulted memory-pool argument in 2.x; the
 // stats type moved with StatType (hence auto). The calls below compile against both
 // without a version test.
-auto statsOf(const c10::Device& device) {
-  return cuda_alloc::getDeviceStats(device.index());
-}
+auto statsOf(const c10::Device& device) { return cuda_alloc::getDeviceStats(device.index()); }
 
 }  // namespace
 

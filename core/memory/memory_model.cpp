@@ -8,8 +8,8 @@
 
 #include "accumlab/input_error.h"
 #include "data/dataset_factory.h"
-#include "models/model.h"
 #include "memory/arm_memory.h"
+#include "models/model.h"
 #include "train/arm_stepper.h"
 #include "train/device_select.h"
 
@@ -118,25 +118,26 @@ BudgetFit fitMemoryBudget(const MemoryModel& model, int64_t budget_bytes, int64_
   fit.predicted_bytes = model.predict(fit.micro_batch, fit.accum);
   const int64_t covered = fit.micro_batch * fit.accum;
   // A K = 1 update whose peak is that of its noise-measuring halves says so.
-  const bool halves = fit.accum == 1 && fit.predicted_bytes > model.fixed_bytes +
-                                                                  model.per_sample_bytes *
-                                                                      static_cast<double>(fit.micro_batch);
-  fit.reason = "memory budget " + formatMemory(budget) +
-               ": m = " + std::to_string(fit.micro_batch) + ", K = " + std::to_string(fit.accum) +
-               " (predicted peak " + formatMemory(fit.predicted_bytes) + " of tensors = " +
-               (halves ? "in the windows split in halves to measure noise, " : "") +
-               formatMemory(model.fixed_bytes) + " fixed + " +
-               formatMemory(model.per_sample_bytes) + " per sample" +
-               (fit.accum > 1 || halves
-                    ? " + " + formatMemory(model.accum_extra_bytes) + " to accumulate"
-                    : "") +
-               "; " +
-               (fit.accum == 1 ? "the whole batch fits at once"
-                               : "m = " + std::to_string(m) + " is the largest that fits") +
-               (covered == effective_batch
-                    ? ")"
-                    : "; m·K = " + std::to_string(covered) + " covers the effective batch " +
-                          std::to_string(effective_batch) + " in whole micro-batches)");
+  const bool halves =
+      fit.accum == 1 &&
+      fit.predicted_bytes >
+          model.fixed_bytes + model.per_sample_bytes * static_cast<double>(fit.micro_batch);
+  fit.reason =
+      "memory budget " + formatMemory(budget) + ": m = " + std::to_string(fit.micro_batch) +
+      ", K = " + std::to_string(fit.accum) + " (predicted peak " +
+      formatMemory(fit.predicted_bytes) +
+      " of tensors = " + (halves ? "in the windows split in halves to measure noise, " : "") +
+      formatMemory(model.fixed_bytes) + " fixed + " + formatMemory(model.per_sample_bytes) +
+      " per sample" +
+      (fit.accum > 1 || halves ? " + " + formatMemory(model.accum_extra_bytes) + " to accumulate"
+                               : "") +
+      "; " +
+      (fit.accum == 1 ? "the whole batch fits at once"
+                      : "m = " + std::to_string(m) + " is the largest that fits") +
+      (covered == effective_batch
+           ? ")"
+           : "; m·K = " + std::to_string(covered) + " covers the effective batch " +
+                 std::to_string(effective_batch) + " in whole micro-batches)");
   return fit;
 }
 

@@ -19,9 +19,7 @@ std::vector<torch::Tensor> BuiltinModel::buffers() { return net_->buffers(); }
 
 void BuiltinModel::setTraining(bool training) { net_->train(training); }
 
-void BuiltinModel::to(const torch::Device& device, torch::Dtype dtype) {
-  net_->to(device, dtype);
-}
+void BuiltinModel::to(const torch::Device& device, torch::Dtype dtype) { net_->to(device, dtype); }
 
 void BuiltinModel::save(const std::string& path) {
   torch::serialize::OutputArchive archive;
@@ -36,7 +34,9 @@ using NetMaker = std::function<std::shared_ptr<NetImpl>()>;
 class BuiltinFactory : public ModelFactory {
  public:
   BuiltinFactory(NetMaker make, std::string spec, bool batch_dependent, uint64_t seed)
-      : make_(std::move(make)), spec_(std::move(spec)), batch_dependent_(batch_dependent),
+      : make_(std::move(make)),
+        spec_(std::move(spec)),
+        batch_dependent_(batch_dependent),
         seed_(seed) {}
 
   std::unique_ptr<Model> create() override {
@@ -83,24 +83,23 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 }  // namespace
 
 std::unique_ptr<ModelFactory> makeBuiltinFactory(const std::string& spec,
-                                                 const std::vector<int64_t>& shape,
-                                                 int64_t outputs, uint64_t seed) {
+                                                 const std::vector<int64_t>& shape, int64_t outputs,
+                                                 uint64_t seed) {
   constexpr const char* kDefaultHidden = "128,128";
   int64_t inputs = 1;
   for (int64_t s : shape) inputs *= s;
   const std::string name = spec.substr(0, spec.find(':'));
-  const std::string args = spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
+  const std::string args =
+      spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
   if (name == "logreg" && args.empty()) {
     return std::make_unique<BuiltinFactory>(
-        [=] { return Mlp(inputs, std::vector<int64_t>{}, outputs).ptr(); },
-        spec, false, seed);
+        [=] { return Mlp(inputs, std::vector<int64_t>{}, outputs).ptr(); }, spec, false, seed);
   }
   if (name == "mlp") {
     const auto hidden = parseHidden(spec, args.empty() ? kDefaultHidden : args);
     const std::string resolved = args.empty() ? "mlp:" + std::string(kDefaultHidden) : spec;
-    return std::make_unique<BuiltinFactory>(
-        [=] { return Mlp(inputs, hidden, outputs).ptr(); }, resolved, false,
-        seed);
+    return std::make_unique<BuiltinFactory>([=] { return Mlp(inputs, hidden, outputs).ptr(); },
+                                            resolved, false, seed);
   }
   if ((name == "cnn" || name == "cnn_bn") && args.empty()) {
     const bool bn = name == "cnn_bn";
@@ -112,8 +111,7 @@ std::unique_ptr<ModelFactory> makeBuiltinFactory(const std::string& spec,
                        "; use mlp or logreg for this dataset");
     }
     return std::make_unique<BuiltinFactory>(
-        [=] { return Cnn(chw[0], chw[1], chw[2], outputs, bn).ptr(); }, spec, bn,
-        seed);
+        [=] { return Cnn(chw[0], chw[1], chw[2], outputs, bn).ptr(); }, spec, bn, seed);
   }
   return nullptr;
 }

@@ -32,10 +32,10 @@ int64_t featureSize(int64_t s) { return ((s / 2) - kKernel + 1) / 2; }
 CnnImpl::CnnImpl(int64_t channels, int64_t height, int64_t width, int64_t outputs, bool bn)
     : batch_norm(bn) {
   conv1 = register_module(
-      "conv1", torch::nn::Conv2d(
-                   torch::nn::Conv2dOptions(channels, kConv1Channels, kKernel).padding(2)));
-  conv2 = register_module(
-      "conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(kConv1Channels, kConv2Channels, kKernel)));
+      "conv1",
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(channels, kConv1Channels, kKernel).padding(2)));
+  conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(
+                                       kConv1Channels, kConv2Channels, kKernel)));
   if (batch_norm) {
     bn1 = register_module("bn1", torch::nn::BatchNorm2d(kConv1Channels));
     bn2 = register_module("bn2", torch::nn::BatchNorm2d(kConv2Channels));

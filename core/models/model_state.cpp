@@ -82,8 +82,9 @@ void loadOptimizerStateBytes(torch::optim::Optimizer& optimizer, const std::stri
     archive.load_from(in);
     optimizer.load(archive);
   } catch (const std::exception& e) {
-    throw InputError("checkpoint " + path + " holds an optimizer state this optimizer cannot take (" +
-                     conciseError(e) + ")");
+    throw InputError("checkpoint " + path +
+                     " holds an optimizer state this optimizer cannot take (" + conciseError(e) +
+                     ")");
   }
 }
 

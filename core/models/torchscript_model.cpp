@@ -34,17 +34,34 @@ bool hasBatchNorm(const torch::jit::Module& module) {
 
 // Operators that draw from a random generator while training.
 const std::set<std::string>& randomOps() {
-  static const std::set<std::string> ops = {
-      "aten::dropout",       "aten::dropout_",       "aten::feature_dropout",
-      "aten::alpha_dropout", "aten::feature_alpha_dropout", "aten::native_dropout",
-      "aten::bernoulli",     "aten::bernoulli_",     "aten::rand",
-      "aten::rand_like",     "aten::randn",          "aten::randn_like",
-      "aten::randint",       "aten::randint_like",   "aten::randperm",
-      "aten::multinomial",   "aten::normal",         "aten::normal_",
-      "aten::uniform_",      "aten::exponential_",   "aten::geometric_",
-      "aten::log_normal_",   "aten::cauchy_",        "aten::random_",
-      "aten::rrelu",         "aten::rrelu_",         "aten::rrelu_with_noise",
-      "aten::poisson"};
+  static const std::set<std::string> ops = {"aten::dropout",
+                                            "aten::dropout_",
+                                            "aten::feature_dropout",
+                                            "aten::alpha_dropout",
+                                            "aten::feature_alpha_dropout",
+                                            "aten::native_dropout",
+                                            "aten::bernoulli",
+                                            "aten::bernoulli_",
+                                            "aten::rand",
+                                            "aten::rand_like",
+                                            "aten::randn",
+                                            "aten::randn_like",
+                                            "aten::randint",
+                                            "aten::randint_like",
+                                            "aten::randperm",
+                                            "aten::multinomial",
+                                            "aten::normal",
+                                            "aten::normal_",
+                                            "aten::uniform_",
+                                            "aten::exponential_",
+                                            "aten::geometric_",
+                                            "aten::log_normal_",
+                                            "aten::cauchy_",
+                                            "aten::random_",
+                                            "aten::rrelu",
+                                            "aten::rrelu_",
+                                            "aten::rrelu_with_noise",
+                                            "aten::poisson"};
   return ops;
 }
 

@@ -7,13 +7,12 @@
 namespace accumlab {
 namespace {
 
-const char* const kStatusNames[] = {"running", "finished", "stopped",
-                                    "diverged", "failed", "interrupted"};
+const char* const kStatusNames[] = {"running",  "finished", "stopped",
+                                    "diverged", "failed",   "interrupted"};
 // In EventKind's order, up to kOther.
-const char* const kEventNames[] = {"micro_batch", "accum",  "pause",   "resume",
-                                   "resumed",     "stop",   "rejected", "model",
-                                   "dropped",     "diverged", "failed", "out_of_memory",
-                                   "workers",     "other"};
+const char* const kEventNames[] = {"micro_batch", "accum",         "pause",   "resume",  "resumed",
+                                   "stop",        "rejected",      "model",   "dropped", "diverged",
+                                   "failed",      "out_of_memory", "workers", "other"};
 static_assert(sizeof kEventNames / sizeof *kEventNames ==
               static_cast<size_t>(EventKind::kOther) + 1);
 

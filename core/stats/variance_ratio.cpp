@@ -28,8 +28,7 @@ double varianceDof(int64_t n, double excess_kurtosis) {
   return 2.0 / (2.0 / static_cast<double>(n - 1) + g / static_cast<double>(n));
 }
 
-RatioInterval varianceRatioInterval(double v1, double dof1, double v2, double dof2,
-                                    double level) {
+RatioInterval varianceRatioInterval(double v1, double dof1, double v2, double dof2, double level) {
   RatioInterval r;
   if (!positive(v1) || !positive(v2) || !positive(dof1) || !positive(dof2) || !(level > 0) ||
       !(level < 1)) {

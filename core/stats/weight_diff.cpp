@@ -12,8 +12,8 @@ double maxRelativeWeightDifference(const std::vector<torch::Tensor>& a,
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
     const double scale = b[i].abs().max().item<double>();
     const double diff = (a[i] - b[i]).abs().max().item<double>();
-    const double rel = scale > 0 ? diff / scale
-                                 : (diff > 0 ? std::numeric_limits<double>::infinity() : 0.0);
+    const double rel =
+        scale > 0 ? diff / scale : (diff > 0 ? std::numeric_limits<double>::infinity() : 0.0);
     worst = std::max(worst, rel);
   }
   return worst;

@@ -17,8 +17,8 @@ namespace accumlab::store {
 
 namespace {
 
-constexpr int kCacheKiB = 16 * 1024;                ///< page cache per connection
-constexpr int kRetryPauseMs = 50;  ///< the base pause between two tries of a locked write
+constexpr int kCacheKiB = 16 * 1024;  ///< page cache per connection
+constexpr int kRetryPauseMs = 50;     ///< the base pause between two tries of a locked write
 
 /// A file whose write bits are all off counts as read-only even for root, so a user who
 /// protects a lab notebook with `chmod a-w` gets the same answer everywhere.
@@ -44,8 +44,8 @@ std::string describeStoreError(const std::string& path, int code, const std::str
     case SQLITE_NOTADB:
       return path + " is not an SQLite database (expected an AccumLab run store); " + other_file;
     case SQLITE_CORRUPT:
-      return path + " is corrupt (" + detail + " while " + doing +
-             "); restore a backup or " + other_file;
+      return path + " is corrupt (" + detail + " while " + doing + "); restore a backup or " +
+             other_file;
     case SQLITE_FULL:
       return path + " cannot grow while " + doing +
              ": the disk is full or the file hit its size limit; free some space (rows "
@@ -56,8 +56,10 @@ std::string describeStoreError(const std::string& path, int code, const std::str
     case SQLITE_CANTOPEN:
     case SQLITE_PERM:
     case SQLITE_AUTH:
-      return path + " cannot be opened (" + detail + "); check that its folder exists and is "
-             "accessible, or " + other_file;
+      return path + " cannot be opened (" + detail +
+             "); check that its folder exists and is "
+             "accessible, or " +
+             other_file;
     default:
       return "";
   }
@@ -116,8 +118,9 @@ void Connection::open(const StoreOptions& options) {
 
   read_only_ = exists && isWriteProtected(path_);
   // NOMUTEX: a connection belongs to one thread, so SQLite's per-call locking is pure cost.
-  const int flags = SQLite::OPEN_NOMUTEX |
-                    (read_only_ ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  const int flags =
+      SQLite::OPEN_NOMUTEX |
+      (read_only_ ? SQLite::OPEN_READONLY : SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   db_ = std::make_unique<SQLite::Database>(openStoreFile(path_, flags, options.busy_timeout_ms));
 
   // Refuse what we cannot read before changing anything in the file (journal mode included).
@@ -126,17 +129,20 @@ void Connection::open(const StoreOptions& options) {
   // SQLite reads a 1-byte file as an empty database (a workaround for some file systems);
   // a file that has bytes but no page is not one of ours.
   if (had_bytes && db_->execAndGet("PRAGMA page_count").getInt64() == 0) {
-    throw InputError(path_ + " is not an SQLite database (expected an AccumLab run store); "
+    throw InputError(path_ +
+                     " is not an SQLite database (expected an AccumLab run store); "
                      "choose another file with --db");
   }
   if (version > kSchemaVersion) {
     throw InputError(path_ + " was written by a newer AccumLab (schema version " +
                      std::to_string(version) + ", this build reads up to " +
-                     std::to_string(kSchemaVersion) + "); open it with that version or "
+                     std::to_string(kSchemaVersion) +
+                     "); open it with that version or "
                      "choose another file with --db");
   }
   if (version == 0 && db_->execAndGet("SELECT count(*) FROM sqlite_master").getInt() > 0) {
-    throw InputError(path_ + " is an SQLite database of another program, not an AccumLab run "
+    throw InputError(path_ +
+                     " is an SQLite database of another program, not an AccumLab run "
                      "store; choose another file with --db");
   }
   db_->exec("PRAGMA foreign_keys = ON");
@@ -145,7 +151,8 @@ void Connection::open(const StoreOptions& options) {
   db_->exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
   if (read_only_) {
     if (version == 0) {
-      throw InputError(path_ + " is read-only and empty, so no run store can be created in it; "
+      throw InputError(path_ +
+                       " is read-only and empty, so no run store can be created in it; "
                        "make it writable or choose another file with --db");
     }
     return;

@@ -276,7 +276,8 @@ void migrateSchema(SQLite::Database& db, int to_version) {
     if (broken.executeStep()) {
       throw InputError(db.getFilename() + " cannot be upgraded to schema version " +
                        std::to_string(to_version) + ": a row of " +
-                       broken.getColumn(0).getString() + " has lost its parent (the file is "
+                       broken.getColumn(0).getString() +
+                       " has lost its parent (the file is "
                        "left as it was); check it with `sqlite3 FILE 'PRAGMA foreign_key_check'` "
                        "or choose another file with --db");
     }

@@ -72,7 +72,8 @@ void setColumnValue(StepRecord& record, const StepColumn& column, double value) 
     record.*column.flag = std::isfinite(value) && value != 0.0;
   } else {
     // A missing value is the field's default (0, or -1 for "not measured").
-    record.*column.integer = std::isfinite(value) ? std::llround(value) : StepRecord{}.*column.integer;
+    record.*column.integer =
+        std::isfinite(value) ? std::llround(value) : StepRecord{}.*column.integer;
   }
 }
 

@@ -19,8 +19,7 @@ inline std::string isoUtcNow() {
 
 /// Now in seconds since the Unix epoch (heartbeats).
 inline double unixSecondsNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 /// Seconds since the Unix epoch of an ISO 8601 UTC time as isoUtcNow() writes it; 0 when

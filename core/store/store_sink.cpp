@@ -36,12 +36,12 @@ struct StoreSink::Impl {
   std::condition_variable wake;       ///< the writer waits on it for urgent work or stop
   std::condition_variable committed;  ///< callers of waitFor() wait on it
   store::WriteBatch pending;
-  uint64_t handed = 0;        ///< how many hand-overs so far
-  uint64_t done = 0;          ///< hand-overs the writer has finished (committed or dropped)
-  bool urgent = false;        ///< commit now rather than at the next interval
+  uint64_t handed = 0;  ///< how many hand-overs so far
+  uint64_t done = 0;    ///< hand-overs the writer has finished (committed or dropped)
+  bool urgent = false;  ///< commit now rather than at the next interval
   bool stopping = false;
   bool opened = false;
-  std::exception_ptr error;   ///< the writer's first failure; later batches are dropped
+  std::exception_ptr error;  ///< the writer's first failure; later batches are dropped
   int64_t experiment_id = 0;
   std::vector<StoredRun> runs;
   int64_t resume_experiment = 0;  ///< set by resumeExperiment()

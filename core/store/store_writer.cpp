@@ -28,7 +28,8 @@ std::string insertStepSql() {
 StoreWriter::StoreWriter(const std::string& path, const StoreOptions& options)
     : conn_(path, options), self_(ProcessIdentity::current()) {
   if (conn_.readOnly()) {
-    throw InputError(path + " is read-only, so the run cannot be stored; make it writable, "
+    throw InputError(path +
+                     " is read-only, so the run cannot be stored; make it writable, "
                      "choose another file with --db, or pass --no-store");
   }
   conn_.guarded("checking for interrupted runs", [&] { markInterruptedRuns(conn_.db()); });
@@ -48,7 +49,8 @@ int64_t StoreWriter::runIdOf(ArmKind arm) const {
 }
 
 void StoreWriter::write(const WriteBatch& batch) {
-  const std::string doing = batch.records.started ? "creating the run" : "storing the run's metrics";
+  const std::string doing =
+      batch.records.started ? "creating the run" : "storing the run's metrics";
   try {
     writeTransaction(batch, doing);
   } catch (...) {
@@ -149,7 +151,8 @@ void StoreWriter::resumeExperiment(int64_t experiment_id, const RunInfo& info) {
   SQLite::Statement runs(conn_.db(), "SELECT id, arm FROM runs WHERE experiment_id = ?");
   runs.bind(1, experiment_id);
   std::map<ArmKind, int64_t> found;
-  while (runs.executeStep()) found[parseArmKind(runs.getColumn(1).getString())] = runs.getColumn(0).getInt64();
+  while (runs.executeStep())
+    found[parseArmKind(runs.getColumn(1).getString())] = runs.getColumn(0).getInt64();
   for (ArmKind arm : info.config.arms) {
     const auto it = found.find(arm);
     if (it == found.end()) {
@@ -170,7 +173,8 @@ void StoreWriter::resumeExperiment(int64_t experiment_id, const RunInfo& info) {
     drop.bind(2, experiment_id);
     drop.exec();
   }
-  SQLite::Statement events(conn_.db(), "DELETE FROM events WHERE experiment_id = ? AND wall_ms > ?");
+  SQLite::Statement events(conn_.db(),
+                           "DELETE FROM events WHERE experiment_id = ? AND wall_ms > ?");
   events.bind(1, experiment_id);
   events.bind(2, after);
   events.exec();

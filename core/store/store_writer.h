@@ -64,8 +64,7 @@ class StoreWriter {
   std::vector<StoredRun> runs_;
   // Prepared once, reused for every batch.
   std::unique_ptr<SQLite::Statement> insert_step_, insert_eval_, insert_event_, insert_probe_,
-      progress_,
-      eval_progress_, finish_, heartbeat_;
+      progress_, eval_progress_, finish_, heartbeat_;
 };
 
 }  // namespace accumlab::store

@@ -1,97 +1,120 @@
 #include "store/summary_json.h"
 
+#include <cmath>
+#include <vector>
+
 #include "accumlab/variance_ratio.h"
 
 namespace accumlab::store {
 
+namespace {
+
+/// One number or flag of ArmSummary in its JSON object (exactly one member pointer is set).
+/// An integer below zero with `negative_is_null` is "not measured" and written as null.
+struct SummaryField {
+  const char* name;
+  double ArmSummary::*real = nullptr;
+  int64_t ArmSummary::*integer = nullptr;
+  bool ArmSummary::*flag = nullptr;
+  bool negative_is_null = false;
+};
+
+SummaryField real(const char* name, double ArmSummary::*member) {
+  return {name, member, nullptr, nullptr};
+}
+SummaryField integer(const char* name, int64_t ArmSummary::*member, bool negative_is_null = false) {
+  return {name, nullptr, member, nullptr, negative_is_null};
+}
+SummaryField flag(const char* name, bool ArmSummary::*member) {
+  return {name, nullptr, nullptr, member};
+}
+
+/// Every number and flag of ArmSummary, once: what summaryToJson() prints, the store keeps
+/// and a stored run's summary is read back from. A key missing from an older summary keeps
+/// the member's default.
+const std::vector<SummaryField>& summaryFields() {
+  using A = ArmSummary;
+  static const std::vector<SummaryField> fields = {
+      integer("micro_batch", &A::micro_batch),
+      integer("accum", &A::accum),
+      integer("memory_piece", &A::memory_piece),
+      integer("steps", &A::steps),
+      integer("samples_seen", &A::samples_seen),
+      real("final_train_loss", &A::final_train_loss),
+      real("val_loss", &A::val_loss),
+      real("val_accuracy", &A::val_accuracy),
+      real("loss_variance", &A::loss_variance),
+      real("loss_variance_detrended", &A::loss_variance_detrended),
+      integer("loss_variance_count", &A::loss_variance_count),
+      real("noise_per_update", &A::noise_per_update),
+      real("b_simple", &A::b_simple),
+      real("samples_per_s", &A::samples_per_s),
+      integer("peak_memory_bytes", &A::peak_memory_bytes),
+      integer("peak_tensor_bytes", &A::peak_tensor_bytes, true),
+      real("equivalence_rel_diff", &A::equivalence_rel_diff),
+      integer("trajectories_parted_at_step", &A::trajectories_parted_at_step),
+      real("grad_equivalence_rel_diff", &A::grad_equivalence_rel_diff),
+      integer("grad_equivalence_checks", &A::grad_equivalence_checks),
+      integer("grad_equivalence_kinks", &A::grad_equivalence_kinks),
+      real("grad_equivalence_largest_kink", &A::grad_equivalence_largest_kink),
+      real("grad_equivalence_rel_diff_without_kinks", &A::grad_equivalence_rel_diff_without_kinks),
+      integer("diverged_at_step", &A::diverged_at_step, true),
+      real("wall_s", &A::wall_s),
+      flag("batch_dependent", &A::batch_dependent),
+      flag("stochastic", &A::stochastic),
+      real("allreduce_s", &A::allreduce_s),
+  };
+  return fields;
+}
+
+}  // namespace
+
 nlohmann::json armSummaryToJson(const ArmSummary& a) {
-  using nlohmann::json;
-  return {
+  nlohmann::json j = {
       {"arm", toString(a.arm)},
       {"status", toString(a.status)},
       {"message", a.message},
-      {"micro_batch", a.micro_batch},
-      {"accum", a.accum},
-      {"memory_piece", a.memory_piece},
-      {"steps", a.steps},
-      {"samples_seen", a.samples_seen},
-      {"final_train_loss", jsonNumber(a.final_train_loss)},
-      {"val_loss", jsonNumber(a.val_loss)},
-      {"val_accuracy", jsonNumber(a.val_accuracy)},
-      {"loss_variance", jsonNumber(a.loss_variance)},
-      {"loss_variance_detrended", jsonNumber(a.loss_variance_detrended)},
-      {"loss_variance_count", a.loss_variance_count},
-      {"noise_per_update", jsonNumber(a.noise_per_update)},
-      {"b_simple", jsonNumber(a.b_simple)},
-      {"samples_per_s", jsonNumber(a.samples_per_s)},
-      {"peak_memory_bytes", a.peak_memory_bytes},
-      {"peak_tensor_bytes", a.peak_tensor_bytes < 0 ? json() : json(a.peak_tensor_bytes)},
-      {"equivalence_rel_diff", jsonNumber(a.equivalence_rel_diff)},
-      {"trajectories_parted_at_step", a.trajectories_parted_at_step},
-      {"grad_equivalence_rel_diff", jsonNumber(a.grad_equivalence_rel_diff)},
-      {"grad_equivalence_checks", a.grad_equivalence_checks},
-      {"grad_equivalence_kinks", a.grad_equivalence_kinks},
-      {"grad_equivalence_largest_kink", jsonNumber(a.grad_equivalence_largest_kink)},
-      {"grad_equivalence_rel_diff_without_kinks",
-       jsonNumber(a.grad_equivalence_rel_diff_without_kinks)},
-      {"diverged_at_step", a.diverged_at_step < 0 ? json() : json(a.diverged_at_step)},
-      {"wall_s", a.wall_s},
-      {"batch_dependent", a.batch_dependent},
-      {"stochastic", a.stochastic},
       {"weights_digest", a.weights_digest},
-      {"allreduce_s", jsonNumber(a.allreduce_s)},
   };
+  for (const SummaryField& f : summaryFields()) {
+    if (f.real) {
+      j[f.name] = jsonNumber(a.*f.real);
+    } else if (f.integer) {
+      const int64_t v = a.*f.integer;
+      j[f.name] = f.negative_is_null && v < 0 ? nlohmann::json() : nlohmann::json(v);
+    } else {
+      j[f.name] = a.*f.flag;
+    }
+  }
+  return j;
 }
 
 ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   ArmSummary a;
   if (!j.is_object()) return a;
-  auto integer = [&](const char* key, int64_t fallback) {
-    return j.contains(key) && j[key].is_number() ? j[key].get<int64_t>() : fallback;
+  const auto text = [&](const char* key) -> const nlohmann::json* {
+    return j.contains(key) && j[key].is_string() ? &j[key] : nullptr;
   };
-  auto real = [&](const char* key) { return j.contains(key) ? numberFromJson(j[key]) : kNaN; };
-  if (j.contains("arm") && j["arm"].is_string()) a.arm = parseArmKind(j["arm"].get<std::string>());
-  if (j.contains("weights_digest") && j["weights_digest"].is_string()) {
-    a.weights_digest = j["weights_digest"].get<std::string>();
+  if (const auto* v = text("arm")) a.arm = parseArmKind(v->get<std::string>());
+  if (const auto* v = text("status")) a.status = parseArmStatus(v->get<std::string>());
+  if (const auto* v = text("message")) a.message = v->get<std::string>();
+  if (const auto* v = text("weights_digest")) a.weights_digest = v->get<std::string>();
+  for (const SummaryField& f : summaryFields()) {
+    if (!j.contains(f.name)) continue;
+    const nlohmann::json& v = j[f.name];
+    if (f.real) {
+      a.*f.real = numberFromJson(v);
+    } else if (f.integer && v.is_number()) {
+      a.*f.integer = v.get<int64_t>();
+    } else if (f.flag && v.is_boolean()) {
+      a.*f.flag = v.get<bool>();
+    }
   }
-  if (j.contains("status") && j["status"].is_string()) {
-    a.status = parseArmStatus(j["status"].get<std::string>());
-  }
-  if (j.contains("message") && j["message"].is_string()) a.message = j["message"];
-  a.micro_batch = integer("micro_batch", 0);
-  a.accum = integer("accum", 0);
-  a.memory_piece = integer("memory_piece", 0);
-  a.steps = integer("steps", 0);
-  a.samples_seen = integer("samples_seen", 0);
-  a.final_train_loss = real("final_train_loss");
-  a.val_loss = real("val_loss");
-  a.val_accuracy = real("val_accuracy");
-  a.loss_variance = real("loss_variance");
-  a.loss_variance_detrended = real("loss_variance_detrended");
-  a.loss_variance_count = integer("loss_variance_count", 0);
-  a.noise_per_update = real("noise_per_update");
-  a.b_simple = real("b_simple");
-  a.samples_per_s = real("samples_per_s");
-  a.allreduce_s = real("allreduce_s");
-  a.peak_memory_bytes = integer("peak_memory_bytes", 0);
-  a.peak_tensor_bytes = integer("peak_tensor_bytes", -1);
-  a.equivalence_rel_diff = real("equivalence_rel_diff");
-  a.trajectories_parted_at_step = integer("trajectories_parted_at_step", -1);
-  a.grad_equivalence_rel_diff = real("grad_equivalence_rel_diff");
-  a.grad_equivalence_checks = integer("grad_equivalence_checks", 0);
-  a.grad_equivalence_kinks = integer("grad_equivalence_kinks", 0);
-  a.grad_equivalence_largest_kink = real("grad_equivalence_largest_kink");
   // Before kinks were told apart, every check counted.
-  a.grad_equivalence_rel_diff_without_kinks =
-      j.contains("grad_equivalence_rel_diff_without_kinks")
-          ? real("grad_equivalence_rel_diff_without_kinks")
-          : a.grad_equivalence_rel_diff;
-  a.diverged_at_step = integer("diverged_at_step", -1);
-  const double wall = real("wall_s");
-  a.wall_s = std::isfinite(wall) ? wall : 0.0;
-  auto flag = [&](const char* key) { return j.contains(key) && j[key].is_boolean() && j[key].get<bool>(); };
-  a.batch_dependent = flag("batch_dependent");
-  a.stochastic = flag("stochastic");
+  if (!j.contains("grad_equivalence_rel_diff_without_kinks")) {
+    a.grad_equivalence_rel_diff_without_kinks = a.grad_equivalence_rel_diff;
+  }
+  if (!std::isfinite(a.wall_s)) a.wall_s = 0.0;
   return a;
 }
 

@@ -43,9 +43,9 @@ namespace {
 
 /// Each status with its stored name (the schema's CHECK lists the same names).
 constexpr std::pair<SweepStatus, const char*> kStatusNames[] = {
-    {SweepStatus::kPending, "pending"},   {SweepStatus::kRunning, "running"},
-    {SweepStatus::kReached, "reached"},   {SweepStatus::kMissed, "missed"},
-    {SweepStatus::kDiverged, "diverged"}, {SweepStatus::kFailed, "failed"},
+    {SweepStatus::kPending, "pending"},         {SweepStatus::kRunning, "running"},
+    {SweepStatus::kReached, "reached"},         {SweepStatus::kMissed, "missed"},
+    {SweepStatus::kDiverged, "diverged"},       {SweepStatus::kFailed, "failed"},
     {SweepStatus::kInterrupted, "interrupted"},
 };
 
@@ -151,9 +151,9 @@ SweepAnalysis analyzeSweep(const std::vector<SweepPoint>& points) {
   } catch (const InputError& e) {
     a.steps_fit_error = e.what();
     if (batch.size() < 3) {
-      a.steps_fit_error = "the steps-to-target fit needs 3 batch sizes that reached the target, got " +
-                          std::to_string(batch.size()) +
-                          "; choose an easier target or a larger budget per point";
+      a.steps_fit_error =
+          "the steps-to-target fit needs 3 batch sizes that reached the target, got " +
+          std::to_string(batch.size()) + "; choose an easier target or a larger budget per point";
     }
   }
   std::vector<double> var_b, var;
@@ -181,24 +181,25 @@ SweepAnalysis analyzeSweep(const std::vector<SweepPoint>& points) {
 }
 
 std::string sweepPointToJson(const SweepPoint& p) {
-  const json j = {{"index", p.index},
-                  {"micro_batch", p.micro_batch},
-                  {"accum", p.accum},
-                  {"effective_batch", p.effectiveBatch()},
-                  {"lr", number(p.lr)},
-                  {"run_id", p.run_id == 0 ? json() : json(p.run_id)},
-                  {"status", toString(p.status)},
-                  {"steps_to_target", number(p.steps_to_target)},
-                  {"samples_to_target", number(p.samples_to_target)},
-                  {"loss_variance", number(p.loss_variance)},
-                  {"loss_variance_count", p.loss_variance_count},
-                  {"variance_probe_ratio", number(p.variance_probe_ratio)},
-                  {"peak_tensor_bytes", p.peak_tensor_bytes < 0 ? json() : json(p.peak_tensor_bytes)},
-                  {"samples_per_s", number(p.samples_per_s)},
-                  {"b_simple", number(p.b_simple)},
-                  {"val_accuracy", number(p.val_accuracy)},
-                  {"steps", p.steps},
-                  {"message", p.message}};
+  const json j = {
+      {"index", p.index},
+      {"micro_batch", p.micro_batch},
+      {"accum", p.accum},
+      {"effective_batch", p.effectiveBatch()},
+      {"lr", number(p.lr)},
+      {"run_id", p.run_id == 0 ? json() : json(p.run_id)},
+      {"status", toString(p.status)},
+      {"steps_to_target", number(p.steps_to_target)},
+      {"samples_to_target", number(p.samples_to_target)},
+      {"loss_variance", number(p.loss_variance)},
+      {"loss_variance_count", p.loss_variance_count},
+      {"variance_probe_ratio", number(p.variance_probe_ratio)},
+      {"peak_tensor_bytes", p.peak_tensor_bytes < 0 ? json() : json(p.peak_tensor_bytes)},
+      {"samples_per_s", number(p.samples_per_s)},
+      {"b_simple", number(p.b_simple)},
+      {"val_accuracy", number(p.val_accuracy)},
+      {"steps", p.steps},
+      {"message", p.message}};
   return j.dump();
 }
 

@@ -14,8 +14,8 @@ namespace {
 
 void requirePoints(size_t n, size_t other, const char* what) {
   if (n != other) {
-    throw InputError(std::string(what) + " needs one y per x, got " + std::to_string(n) +
-                     " and " + std::to_string(other));
+    throw InputError(std::string(what) + " needs one y per x, got " + std::to_string(n) + " and " +
+                     std::to_string(other));
   }
   if (n < 3) {
     throw InputError(std::string(what) + " needs at least 3 points, got " + std::to_string(n));
@@ -92,7 +92,8 @@ StepsFit fitStepsToTarget(const std::vector<double>& batch, const std::vector<do
     w.push_back(1.0 / (steps[i] * steps[i]));
   }
   const Line l = weightedLine(x, steps, w);
-  if (std::isnan(l.b)) throw InputError("the steps-to-target fit needs at least two different batch sizes");
+  if (std::isnan(l.b))
+    throw InputError("the steps-to-target fit needs at least two different batch sizes");
   StepsFit f;
   f.s_min = l.a;
   f.e_min = l.b;
@@ -104,8 +105,7 @@ StepsFit fitStepsToTarget(const std::vector<double>& batch, const std::vector<do
 
 double stepsAt(const StepsFit& fit, double batch) { return fit.s_min + fit.e_min / batch; }
 
-SlopeFit fitLogLogSlope(const std::vector<double>& x, const std::vector<double>& y,
-                        double level) {
+SlopeFit fitLogLogSlope(const std::vector<double>& x, const std::vector<double>& y, double level) {
   requirePoints(x.size(), y.size(), "the log-log fit");
   std::vector<double> lx, ly;
   for (size_t i = 0; i < x.size(); ++i) {

@@ -18,7 +18,9 @@ constexpr int kDefaultThreads = 1;
 
 bool cudaAvailable() { return torch::cuda::is_available(); }
 
-int cudaDeviceCount() { return cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+int cudaDeviceCount() {
+  return cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0;
+}
 
 namespace {
 /// glibc hands freed memory back to the kernel, and the next window's tensors of the same

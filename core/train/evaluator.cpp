@@ -13,11 +13,14 @@ EvalResult evaluate(Model& model, const Dataset& data, const torch::Device& devi
                     torch::Dtype dtype) {
   EvalResult r;
   const int64_t n = data.valSize();
-  if (n == 0) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  if (n == 0)
+    return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
   torch::NoGradGuard no_grad;
   model.setTraining(false);
-  torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
-  torch::Tensor correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
+  torch::Tensor loss_sum =
+      torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
+  torch::Tensor correct =
+      torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
   namespace F = torch::nn::functional;
   for (int64_t begin = 0; begin < n; begin += kEvalBatch) {
     const int64_t end = std::min(n, begin + kEvalBatch);

@@ -20,7 +20,8 @@ torch::Tensor deviceSquaredNorm(const torch::Tensor& t) {
 #if defined(__GNUC__) && defined(__x86_64__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-double sumOfSquares(const float* x, int64_t n) {
+double
+sumOfSquares(const float* x, int64_t n) {
   constexpr int64_t kLanes = 16;
   constexpr int64_t kBlock = 4096;
   double total = 0;
@@ -52,14 +53,17 @@ double sumOfSquares(const double* x, int64_t n) {
 double hostSquaredNorm(const torch::Tensor& t) {
   const torch::Tensor c = t.is_contiguous() ? t : t.contiguous();
   switch (c.scalar_type()) {
-    case torch::kFloat: return sumOfSquares(c.data_ptr<float>(), c.numel());
-    case torch::kDouble: return sumOfSquares(c.data_ptr<double>(), c.numel());
-    default: return c.to(torch::kDouble).pow(2).sum().item<double>();
+    case torch::kFloat:
+      return sumOfSquares(c.data_ptr<float>(), c.numel());
+    case torch::kDouble:
+      return sumOfSquares(c.data_ptr<double>(), c.numel());
+    default:
+      return c.to(torch::kDouble).pow(2).sum().item<double>();
   }
 }
 
-GradWindow::GradWindow(Model& model, const Dataset& data, torch::Device device,
-                       torch::Dtype dtype, bool with_noise_hooks)
+GradWindow::GradWindow(Model& model, const Dataset& data, torch::Device device, torch::Dtype dtype,
+                       bool with_noise_hooks)
     : model_(model), data_(data), device_(device), dtype_(dtype), params_(model.parameters()) {
   if (!with_noise_hooks) return;  // a hook per parameter costs ~1 µs per backward
   for (auto& p : params_) {
@@ -116,9 +120,14 @@ std::vector<double> hostValues(const std::vector<torch::Tensor>& scalars) {
   if (scalars.front().is_cpu()) {
     for (const auto& t : scalars) {
       switch (t.scalar_type()) {
-        case torch::kFloat: values.push_back(*t.data_ptr<float>()); break;
-        case torch::kDouble: values.push_back(*t.data_ptr<double>()); break;
-        default: values.push_back(t.item<double>());
+        case torch::kFloat:
+          values.push_back(*t.data_ptr<float>());
+          break;
+        case torch::kDouble:
+          values.push_back(*t.data_ptr<double>());
+          break;
+        default:
+          values.push_back(t.item<double>());
       }
     }
     return values;
@@ -150,7 +159,9 @@ void WindowResult::finish() {
   loss = samples > 0 ? loss_sum / samples : 0.0;
   mb_loss_mean = batches > 0 ? mean_sum / batches : 0.0;
   // Σ(x − x̄)² = Σx² − (Σx)²/n; the means are O(1) and few, so this loses nothing that shows.
-  mb_loss_var = batches > 1 ? std::max(0.0, mean_sq_sum - mean_sum * mean_sum / batches) / (batches - 1) : 0.0;
+  mb_loss_var = batches > 1
+                    ? std::max(0.0, mean_sq_sum - mean_sum * mean_sum / batches) / (batches - 1)
+                    : 0.0;
   finite = std::isfinite(loss_sum) && std::isfinite(grad_sq);
   has_noise = finite && measured > 1;
   if (!has_noise) return;
@@ -197,8 +208,7 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   {
     std::lock_guard<std::mutex> lock(hook_mutex_);
     capturing_ = false;
-    squares =
-        captured_device_.empty() ? std::move(captured_host_) : hostValues(captured_device_);
+    squares = captured_device_.empty() ? std::move(captured_host_) : hostValues(captured_device_);
     captured_host_.clear();
     captured_device_.clear();
   }

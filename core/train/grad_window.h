@@ -14,28 +14,28 @@ namespace accumlab {
 
 /// What one window computed, before the optimizer step.
 struct WindowResult {
-  double loss = 0;           ///< sample-weighted mean loss of the window
-  double mb_loss_mean = 0;   ///< mean of the micro-batch mean losses
-  double mb_loss_var = 0;    ///< their unbiased variance (0 for one micro-batch)
-  bool finite = true;        ///< false when a loss was NaN or Inf
-  bool has_noise = false;    ///< true when the gradient norms below were measured
-  double g_small_sq = 0;     ///< mean over micro-batches of |g_i|² (g_i = mean gradient)
-  double g_big_sq = 0;       ///< |G|², G = the window's sample-weighted mean gradient
-  double b_small = 0;        ///< mean micro-batch size
-  double b_big = 0;          ///< samples in the window
-  double grad_sq = 0;        ///< |.grad|² after the window: the applied gradient, pre-clip
-                             ///< (a shard leaves it 0: the workers' sum is what is applied)
+  double loss = 0;          ///< sample-weighted mean loss of the window
+  double mb_loss_mean = 0;  ///< mean of the micro-batch mean losses
+  double mb_loss_var = 0;   ///< their unbiased variance (0 for one micro-batch)
+  bool finite = true;       ///< false when a loss was NaN or Inf
+  bool has_noise = false;   ///< true when the gradient norms below were measured
+  double g_small_sq = 0;    ///< mean over micro-batches of |g_i|² (g_i = mean gradient)
+  double g_big_sq = 0;      ///< |G|², G = the window's sample-weighted mean gradient
+  double b_small = 0;       ///< mean micro-batch size
+  double b_big = 0;         ///< samples in the window
+  double grad_sq = 0;       ///< |.grad|² after the window: the applied gradient, pre-clip
+                            ///< (a shard leaves it 0: the workers' sum is what is applied)
 
   // The sums the figures above are made of. A data-parallel window adds them up over its
   // workers (WorkerGroup::reduceWindow) and derives the figures again with finish().
-  double loss_sum = 0;       ///< Σ per-sample losses
-  double mean_sum = 0;       ///< Σ over micro-batches of their mean loss
-  double mean_sq_sum = 0;    ///< Σ over micro-batches of their mean loss squared
-  double batches = 0;        ///< micro-batches (pieces of one counted once)
-  double small_sq_sum = 0;   ///< Σ over measured micro-batches of |g_i|²
-  double inv_size_sum = 0;   ///< Σ over measured micro-batches of 1/n_i
-  double measured = 0;       ///< micro-batches whose gradient norm was measured
-  double samples = 0;        ///< samples of the window
+  double loss_sum = 0;      ///< Σ per-sample losses
+  double mean_sum = 0;      ///< Σ over micro-batches of their mean loss
+  double mean_sq_sum = 0;   ///< Σ over micro-batches of their mean loss squared
+  double batches = 0;       ///< micro-batches (pieces of one counted once)
+  double small_sq_sum = 0;  ///< Σ over measured micro-batches of |g_i|²
+  double inv_size_sum = 0;  ///< Σ over measured micro-batches of 1/n_i
+  double measured = 0;      ///< micro-batches whose gradient norm was measured
+  double samples = 0;       ///< samples of the window
 
   /// Derives loss, the micro-batch statistics, finiteness and the noise figures from the sums
   /// and grad_sq.
@@ -83,9 +83,9 @@ class GradWindow {
   torch::Device device_;
   torch::Dtype dtype_;
   std::vector<torch::Tensor> params_;
-  std::vector<unsigned> hooks_;         ///< one per parameter, removed on destruction
+  std::vector<unsigned> hooks_;  ///< one per parameter, removed on destruction
   std::mutex hook_mutex_;
-  bool capturing_ = false;              ///< guarded by hook_mutex_
+  bool capturing_ = false;  ///< guarded by hook_mutex_
   /// Per-parameter |grad|², guarded by hook_mutex_: read on the host for a model on the
   /// CPU, else one-element tensors on the model's device, read after the window.
   std::vector<double> captured_host_;

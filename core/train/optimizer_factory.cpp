@@ -10,23 +10,23 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig& c,
                                                        double lr) {
   switch (c.kind) {
     case OptimizerKind::kSgd:
-      return std::make_unique<torch::optim::SGD>(
-          std::move(params), torch::optim::SGDOptions(lr)
-                                 .momentum(c.momentum)
-                                 .nesterov(c.nesterov)
-                                 .weight_decay(c.weight_decay));
+      return std::make_unique<torch::optim::SGD>(std::move(params),
+                                                 torch::optim::SGDOptions(lr)
+                                                     .momentum(c.momentum)
+                                                     .nesterov(c.nesterov)
+                                                     .weight_decay(c.weight_decay));
     case OptimizerKind::kAdam:
-      return std::make_unique<torch::optim::Adam>(
-          std::move(params), torch::optim::AdamOptions(lr)
-                                 .betas({c.beta1, c.beta2})
-                                 .eps(c.eps)
-                                 .weight_decay(c.weight_decay));
+      return std::make_unique<torch::optim::Adam>(std::move(params),
+                                                  torch::optim::AdamOptions(lr)
+                                                      .betas({c.beta1, c.beta2})
+                                                      .eps(c.eps)
+                                                      .weight_decay(c.weight_decay));
     case OptimizerKind::kAdamW:
-      return std::make_unique<torch::optim::AdamW>(
-          std::move(params), torch::optim::AdamWOptions(lr)
-                                 .betas({c.beta1, c.beta2})
-                                 .eps(c.eps)
-                                 .weight_decay(c.weight_decay));
+      return std::make_unique<torch::optim::AdamW>(std::move(params),
+                                                   torch::optim::AdamWOptions(lr)
+                                                       .betas({c.beta1, c.beta2})
+                                                       .eps(c.eps)
+                                                       .weight_decay(c.weight_decay));
   }
   throw std::logic_error("unknown optimizer kind");
 }
@@ -35,8 +35,8 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
 }
 
-double scheduledLr(const OptimizerConfig& c, double base_lr, int64_t samples_seen,
-                   int64_t budget, int64_t epoch_size) {
+double scheduledLr(const OptimizerConfig& c, double base_lr, int64_t samples_seen, int64_t budget,
+                   int64_t epoch_size) {
   const double s = static_cast<double>(samples_seen);
   double factor = 1.0;
   switch (c.schedule) {
@@ -44,7 +44,8 @@ double scheduledLr(const OptimizerConfig& c, double base_lr, int64_t samples_see
       break;
     case LrSchedule::kStep: {
       const int64_t period = c.step_every_samples > 0 ? c.step_every_samples : epoch_size;
-      factor = std::pow(c.step_gamma, static_cast<double>(samples_seen / std::max<int64_t>(1, period)));
+      factor =
+          std::pow(c.step_gamma, static_cast<double>(samples_seen / std::max<int64_t>(1, period)));
       break;
     }
     case LrSchedule::kCosine: {

@@ -18,7 +18,8 @@ inline void putInt(torch::serialize::OutputArchive& a, const std::string& key, i
 inline void putDouble(torch::serialize::OutputArchive& a, const std::string& key, double v) {
   a.write(key, c10::IValue(v));
 }
-inline void putText(torch::serialize::OutputArchive& a, const std::string& key, const std::string& v) {
+inline void putText(torch::serialize::OutputArchive& a, const std::string& key,
+                    const std::string& v) {
   a.write(key, c10::IValue(v));
 }
 inline void putValues(torch::serialize::OutputArchive& a, const std::string& key,
@@ -38,17 +39,20 @@ inline c10::IValue getValue(torch::serialize::InputArchive& a, const std::string
   }
   return v;
 }
-inline int64_t getInt(torch::serialize::InputArchive& a, const std::string& key, const std::string& path) {
+inline int64_t getInt(torch::serialize::InputArchive& a, const std::string& key,
+                      const std::string& path) {
   const c10::IValue v = getValue(a, key, path);
   if (!v.isInt()) throw InputError("checkpoint " + path + " has a wrong '" + key + "'");
   return v.toInt();
 }
-inline double getDouble(torch::serialize::InputArchive& a, const std::string& key, const std::string& path) {
+inline double getDouble(torch::serialize::InputArchive& a, const std::string& key,
+                        const std::string& path) {
   const c10::IValue v = getValue(a, key, path);
   if (!v.isDouble()) throw InputError("checkpoint " + path + " has a wrong '" + key + "'");
   return v.toDouble();
 }
-inline std::string getText(torch::serialize::InputArchive& a, const std::string& key, const std::string& path) {
+inline std::string getText(torch::serialize::InputArchive& a, const std::string& key,
+                           const std::string& path) {
   const c10::IValue v = getValue(a, key, path);
   if (!v.isString()) throw InputError("checkpoint " + path + " has a wrong '" + key + "'");
   return v.toStringRef();

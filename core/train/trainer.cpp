@@ -9,11 +9,11 @@
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
 #include "accumlab/variance_ratio.h"
+#include "memory/memory_probe.h"
 #include "stats/weight_diff.h"
 #include "train/arm_random.h"
 #include "train/device_select.h"
 #include "train/evaluator.h"
-#include "memory/memory_probe.h"
 #include "train/trainer_impl.h"
 #include "train/variance_probe.h"
 

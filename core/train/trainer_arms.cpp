@@ -10,8 +10,8 @@
 #include "accumlab/input_error.h"
 #include "accumlab/torchscript_check.h"
 #include "data/dataset_factory.h"
-#include "train/device_select.h"
 #include "memory/memory_probe.h"
+#include "train/device_select.h"
 #include "train/trainer_impl.h"
 
 namespace accumlab {

@@ -4,8 +4,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
-#include <string>
 #include <optional>
+#include <string>
 
 namespace accumlab {
 

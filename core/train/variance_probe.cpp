@@ -59,13 +59,14 @@ std::vector<double> groupMeansByBatch(Model& model, const Dataset& data,
 /// Per-sample losses of all `rows`, computed kChunk at a time (the model treats samples
 /// independently, so how they are batched does not change them).
 std::vector<double> lossesBySample(Model& model, const Dataset& data,
-                                   const std::vector<int64_t>& rows,
-                                   const torch::Device& device, torch::Dtype dtype) {
+                                   const std::vector<int64_t>& rows, const torch::Device& device,
+                                   torch::Dtype dtype) {
   std::vector<double> losses;
   losses.reserve(rows.size());
   for (size_t begin = 0; begin < rows.size(); begin += kChunk) {
     const size_t end = std::min(rows.size(), begin + static_cast<size_t>(kChunk));
-    torch::Tensor l = sampleLosses(model, data, rowSlice(rows, begin, end), device, dtype).contiguous();
+    torch::Tensor l =
+        sampleLosses(model, data, rowSlice(rows, begin, end), device, dtype).contiguous();
     const double* p = l.data_ptr<double>();
     losses.insert(losses.end(), p, p + l.numel());
   }

@@ -80,7 +80,8 @@ WindowPlan shardOf(const WindowPlan& plan, int rank, int workers) {
   out.batch_of.clear();
   out.shard = true;
   out.window_batches = plan.batches();
-  for (size_t i = static_cast<size_t>(rank); i < plan.micro_batches.size(); i += static_cast<size_t>(workers)) {
+  for (size_t i = static_cast<size_t>(rank); i < plan.micro_batches.size();
+       i += static_cast<size_t>(workers)) {
     out.micro_batches.push_back(plan.micro_batches[i]);
     out.loss_scales.push_back(plan.loss_scales[i]);
   }

@@ -14,8 +14,8 @@ namespace accumlab::fuzz {
 /// whole run (one per fuzzer process, so that parallel jobs do not collide).
 inline const std::string& scratchDir() {
   static const std::string dir = [] {
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("accumlab-fuzz-" + std::to_string(::getpid()));
+    const auto path =
+        std::filesystem::temp_directory_path() / ("accumlab-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(path);
     return path.string();
   }();

@@ -32,10 +32,10 @@ QPoint handleAt(QSlider* slider, int pos) {
   opt.maximum = slider->maximum();
   opt.sliderPosition = pos;
   opt.sliderValue = pos;
-  const QRect handle = slider->style()->subControlRect(QStyle::CC_Slider, &opt,
-                                                       QStyle::SC_SliderHandle, slider);
-  const QRect groove = slider->style()->subControlRect(QStyle::CC_Slider, &opt,
-                                                       QStyle::SC_SliderGroove, slider);
+  const QRect handle =
+      slider->style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderHandle, slider);
+  const QRect groove =
+      slider->style()->subControlRect(QStyle::CC_Slider, &opt, QStyle::SC_SliderGroove, slider);
   const int span = groove.width() - handle.width();
   const int x = groove.x() + QStyle::sliderPositionFromValue(opt.minimum, opt.maximum, pos, span) +
                 handle.width() / 2;

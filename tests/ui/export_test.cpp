@@ -1,4 +1,5 @@
 // Every export writes a file that parses: runs CSV/JSON, plots PNG/SVG/PDF, the HTML report.
+#include <qcustomplot.h>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -8,7 +9,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
-#include <qcustomplot.h>
 
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
@@ -150,7 +150,7 @@ class ExportTest : public QObject {
     QVERIFY(html.contains("no-accum ÷ arm"));  // the ratios against no-accum
     // The arms' own ratios are not paired with K (they sit at different weights).
     QVERIFY(!html.contains("batch ×"));
-    QVERIFY(html.contains("micro_batch"));     // the config table
+    QVERIFY(html.contains("micro_batch"));  // the config table
     QVERIFY(html.contains("Window normalisation"));
     // Every embedded image decodes to a PNG of the export size.
     int images = 0;
@@ -159,7 +159,8 @@ class ExportTest : public QObject {
     while ((at = html.indexOf(marker, at)) >= 0) {
       at += marker.size();
       const int end = html.indexOf('\'', at);
-      const QImage img = QImage::fromData(QByteArray::fromBase64(html.mid(at, end - at).toLatin1()), "PNG");
+      const QImage img =
+          QImage::fromData(QByteArray::fromBase64(html.mid(at, end - at).toLatin1()), "PNG");
       QCOMPARE(img.size(), QSize(kExportWidth, kExportHeight));
       ++images;
     }
@@ -169,7 +170,8 @@ class ExportTest : public QObject {
   void offScreenReportMatchesTheSameRuns() {
     const QString path = dir_.filePath("offscreen.html");
     QString error;
-    QVERIFY2(writeHtmlReport(loadExperiments(*store_, {ids_.front()}), path, &error), qPrintable(error));
+    QVERIFY2(writeHtmlReport(loadExperiments(*store_, {ids_.front()}), path, &error),
+             qPrintable(error));
     QVERIFY(readAll(path).contains("data:image/png;base64,"));
   }
 
@@ -191,7 +193,8 @@ class ExportTest : public QObject {
     const QString ids = QString::fromStdString(loadRuns(*store_, second).front().id_label);
     QVERIFY2(ids.contains(QString::number(second.front())), qPrintable(ids));
     QVERIFY2(html.contains(ids + " · "), "the selected runs are not in the report, by their ids");
-    QVERIFY2(!html.contains(first_label.toHtmlEscaped()), "the report shows the plotted runs, not the selected ones");
+    QVERIFY2(!html.contains(first_label.toHtmlEscaped()),
+             "the report shows the plotted runs, not the selected ones");
     runs_->selectRuns({});
   }
 

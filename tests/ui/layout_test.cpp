@@ -5,6 +5,7 @@
 // scrolling, a legend covers plotted points, tick labels run into each other, or an axis
 // label or a placeholder text is cut. The screenshots it checks are kept in
 // $ACCUMLAB_LAYOUT_SHOTS (one PNG per state and tab) to be looked at.
+#include <qcustomplot.h>
 #include <QAbstractButton>
 #include <QDir>
 #include <QDockWidget>
@@ -21,7 +22,6 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <qcustomplot.h>
 
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
@@ -119,7 +119,8 @@ QStringList plotProblems(QCustomPlot* plot) {
                                       : labels[i].top() - labels[i - 1].bottom();
         if (gap < 2) {
           problems << QString("tick labels %1 and %2 touch (gap %3 px)")
-                          .arg(axis->tickVectorLabels().value(i - 1), axis->tickVectorLabels().value(i))
+                          .arg(axis->tickVectorLabels().value(i - 1),
+                               axis->tickVectorLabels().value(i))
                           .arg(gap, 0, 'f', 1);
           break;
         }
@@ -128,7 +129,10 @@ QStringList plotProblems(QCustomPlot* plot) {
         const double length = QFontMetricsF(axis->labelFont()).size(0, axis->label()).width();
         const double room = horizontal ? rect->outerRect().width() : rect->outerRect().height();
         if (length > room + 1) {
-          problems << QString("axis label '%1' is %2 px on a %3 px axis").arg(axis->label()).arg(length).arg(room);
+          problems << QString("axis label '%1' is %2 px on a %3 px axis")
+                          .arg(axis->label())
+                          .arg(length)
+                          .arg(room);
         }
       }
     }
@@ -137,7 +141,8 @@ QStringList plotProblems(QCustomPlot* plot) {
       auto* legend = qobject_cast<QCPLegend*>(rect->insetLayout()->elementAt(j));
       if (!legend || !legend->visible() || legend->itemCount() == 0) continue;
       const QRect box = legend->outerRect();
-      if (!area.contains(box)) problems << "legend " + describe(box) + " leaves the plot " + describe(area);
+      if (!area.contains(box))
+        problems << "legend " + describe(box) + " leaves the plot " + describe(area);
       int covered = 0;
       QString whose;
       for (QCPGraph* g : rect->graphs()) {
@@ -152,13 +157,17 @@ QStringList plotProblems(QCustomPlot* plot) {
         }
       }
       if (covered > 0) {
-        problems << QString("legend %1 covers %2 plotted points (of '%3')").arg(describe(box)).arg(covered).arg(whose);
+        problems << QString("legend %1 covers %2 plotted points (of '%3')")
+                        .arg(describe(box))
+                        .arg(covered)
+                        .arg(whose);
       }
     }
   }
   // Legends and titles in the plot's own layout (above or beside the panes) show whole.
   QList<QCPLayoutElement*> elements;
-  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) elements << plot->plotLayout()->elementAt(i);
+  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+    elements << plot->plotLayout()->elementAt(i);
   for (int i = 0; i < elements.size(); ++i) {
     QCPLayoutElement* e = elements[i];
     if (!e || !e->visible()) continue;
@@ -167,12 +176,16 @@ QStringList plotProblems(QCustomPlot* plot) {
     } else if (auto* legend = qobject_cast<QCPLegend*>(e); legend && legend->itemCount() > 0) {
       if (!QRect(area).contains(legend->outerRect()) ||
           legend->minimumOuterSizeHint().width() > legend->outerRect().width() + 1) {
-        problems << "legend " + describe(legend->outerRect()) + " is cut in the plot " + describe(area);
+        problems << "legend " + describe(legend->outerRect()) + " is cut in the plot " +
+                        describe(area);
       }
     } else if (auto* title = qobject_cast<QCPTextElement*>(e)) {
       const double width = QFontMetricsF(title->font()).size(0, title->text()).width();
       if (width > title->outerRect().width() + 1) {
-        problems << QString("title '%1' is %2 px in %3 px").arg(title->text()).arg(width).arg(title->outerRect().width());
+        problems << QString("title '%1' is %2 px in %3 px")
+                        .arg(title->text())
+                        .arg(width)
+                        .arg(title->outerRect().width());
       }
     }
   }
@@ -190,7 +203,8 @@ QStringList plotProblems(QCustomPlot* plot) {
     if (align & Qt::AlignVCenter) r.moveTop(at.y() - size.height() / 2);
     if (align & Qt::AlignBottom) r.moveTop(at.y() - size.height());
     if (text->rotation() == 0 && !QRectF(area).adjusted(-1, -1, 1, 1).contains(r)) {
-      problems << "text '" + text->text().left(40) + "' " + describe(r) + " leaves the plot " + describe(area);
+      problems << "text '" + text->text().left(40) + "' " + describe(r) + " leaves the plot " +
+                      describe(area);
     }
   }
   return problems;
@@ -202,11 +216,13 @@ QStringList layoutProblems(QWidget* root) {
   for (QLabel* label : root->findChildren<QLabel*>()) {
     if (!onScreen(label)) continue;
     QString why;
-    if (!labelFits(label, &why)) problems << "label '" + plainText(label).left(60) + "' is cut: " + why;
+    if (!labelFits(label, &why))
+      problems << "label '" + plainText(label).left(60) + "' is cut: " + why;
   }
   for (QAbstractButton* button : root->findChildren<QAbstractButton*>()) {
     if (!onScreen(button) || button->text().isEmpty()) continue;
-    if (qobject_cast<QAbstractButton*>(button) && button->sizeHint().width() > button->width() + 1 &&
+    if (qobject_cast<QAbstractButton*>(button) &&
+        button->sizeHint().width() > button->width() + 1 &&
         button->minimumSizeHint().width() > button->width() + 1) {
       problems << QString("button '%1' is cut: needs %2 px, has %3")
                       .arg(button->text())
@@ -219,14 +235,18 @@ QStringList layoutProblems(QWidget* root) {
     if (qobject_cast<QComboBox*>(edit->parentWidget())) continue;  // a combo box's own line
     const int needed = edit->fontMetrics().horizontalAdvance(edit->text()) + 8;
     if (needed > edit->width()) {
-      problems << QString("field '%1' shows part of its text: needs %2 px, has %3").arg(edit->text()).arg(needed).arg(edit->width());
+      problems << QString("field '%1' shows part of its text: needs %2 px, has %3")
+                      .arg(edit->text())
+                      .arg(needed)
+                      .arg(edit->width());
     }
   }
   for (QScrollArea* scroll : root->findChildren<QScrollArea*>()) {
     if (!onScreen(scroll)) continue;
     if (scroll->horizontalScrollBar()->isVisible()) {
       problems << "pane '" + scroll->objectName() + "' needs horizontal scrolling (" +
-                      QString::number(scroll->widget() ? scroll->widget()->minimumSizeHint().width() : 0) +
+                      QString::number(scroll->widget() ? scroll->widget()->minimumSizeHint().width()
+                                                       : 0) +
                       " px in " + QString::number(scroll->viewport()->width()) + ")";
     }
   }
@@ -237,7 +257,10 @@ QStringList layoutProblems(QWidget* root) {
       const QString text = header->model()->headerData(s, Qt::Horizontal).toString();
       const int needed = header->fontMetrics().horizontalAdvance(text) + 8;
       if (needed > header->sectionSize(s)) {
-        problems << QString("column '%1' is cut: needs %2 px, has %3").arg(text).arg(needed).arg(header->sectionSize(s));
+        problems << QString("column '%1' is cut: needs %2 px, has %3")
+                        .arg(text)
+                        .arg(needed)
+                        .arg(header->sectionSize(s));
       }
     }
   }
@@ -315,8 +338,9 @@ class LayoutTest : public QObject {
     options.db = db_;
     QVERIFY(window.applyOptions(options));
     const QSize min = window.minimumSizeHint().expandedTo(window.minimumSize());
-    QVERIFY2(min.width() <= screen_.width() && min.height() <= screen_.height(),
-             qPrintable(QString("the window needs at least %1×%2").arg(min.width()).arg(min.height())));
+    QVERIFY2(
+        min.width() <= screen_.width() && min.height() <= screen_.height(),
+        qPrintable(QString("the window needs at least %1×%2").arg(min.width()).arg(min.height())));
     window.resize(screen_);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -336,13 +360,18 @@ class LayoutTest : public QObject {
     QVERIFY(test::waitUntil([&] { return window.controller()->isRunning(); }));
     QTest::qWait(1500);  // probes and an evaluation
     if (window.size() != screen_) {
-      problems_ << QString("%1: running, the window grew to %2×%3").arg(size_name_).arg(window.width()).arg(window.height());
+      problems_ << QString("%1: running, the window grew to %2×%3")
+                       .arg(size_name_)
+                       .arg(window.width())
+                       .arg(window.height());
     }
     // A status message (the LR hint) takes the state's place instead of running into it.
-    window.statusBar()->showMessage("accum lags no-accum: try scaling its learning rate by K", 3000);
+    window.statusBar()->showMessage("accum lags no-accum: try scaling its learning rate by K",
+                                    3000);
     QTest::qWait(50);
     for (QLabel* label : window.statusBar()->findChildren<QLabel*>()) {
-      if (onScreen(label) && !label->text().isEmpty() && label->x() < window.statusBar()->width() / 2) {
+      if (onScreen(label) && !label->text().isEmpty() &&
+          label->x() < window.statusBar()->width() / 2) {
         problems_ << size_name_ + ": a status message overlaps the label '" + label->text() + "'";
       }
     }
@@ -356,7 +385,8 @@ class LayoutTest : public QObject {
     window.presentationMode()->setActive(false);
     QTest::qWait(300);
     if (window.size() != screen_) {
-      problems_ << QString("%1: leaving presentation mode left the window %2×%3 (needs at least %4×%5)")
+      problems_ << QString(
+                       "%1: leaving presentation mode left the window %2×%3 (needs at least %4×%5)")
                        .arg(size_name_)
                        .arg(window.width())
                        .arg(window.height())
@@ -370,7 +400,8 @@ class LayoutTest : public QObject {
     window.plots()->replotNow();
     check(window, "after-run");
     for (const QString& p : problems_) qWarning().noquote() << p;
-    QVERIFY2(problems_.isEmpty(), qPrintable(QString("%1 layout problems (above)").arg(problems_.size())));
+    QVERIFY2(problems_.isEmpty(),
+             qPrintable(QString("%1 layout problems (above)").arg(problems_.size())));
   }
 
  private:
@@ -386,7 +417,8 @@ class LayoutTest : public QObject {
       QTest::qWait(120);  // layouts settle, plots replot
       const QString where = size_name_ + " " + state + " " + tabs->tabText(i).remove('&');
       if (!shots_.isEmpty()) {
-        const QString file = QString("%1/%2-%3.png").arg(shots_, state, tabs->tabText(i).remove('&').toLower());
+        const QString file =
+            QString("%1/%2-%3.png").arg(shots_, state, tabs->tabText(i).remove('&').toLower());
         QVERIFY(window.grab().save(file));
       }
       for (const QString& p : layoutProblems(&window)) problems_ << where + ": " + p;

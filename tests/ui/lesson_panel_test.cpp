@@ -14,8 +14,8 @@
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "lessons/lesson_panel.h"
-#include "window/run_database.h"
 #include "ui_test_support.h"
+#include "window/run_database.h"
 
 using namespace accumlab;
 using namespace accumlab::ui;

@@ -52,10 +52,10 @@ class LrHintTest : public QObject {
   }
 
   void nothingWhenAccumKeepsUpOrScalesOrIsSmall() {
-    QVERIFY(lrScalingHint(run(8, 1.05, 200)).isEmpty());  // within 15% of no-accum
+    QVERIFY(lrScalingHint(run(8, 1.05, 200)).isEmpty());                   // within 15% of no-accum
     QVERIFY(lrScalingHint(run(8, 1.5, 200, LrScaling::kSqrt)).isEmpty());  // already scaled
-    QVERIFY(lrScalingHint(run(2, 1.5, 200)).isEmpty());  // K too small to matter
-    QVERIFY(lrScalingHint(run(8, 1.5, kHintMinUpdates - 1)).isEmpty());  // too early to say
+    QVERIFY(lrScalingHint(run(2, 1.5, 200)).isEmpty());                    // K too small to matter
+    QVERIFY(lrScalingHint(run(8, 1.5, kHintMinUpdates - 1)).isEmpty());    // too early to say
   }
 };
 

@@ -2,23 +2,23 @@
 // runs list; stored runs open; errors become dialogs and the app keeps running.
 #include <SQLiteCpp/Database.h>
 
-#include <QComboBox>
 #include <QAction>
-#include <QFile>
-#include <QMessageBox>
-#include <QSignalSpy>
-#include <QSpinBox>
 #include <QApplication>
+#include <QComboBox>
 #include <QDialog>
+#include <QDockWidget>
+#include <QFile>
+#include <QHeaderView>
+#include <QMessageBox>
 #include <QScreen>
 #include <QScrollBar>
-#include <QTextBrowser>
-#include <QDockWidget>
-#include <QHeaderView>
+#include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <memory>
 
 #include "accumlab/run_store.h"
@@ -260,7 +260,8 @@ class MainWindowTest : public QObject {
     for (const RunRow& r : window.store()->listRuns()) {
       QVERIFY(r.status == ArmStatus::kStopped);
       const RunSeries series = window.store()->series(r.id);
-      for (size_t i = 0; i < series.steps.size(); ++i) QCOMPARE(series.steps[i].step, int64_t(i + 1));
+      for (size_t i = 0; i < series.steps.size(); ++i)
+        QCOMPARE(series.steps[i].step, int64_t(i + 1));
     }
     QCOMPARE(window.store()->listRuns().size(), size_t{3});
     // A run that is not interrupted is not resumed.
@@ -285,8 +286,9 @@ class MainWindowTest : public QObject {
     QTest::qWait(50);
     const int right = view->horizontalHeader()->sectionViewportPosition(RunsModel::kStatus) +
                       view->horizontalHeader()->sectionSize(RunsModel::kStatus);
-    QVERIFY2(right <= view->viewport()->width(),
-             qPrintable(QString("Status ends at %1 of %2").arg(right).arg(view->viewport()->width())));
+    QVERIFY2(
+        right <= view->viewport()->width(),
+        qPrintable(QString("Status ends at %1 of %2").arg(right).arg(view->viewport()->width())));
   }
 
   void aRunThatFailsToStartKeepsThePreviousPlots() {
@@ -342,7 +344,8 @@ class MainWindowTest : public QObject {
     csv.close();
     QString error;
     QVERIFY(window.experimentPanel()->openPath(csv.fileName(), &error));
-    QCOMPARE(QString::fromStdString(window.experimentPanel()->config().data), "csv:" + csv.fileName());
+    QCOMPARE(QString::fromStdString(window.experimentPanel()->config().data),
+             "csv:" + csv.fileName());
     QFile model(dir_.filePath("net.pt"));
     QVERIFY(model.open(QIODevice::WriteOnly));
     model.close();
@@ -358,7 +361,8 @@ class MainWindowTest : public QObject {
     binary.close();
     QVERIFY(!window.experimentPanel()->openPath(binary.fileName(), &error));
     QVERIFY2(error.contains("is not a text CSV file: byte 0x00 at offset 17"), qPrintable(error));
-    QCOMPARE(QString::fromStdString(window.experimentPanel()->config().data), "csv:" + csv.fileName());
+    QCOMPARE(QString::fromStdString(window.experimentPanel()->config().data),
+             "csv:" + csv.fileName());
     // The run database is never read as a dataset.
     window.experimentPanel()->setStorePath(csv.fileName());
     QVERIFY(!window.experimentPanel()->openPath(csv.fileName(), &error));

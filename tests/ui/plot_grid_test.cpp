@@ -123,7 +123,9 @@ class PlotGridTest : public QObject {
     // drew some, and later batches drew more.
     QVERIFY2(batches >= 2, "records came in one lump instead of a stream");
     QVERIFY2(counts.front() > 0 && counts.front() < counts.back(),
-             qPrintable(QString("points after the first batch: %1 of %2").arg(counts.front()).arg(counts.back())));
+             qPrintable(QString("points after the first batch: %1 of %2")
+                            .arg(counts.front())
+                            .arg(counts.back())));
     QVERIFY(std::is_sorted(counts.begin(), counts.end()));  // only appended
     MetricCanvas* loss = canvasById(t.plots, "loss");
     // raw + smoothed line for each of 3 arms: 2 × (2500 + 625 + 625) points.
@@ -139,8 +141,10 @@ class PlotGridTest : public QObject {
     MetricCanvas* variance = canvasById(t.plots, "variance");
     // Fewer than W = 50 updates: no ratio yet. No probe yet either: the headline says what
     // K is the theory of; the arms' own ratio is in the tooltip, never the headline.
-    QVERIFY2(variance->readoutTip().contains("settling… 20/50 updates"), qPrintable(variance->readoutTip()));
-    QVERIFY2(variance->readout().contains("theory 4 at one set of weights"), qPrintable(variance->readout()));
+    QVERIFY2(variance->readoutTip().contains("settling… 20/50 updates"),
+             qPrintable(variance->readoutTip()));
+    QVERIFY2(variance->readout().contains("theory 4 at one set of weights"),
+             qPrintable(variance->readout()));
     t.live.append(syntheticBatch(20, 40));
     const QString text = variance->readoutTip();
     // Ratio 8 of two detrended variances over 50 updates (ν = 32.9 each): 90% F-interval
@@ -178,7 +182,8 @@ class PlotGridTest : public QObject {
     // The headline every place gives: the largest check that was not a kink.
     QVERIFY2(text.contains("gradient check (largest, kinks excluded) <b>4.00e-07</b>"),
              qPrintable(text));
-    QVERIFY2(text.contains("trajectories 5.5e-01 (parted at update 31: rounding"), qPrintable(text));
+    QVERIFY2(text.contains("trajectories 5.5e-01 (parted at update 31: rounding"),
+             qPrintable(text));
     const QString tip = equivalence->readoutTip();
     QVERIFY2(tip.contains("41 checks at equal weights") && tip.contains("(at most 1.4e-02)"),
              qPrintable(tip));
@@ -207,13 +212,15 @@ class PlotGridTest : public QObject {
                       early.steps.end());
     t.live.begin("early");
     t.live.append(early);
-    QVERIFY2(equivalence->readout().endsWith("trajectories 1.0e-06"), qPrintable(equivalence->readout()));
+    QVERIFY2(equivalence->readout().endsWith("trajectories 1.0e-06"),
+             qPrintable(equivalence->readout()));
 
     // In float64 rounding level is 1e-12: 1e-6 is already apart.
     early.started->config.dtype = DType::kFloat64;
     t.live.begin("float64");
     t.live.append(early);
-    QVERIFY2(equivalence->readout().contains("parted at update 1:"), qPrintable(equivalence->readout()));
+    QVERIFY2(equivalence->readout().contains("parted at update 1:"),
+             qPrintable(equivalence->readout()));
   }
 
   void probePointsCarryTheirIntervals() {
@@ -572,9 +579,11 @@ class PlotGridTest : public QObject {
       }
       return QPen(Qt::NoPen);
     };
-    const QPen a_accum = pen("runs 1–3 · spirals: accum"), a_small = pen("runs 1–3 · spirals: no-accum");
+    const QPen a_accum = pen("runs 1–3 · spirals: accum"),
+               a_small = pen("runs 1–3 · spirals: no-accum");
     const QPen b_accum = pen("runs 7, 9 · spirals: accum");
-    QVERIFY(a_accum.style() != Qt::NoPen && a_small.style() != Qt::NoPen && b_accum.style() != Qt::NoPen);
+    QVERIFY(a_accum.style() != Qt::NoPen && a_small.style() != Qt::NoPen &&
+            b_accum.style() != Qt::NoPen);
     QCOMPARE(a_accum.color(), a_small.color());
     QVERIFY(a_accum.color() != b_accum.color());
     QVERIFY(a_accum.style() != a_small.style());
@@ -587,11 +596,13 @@ class PlotGridTest : public QObject {
     QVERIFY2(key.contains(runColor(0).name()) && key.contains("runs&nbsp;1–3") &&
                  key.contains(runColor(1).name()) && key.contains("runs&nbsp;7,&nbsp;9"),
              qPrintable(key));
-    QVERIFY2(key.contains("no-accum solid") && key.contains("accum dashed") && !key.contains("big-batch"),
+    QVERIFY2(key.contains("no-accum solid") && key.contains("accum dashed") &&
+                 !key.contains("big-batch"),
              qPrintable(key));
     // Every run gets its read-out, named by its run ids.
     const QString readout = canvasById(plots, "variance")->readout();
-    QVERIFY2(readout.startsWith("runs 1–3: ") && readout.contains("<br>runs 7, 9: "), qPrintable(readout));
+    QVERIFY2(readout.startsWith("runs 1–3: ") && readout.contains("<br>runs 7, 9: "),
+             qPrintable(readout));
     // One run shown: no key, and the read-out needs no name.
     shown.showStored({a});
     QCOMPARE(plots.compareKey(), QString());

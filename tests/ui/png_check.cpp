@@ -33,12 +33,14 @@ int main(int argc, char** argv) {
   std::printf("%dx%d, %d colours, arm pixels %d/%d/%d\n", image.width(), image.height(),
               static_cast<int>(colours.size()), arm_pixels[0], arm_pixels[1], arm_pixels[2]);
   if (colours.size() < kMinColours) {
-    std::fprintf(stderr, "png_check: only %d colours: the window is blank\n", static_cast<int>(colours.size()));
+    std::fprintf(stderr, "png_check: only %d colours: the window is blank\n",
+                 static_cast<int>(colours.size()));
     return 1;
   }
   for (int a = 0; a < 3; ++a) {
     if (arm_pixels[a] < kMinArmPixels) {
-      std::fprintf(stderr, "png_check: arm %d has %d pixels of its colour: nothing plotted\n", a, arm_pixels[a]);
+      std::fprintf(stderr, "png_check: arm %d has %d pixels of its colour: nothing plotted\n", a,
+                   arm_pixels[a]);
       return 1;
     }
   }

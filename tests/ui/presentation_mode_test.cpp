@@ -1,6 +1,7 @@
 // View → Presentation mode (ui/window/presentation_mode.cpp): F11 makes the window full
 // screen with fonts ×1.5, hides the docks and shows four chosen plots in a 2×2 grid; F11
 // again restores everything.
+#include <qcustomplot.h>
 #include <QAction>
 #include <QDockWidget>
 #include <QGridLayout>
@@ -8,14 +9,13 @@
 #include <QScreen>
 #include <QSignalSpy>
 #include <QTest>
-#include <qcustomplot.h>
 
 #include "plots/metric_canvas.h"
 #include "plots/plot_grid.h"
 #include "ui_test_support.h"
 #include "window/app_options.h"
-#include "window/main_window.h"
 #include "window/app_settings.h"
+#include "window/main_window.h"
 #include "window/presentation_mode.h"
 
 using namespace accumlab;
@@ -99,7 +99,9 @@ class PresentationModeTest : public QObject {
     // Bring the last dock of a tab group to the front, as a user clicking its tab does.
     const QList<QDockWidget*> docks = window.findChildren<QDockWidget*>();
     // A dock behind another's tab is "visible" to Qt, but none of it shows.
-    const auto inFront = [](QDockWidget* d) { return d->isVisible() && !d->visibleRegion().isEmpty(); };
+    const auto inFront = [](QDockWidget* d) {
+      return d->isVisible() && !d->visibleRegion().isEmpty();
+    };
     QDockWidget* back = nullptr;
     for (QDockWidget* d : docks) {
       if (!window.tabifiedDockWidgets(d).isEmpty() && !inFront(d)) back = d;
@@ -129,12 +131,16 @@ class PresentationModeTest : public QObject {
     // As a window saved on a larger screen, or while full screen, comes back.
     QWidget window;
     const QRect screen = window.screen()->availableGeometry();
-    window.setGeometry(screen.x() + 200, screen.y() + 100, screen.width() + 400, screen.height() + 300);
+    window.setGeometry(screen.x() + 200, screen.y() + 100, screen.width() + 400,
+                       screen.height() + 300);
     AppSettings::fitToScreen(&window);
     QVERIFY2(screen.contains(window.geometry()), qPrintable(QString("%1,%2 %3x%4 in %5x%6")
-                                                               .arg(window.x()).arg(window.y())
-                                                               .arg(window.width()).arg(window.height())
-                                                               .arg(screen.width()).arg(screen.height())));
+                                                                .arg(window.x())
+                                                                .arg(window.y())
+                                                                .arg(window.width())
+                                                                .arg(window.height())
+                                                                .arg(screen.width())
+                                                                .arg(screen.height())));
     // One that fits stays where it is.
     const QRect fits(screen.x() + 10, screen.y() + 10, screen.width() / 2, screen.height() / 2);
     window.setGeometry(fits);

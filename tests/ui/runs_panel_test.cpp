@@ -106,7 +106,8 @@ class RunsPanelTest : public QObject {
     QVERIFY(both[0].label != both[1].label);
     // Named by the ids the user selected, not by experiment numbers.
     QCOMPARE(both[0].id_label, "run " + std::to_string(ids[0]));
-    QVERIFY2(both[0].label.rfind("run " + std::to_string(ids[0]) + " · ", 0) == 0, both[0].label.c_str());
+    QVERIFY2(both[0].label.rfind("run " + std::to_string(ids[0]) + " · ", 0) == 0,
+             both[0].label.c_str());
     // A whole experiment: its arms' consecutive ids as one range.
     const RunData& whole = one.front();
     QVERIFY2(whole.id_label.rfind("runs ", 0) == 0 && whole.id_label.find("–") != std::string::npos,

@@ -1,17 +1,19 @@
 // SweepPanel: shows a stored sweep's points, fits and plots, and runs a new sweep through
 // accumlab-cli (ACCUMLAB_CLI), refreshing as its points finish.
+#include <qcustomplot.h>
+#include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QDoubleSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <qcustomplot.h>
 
+#include "accumlab/plot_ids.h"
 #include "accumlab/run_store.h"
+#include "plots/plot_catalog.h"
 #include "sweep/sweep_panel.h"
 #include "sweep/sweep_plots.h"
 #include "sweep/sweep_progress.h"
@@ -28,6 +30,21 @@ class SweepPanelTest : public QObject {
     test::isolateSettings();
     QVERIFY(dir_.isValid());
     path_ = dir_.filePath("runs.sqlite");
+  }
+
+  // The plots a lesson may name (accumlab/plot_ids.h) are the plots the app draws, in order.
+  void plotIdsAreTheAppsPlots() {
+    QStringList live, catalog;
+    for (const std::string& id : livePlotIds()) live << QString::fromStdString(id);
+    for (const CanvasDef& def : plotCatalog()) catalog << def.id;
+    QCOMPARE(catalog, live);
+    SweepPlots plots;
+    QStringList sweep, drawn;
+    for (const std::string& id : sweepPlotIds()) sweep << QString::fromStdString(id);
+    for (int i = 0; i < plots.count(); ++i) drawn << plots.plot(i)->objectName();
+    QCOMPARE(drawn, sweep);
+    for (const QString& id : sweep) QVERIFY2(!SweepPlots::title(id).isEmpty(), qPrintable(id));
+    QVERIFY(SweepPlots::title("loss").isEmpty());
   }
 
   void showsAStoredSweepWithItsFits() {
@@ -132,13 +149,16 @@ class SweepPanelTest : public QObject {
     QSignalSpy status(&panel, &SweepPanel::statusChanged);
     panel.readProgress(QByteArray("sweep ") + QByteArray::number(second) +
                        ": 2 points to train, 1 at once\npoint 1/2  B=8: reached\n"
-                       "Sweep " + QByteArray::number(second) + " begins\n{not json}\n"
+                       "Sweep " +
+                       QByteArray::number(second) +
+                       " begins\n{not json}\n"
                        "{\"event\": \"celebration\", \"sweep\": 99}\n");
     QCOMPARE(panel.shownSweep(), first);
     QCOMPARE(status.count(), 0);
     // An object split across two reads counts once, when its line ends.
-    const QByteArray started = "{\"event\":\"sweep_started\",\"sweep\":" +
-                               QByteArray::number(second) + ",\"points\":2,\"jobs\":1}\n";
+    const QByteArray started =
+        "{\"event\":\"sweep_started\",\"sweep\":" + QByteArray::number(second) +
+        ",\"points\":2,\"jobs\":1}\n";
     panel.readProgress(started.left(20));
     QCOMPARE(panel.shownSweep(), first);
     panel.readProgress(started.mid(20));
@@ -158,7 +178,8 @@ class SweepPanelTest : public QObject {
     const auto events = progress.feed(
         "{\"event\":\"sweep_started\",\"sweep\":4}\n"
         "{\"event\":\"point_started\",\"sweep\":4,\"point\":3,\"micro_batch\":8,\"accum\":4}\n"
-        "{\"event\":\"point_finished\",\"sweep\":4,\"point\":3,\"status\":\"reached\",\"done\":1,\"total\":5}\n"
+        "{\"event\":\"point_finished\",\"sweep\":4,\"point\":3,\"status\":\"reached\",\"done\":1,"
+        "\"total\":5}\n"
         "{\"event\":\"point_finished\",\"sweep\":4,\"point\":2,\"status\":\"no-such\"}\n"
         "{\"event\":\"sweep_finished\",\"sweep\":4,\"done\":1,\"total\":5,\"stopped\":true}\n"
         "{\"event\":\"error\",\"message\":\"no dataset 'x'\"}\n");

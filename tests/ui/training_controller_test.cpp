@@ -147,14 +147,15 @@ class TrainingControllerTest : public QObject {
     QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
     const QString error = finished.first().at(0).toString();
     QVERIFY2(error.contains("file.csv"), qPrintable(error));
-    QVERIFY(finished.first().at(1).toBool());  // an input error, for a dialog
+    QVERIFY(finished.first().at(1).toBool());               // an input error, for a dialog
     QVERIFY(controller.start(test::smallExperiment(800)));  // the controller still works
     QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
   }
 
   void modelThatCrashesTheLoaderIsReportedAndTheAppStaysUp() {
     // The engine beside the accumlab-cli that $ACCUMLAB_CLI names loads the file first.
-    const QString engine = QFileInfo(qEnvironmentVariable("ACCUMLAB_CLI")).dir().filePath("accumlab-engine");
+    const QString engine =
+        QFileInfo(qEnvironmentVariable("ACCUMLAB_CLI")).dir().filePath("accumlab-engine");
     if (!QFileInfo(engine).isExecutable()) QSKIP("no accumlab-engine beside $ACCUMLAB_CLI");
     setModelCheckProgram(engine.toStdString());
     const QString model = QFINDTESTDATA("../fuzz/findings/torchscript/segv-in-libtorch-loader.pt");
@@ -166,9 +167,10 @@ class TrainingControllerTest : public QObject {
     QVERIFY(controller.start(c));
     QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
     const QString error = finished.first().at(0).toString();
-    QVERIFY2(error.startsWith(model + " is not a loadable TorchScript model: the loader crashed (signal "),
+    QVERIFY2(error.startsWith(model +
+                              " is not a loadable TorchScript model: the loader crashed (signal "),
              qPrintable(error));
-    QVERIFY(finished.first().at(1).toBool());  // an input error, for a dialog
+    QVERIFY(finished.first().at(1).toBool());               // an input error, for a dialog
     QVERIFY(controller.start(test::smallExperiment(800)));  // this process still trains
     QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
     QCOMPARE(finished.at(1).at(0).toString(), QString());
@@ -197,7 +199,8 @@ class TrainingControllerTest : public QObject {
     for (const StepRecord& r : accum->steps) QVERIFY(std::isfinite(r.allreduce_ms));
     QVERIFY(accum->summary.equivalence_rel_diff <= 1e-5);
     const auto has = [&](EventKind kind) {
-      return std::any_of(run.events.begin(), run.events.end(), [kind](const EventRecord& e) { return e.kind == kind; });
+      return std::any_of(run.events.begin(), run.events.end(),
+                         [kind](const EventRecord& e) { return e.kind == kind; });
     };
     QVERIFY(has(EventKind::kWorkers));
     QVERIFY(has(EventKind::kRejected));  // the pause

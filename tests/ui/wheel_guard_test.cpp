@@ -19,8 +19,8 @@ namespace {
 /// the scroll area scrolls).
 bool wheelDown(QWidget* w) {
   const QPointF at(w->width() / 2.0, w->height() / 2.0);
-  QWheelEvent wheel(at, w->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
-                    Qt::NoModifier, Qt::NoScrollPhase, false);
+  QWheelEvent wheel(at, w->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
   QApplication::sendEvent(w, &wheel);
   return wheel.isAccepted();
 }

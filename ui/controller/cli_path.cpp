@@ -11,7 +11,8 @@ QString accumlabCliPath() {
   const QString given = qEnvironmentVariable("ACCUMLAB_CLI");
   if (!given.isEmpty() && QFileInfo(given).isExecutable()) return given;
   const QDir here(QCoreApplication::applicationDirPath());
-  for (const QString& candidate : {here.filePath("accumlab-cli"), here.filePath("../cli/accumlab-cli")}) {
+  for (const QString& candidate :
+       {here.filePath("accumlab-cli"), here.filePath("../cli/accumlab-cli")}) {
     if (QFileInfo(candidate).isExecutable()) return QFileInfo(candidate).canonicalFilePath();
   }
   return QStandardPaths::findExecutable("accumlab-cli");

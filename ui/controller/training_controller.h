@@ -12,14 +12,14 @@
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/metrics_sink.h"
+#include "accumlab/record_batch.h"
 #include "accumlab/sweep.h"
 #include "controller/metrics_buffer.h"
-#include "accumlab/record_batch.h"
 
 namespace accumlab {
 class RunSession;
 struct StoredRun;
-}
+}  // namespace accumlab
 
 namespace accumlab::ui {
 
@@ -46,7 +46,8 @@ class TrainingController : public QObject {
   void setStore(std::string path, int64_t checkpoint_every);
   /// Starts training `config` in the background; false (and startFailed()) if it cannot.
   /// With a target, every arm stops once it reaches it (a sweep point, a lesson).
-  bool start(const ExperimentConfig& config, const std::optional<SweepTarget>& target = std::nullopt);
+  bool start(const ExperimentConfig& config,
+             const std::optional<SweepTarget>& target = std::nullopt);
   /// Continues stored experiment `experiment_id` from its checkpoint beside the store, like
   /// start() starts a run; its stored runs are taken over.
   bool resume(const ExperimentConfig& config, int64_t experiment_id);
@@ -99,7 +100,7 @@ class TrainingController : public QObject {
   std::unique_ptr<RunSession> session_;
   MetricsBuffer buffer_;
   ExperimentConfig config_;
-  std::string store_path_;     ///< setStore()'s database, empty: nothing stored
+  std::string store_path_;  ///< setStore()'s database, empty: nothing stored
   int64_t checkpoint_every_ = 0;
   int64_t resume_experiment_ = 0;  ///< set by resume() for the start it makes
   QTimer drain_timer_;

@@ -37,11 +37,15 @@ std::vector<int64_t> linearSteps(int64_t lo, int64_t hi) {
 }  // namespace
 
 BatchSlider::BatchSlider(Scale scale, int64_t minimum, int64_t maximum, QWidget* parent)
-    : QWidget(parent), scale_(scale),
+    : QWidget(parent),
+      scale_(scale),
       steps_(scale == Scale::kLogarithmic ? logSteps(minimum, maximum)
                                           : linearSteps(minimum, maximum)),
-      slider_(new QSlider(Qt::Horizontal, this)), spin_(new QSpinBox(this)),
-      settle_timer_(new QTimer(this)), settled_(minimum), pending_(minimum) {
+      slider_(new QSlider(Qt::Horizontal, this)),
+      spin_(new QSpinBox(this)),
+      settle_timer_(new QTimer(this)),
+      settled_(minimum),
+      pending_(minimum) {
   settle_timer_->setSingleShot(true);
   settle_timer_->setInterval(kSettleMs);
   connect(settle_timer_, &QTimer::timeout, this, [this] {
@@ -106,7 +110,8 @@ void BatchSlider::setValue(int64_t v) {
 }
 
 bool BatchSlider::eventFilter(QObject* watched, QEvent* event) {
-  if (watched != slider_ || event->type() != QEvent::Wheel) return QWidget::eventFilter(watched, event);
+  if (watched != slider_ || event->type() != QEvent::Wheel)
+    return QWidget::eventFilter(watched, event);
   auto* wheel = static_cast<QWheelEvent*>(event);
   wheel_delta_ += wheel->angleDelta().y() != 0 ? wheel->angleDelta().y() : wheel->angleDelta().x();
   const int notches = wheel_delta_ / QWheelEvent::DefaultDeltasPerStep;
@@ -119,9 +124,10 @@ bool BatchSlider::eventFilter(QObject* watched, QEvent* event) {
 int BatchSlider::positionOf(int64_t v) const {
   // The nearest step on the slider's own scale (log distance for the log scale).
   auto distance = [&](int64_t s) {
-    return scale_ == Scale::kLogarithmic ? std::abs(std::log(static_cast<double>(s)) -
-                                std::log(static_cast<double>(std::max<int64_t>(v, 1))))
-                     : std::abs(static_cast<double>(s - v));
+    return scale_ == Scale::kLogarithmic
+               ? std::abs(std::log(static_cast<double>(s)) -
+                          std::log(static_cast<double>(std::max<int64_t>(v, 1))))
+               : std::abs(static_cast<double>(s - v));
   };
   size_t best = 0;
   for (size_t i = 1; i < steps_.size(); ++i) {
@@ -131,7 +137,8 @@ int BatchSlider::positionOf(int64_t v) const {
 }
 
 int64_t BatchSlider::valueAt(int position) const {
-  return steps_[static_cast<size_t>(std::clamp<int>(position, 0, static_cast<int>(steps_.size()) - 1))];
+  return steps_[static_cast<size_t>(
+      std::clamp<int>(position, 0, static_cast<int>(steps_.size()) - 1))];
 }
 
 }  // namespace accumlab::ui

@@ -53,8 +53,8 @@ class BatchSlider : public QWidget {
   QSlider* slider_;
   QSpinBox* spin_;
   QTimer* settle_timer_;
-  int64_t settled_;   ///< the value last reported (or set)
-  int64_t pending_;   ///< the value to report when the timer fires
+  int64_t settled_;  ///< the value last reported (or set)
+  int64_t pending_;  ///< the value to report when the timer fires
   bool updating_ = false;
   int wheel_delta_ = 0;  ///< angle not yet turned into a step (high-resolution wheels)
 };

@@ -62,13 +62,15 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   auto* form = new QFormLayout(box);
   micro_slider_ = new BatchSlider(BatchSlider::Scale::kLogarithmic, 1, kMaxMicroBatch, box);
   micro_slider_->setObjectName("microBatch");
-  micro_slider_->setToolTip(tr("m: samples per forward/backward pass (memory scales with m). "
-                               "During a run a change applies at the next window."));
+  micro_slider_->setToolTip(
+      tr("m: samples per forward/backward pass (memory scales with m). "
+         "During a run a change applies at the next window."));
   accum_slider_ = new BatchSlider(BatchSlider::Scale::kLinear, 1, kMaxAccum, box);
   accum_slider_->setObjectName("accum");
-  accum_slider_->setToolTip(tr("K: micro-batches whose gradients are added up before one "
-                               "optimizer step. During a run a change applies at the next "
-                               "window."));
+  accum_slider_->setToolTip(
+      tr("K: micro-batches whose gradients are added up before one "
+         "optimizer step. During a run a change applies at the next "
+         "window."));
   effective_label_ = new QLabel(box);
   memory_label_ = new QLabel(box);
   memory_label_->setObjectName("memoryEstimate");
@@ -86,14 +88,16 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   budget_edit_ = new QLineEdit(box);
   budget_edit_->setObjectName("memoryBudget");
   budget_edit_->setPlaceholderText(tr("e.g. 200MiB"));
-  budget_edit_->setToolTip(tr("Tensor memory an arm may hold at once (KiB, MiB, GiB, KB, MB, GB "
-                              "or bytes). Fit keeps m·K and picks the largest m that fits. On "
-                              "the CPU the budget is enforced: a micro-batch that does not fit "
-                              "is split in halves and the update stays the same."));
+  budget_edit_->setToolTip(
+      tr("Tensor memory an arm may hold at once (KiB, MiB, GiB, KB, MB, GB "
+         "or bytes). Fit keeps m·K and picks the largest m that fits. On "
+         "the CPU the budget is enforced: a micro-batch that does not fit "
+         "is split in halves and the update stays the same."));
   auto* fit = new QPushButton(tr("Fit"), box);
   fit->setObjectName("fitBudget");
-  fit->setToolTip(tr("Set m and K so that an update's predicted tensors fit the budget, "
-                     "keeping the effective batch m·K"));
+  fit->setToolTip(
+      tr("Set m and K so that an update's predicted tensors fit the budget, "
+         "keeping the effective batch m·K"));
   auto* budget_row = new QHBoxLayout;
   budget_row->addWidget(budget_edit_, 1);
   budget_row->addWidget(fit);
@@ -126,8 +130,8 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   for (int i = 0; i < 3; ++i) {
     arm_checks_[i] = new QCheckBox(armName(kArms[i]), box);
     arm_checks_[i]->setToolTip(tips[i]);
-    arm_checks_[i]->setStyleSheet(QString("QCheckBox { color: %1; font-weight: bold; }")
-                                      .arg(armColorName(kArms[i])));
+    arm_checks_[i]->setStyleSheet(
+        QString("QCheckBox { color: %1; font-weight: bold; }").arg(armColorName(kArms[i])));
     arms->addWidget(arm_checks_[i]);
     locked_while_running_ << arm_checks_[i];
     connect(arm_checks_[i], &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
@@ -152,7 +156,8 @@ QWidget* ExperimentPanel::buildOptimizerGroup() {
   auto* box = new QGroupBox(tr("Optimizer"), this);
   auto* form = new QFormLayout(box);
   optimizer_combo_ = new QComboBox(box);
-  addEnumItems(optimizer_combo_, {OptimizerKind::kSgd, OptimizerKind::kAdam, OptimizerKind::kAdamW});
+  addEnumItems(optimizer_combo_,
+               {OptimizerKind::kSgd, OptimizerKind::kAdam, OptimizerKind::kAdamW});
   lr_spin_ = new QDoubleSpinBox(box);
   lr_spin_->setObjectName("lr");
   lr_spin_->setDecimals(6);
@@ -165,9 +170,10 @@ QWidget* ExperimentPanel::buildOptimizerGroup() {
   momentum_spin_->setDecimals(3);
   scaling_combo_ = new QComboBox(box);
   addEnumItems(scaling_combo_, {LrScaling::kNone, LrScaling::kLinear, LrScaling::kSqrt});
-  scaling_combo_->setToolTip(tr("How accum and big-batch scale the base LR for their K-times "
-                                "larger batch: none (same LR), linear (×K, Goyal et al.) or "
-                                "sqrt (×√K)"));
+  scaling_combo_->setToolTip(
+      tr("How accum and big-batch scale the base LR for their K-times "
+         "larger batch: none (same LR), linear (×K, Goyal et al.) or "
+         "sqrt (×√K)"));
   lr_rule_label_ = new QLabel(box);
   lr_rule_label_->setWordWrap(true);
   form->addRow(tr("Optimizer"), optimizer_combo_);
@@ -236,8 +242,9 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
     auto* model = qobject_cast<QStandardItemModel*>(device_combo_->model());
     QStandardItem* cuda = model->item(2);
     cuda->setEnabled(false);
-    cuda->setToolTip(tr("CUDA is unavailable: this LibTorch build has no CUDA or no GPU is "
-                        "visible. Build against a CUDA LibTorch to train on a GPU."));
+    cuda->setToolTip(
+        tr("CUDA is unavailable: this LibTorch build has no CUDA or no GPU is "
+           "visible. Build against a CUDA LibTorch to train on a GPU."));
   }
   form->addRow(tr("Short last window"), policy_combo_);
   form->addRow(tr("Precision"), dtype_combo_);
@@ -254,16 +261,19 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
   form->addRow(tr("Device"), device_combo_);
   form->addRow(tr("Workers"), workers_spin_);
   locked_while_running_ << policy_combo_ << dtype_combo_ << budget_kind_combo_ << epochs_spin_
-                        << samples_spin_ << eval_spin_ << seed_spin_ << device_combo_ << workers_spin_;
+                        << samples_spin_ << eval_spin_ << seed_spin_ << device_combo_
+                        << workers_spin_;
   connect(budget_kind_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     epochs_spin_->setVisible(i == 0);
     samples_spin_->setVisible(i == 1);
     emit configEdited();
   });
   for (QComboBox* c : {policy_combo_, dtype_combo_, device_combo_}) {
-    connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this, &ExperimentPanel::configEdited);
+    connect(c, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            &ExperimentPanel::configEdited);
   }
-  connect(workers_spin_, qOverload<int>(&QSpinBox::valueChanged), this, &ExperimentPanel::updateDerivedLabels);
+  connect(workers_spin_, qOverload<int>(&QSpinBox::valueChanged), this,
+          &ExperimentPanel::updateDerivedLabels);
   for (QSpinBox* s : {samples_spin_, eval_spin_, seed_spin_, workers_spin_}) {
     connect(s, qOverload<int>(&QSpinBox::valueChanged), this, &ExperimentPanel::configEdited);
   }
@@ -349,9 +359,9 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   samples_spin_->setVisible(c.samples > 0);
   eval_spin_->setValue(static_cast<int>(c.eval_every));
   seed_spin_->setValue(static_cast<int>(c.seed));
-  budget_edit_->setText(c.memory_budget > 0
-                            ? QString::fromStdString(formatMemory(static_cast<double>(c.memory_budget)))
-                            : QString());
+  budget_edit_->setText(c.memory_budget > 0 ? QString::fromStdString(formatMemory(
+                                                  static_cast<double>(c.memory_budget)))
+                                            : QString());
   const int device = device_combo_->findData(QString::fromStdString(c.device).section(':', 0, 0));
   device_combo_->setCurrentIndex(std::max(0, device));
   workers_spin_->setValue(static_cast<int>(c.workers));
@@ -375,7 +385,8 @@ void ExperimentPanel::fitMemoryBudget() {
   }
   BudgetFit fit;
   try {
-    fit = accumlab::fitMemoryBudget(*model, parseByteSize(budget_edit_->text().trimmed().toStdString()), b);
+    fit = accumlab::fitMemoryBudget(*model,
+                                    parseByteSize(budget_edit_->text().trimmed().toStdString()), b);
   } catch (const InputError& e) {
     budget_label_->setText(QString::fromStdString(e.what()));
     return;
@@ -425,9 +436,9 @@ void ExperimentPanel::updateDerivedLabels() {
   const int64_t k = accum_slider_->value() * workers;
   // What the memory of m saves is the model's to say (the line below): on a small MLP its
   // weights dominate and accum needs nearly big-batch's memory.
-  effective_label_->setText(
-      (workers > 1 ? tr("effective batch m·K·N = <b>%1</b>") : tr("effective batch m·K = <b>%1</b>"))
-          .arg(QLocale().toString(static_cast<qlonglong>(m * k))));
+  effective_label_->setText((workers > 1 ? tr("effective batch m·K·N = <b>%1</b>")
+                                         : tr("effective batch m·K = <b>%1</b>"))
+                                .arg(QLocale().toString(static_cast<qlonglong>(m * k))));
   memory_label_->setToolTip(memory_tip_);
   if (const auto model = memory_estimator_->current()) {
     memory_label_->setText(ui::memoryRatioText(*model, m, k));
@@ -449,7 +460,8 @@ void ExperimentPanel::updateDerivedLabels() {
   lr_rule_label_->setText(
       tr("no-accum: %1 · accum, big-batch: %2 (%3)")
           .arg(QString::number(optimizer.lr, 'g', 4),
-               QString::number(scaledLearningRate(optimizer, static_cast<double>(k)), 'g', 4), rule));
+               QString::number(scaledLearningRate(optimizer, static_cast<double>(k)), 'g', 4),
+               rule));
 }
 
 }  // namespace accumlab::ui

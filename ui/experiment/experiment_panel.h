@@ -73,7 +73,7 @@ class ExperimentPanel : public QWidget {
   /// Sets m and K so that an update's predicted tensors fit the budget field, keeping m·K.
   void fitMemoryBudget();
 
-  ExperimentConfig base_;  ///< fields the panel does not show
+  ExperimentConfig base_;   ///< fields the panel does not show
   SourcePickers* sources_;  ///< data, model and the CSV's label and task
   BatchSlider* micro_slider_;
   BatchSlider* accum_slider_;
@@ -102,8 +102,8 @@ class ExperimentPanel : public QWidget {
   QSpinBox* workers_spin_ = nullptr;  ///< data-parallel processes (ExperimentConfig::workers)
   QWidget* run_buttons_ = nullptr;
   QList<QWidget*> locked_while_running_;
-  QList<QWidget*> groups_;    ///< the form's group boxes (locked while a lesson trains)
-  QLabel* lesson_note_;       ///< says that a lesson's run is not this form's
+  QList<QWidget*> groups_;  ///< the form's group boxes (locked while a lesson trains)
+  QLabel* lesson_note_;     ///< says that a lesson's run is not this form's
 };
 
 }  // namespace accumlab::ui

@@ -104,8 +104,9 @@ void MemoryEstimator::onProbeDone(const QString& key, const Outcome& outcome) {
 QString memoryEstimateText(const MemoryModel& model, int64_t m, int64_t k) {
   // The part that does not grow with m is what accumulation cannot save: for a small MLP it
   // is nearly all of it, and a ratio near 1 is the truth, not a measuring error.
-  return QObject::tr("m=%1: ≈ %2 MiB of tensors; m·K=%3 as one batch: ≈ %4 MiB (≈ %5 MiB of "
-                     "both is weights, gradients, optimizer state and sample order, whatever m)")
+  return QObject::tr(
+             "m=%1: ≈ %2 MiB of tensors; m·K=%3 as one batch: ≈ %4 MiB (≈ %5 MiB of "
+             "both is weights, gradients, optimizer state and sample order, whatever m)")
       .arg(m)
       .arg(mib(model.predict(m, k)))
       .arg(m * k)

@@ -42,7 +42,8 @@ std::vector<SourceChoice> builtinDatasets() {
 
 std::vector<SourceChoice> builtinModels() {
   return {
-      {tr("MLP 128-128"), "mlp", tr("A multi-layer perceptron with two hidden layers of 128 units")},
+      {tr("MLP 128-128"), "mlp",
+       tr("A multi-layer perceptron with two hidden layers of 128 units")},
       {tr("MLP 256-128"), "mlp:256,128", tr("Two hidden layers of 256 and 128 units")},
       {tr("Logistic / linear regression"), "logreg", tr("One linear layer")},
       {tr("CNN (LeNet-like)"), "cnn", tr("For image datasets (e.g. Fashion-MNIST)")},
@@ -62,7 +63,8 @@ bool openSource(const QString& path, OpenedSource* out, QString* error) {
   if (info.isDir()) {
     const QDir dir(abs);
     if (looksLikeCifarFolder(dir) || dir.exists("cifar-10-batches-bin")) {
-      const QString folder = dir.exists("cifar-10-batches-bin") ? dir.filePath("cifar-10-batches-bin") : abs;
+      const QString folder =
+          dir.exists("cifar-10-batches-bin") ? dir.filePath("cifar-10-batches-bin") : abs;
       *out = {false, "cifar10:" + folder, "CIFAR-10: " + info.fileName()};
       return true;
     }

@@ -40,8 +40,9 @@ SourcePickers::SourcePickers(QWidget* parent) : QGroupBox(tr("Data and model"), 
   data_combo_->addItem(tr("Open IDX or CIFAR-10 folder…"), kOpenFolder);
   label_edit_ = new QLineEdit(this);
   label_edit_->setPlaceholderText(tr("last column"));
-  label_edit_->setToolTip(tr("The CSV column holding the label: a name from the header or a "
-                             "0-based index"));
+  label_edit_->setToolTip(
+      tr("The CSV column holding the label: a name from the header or a "
+         "0-based index"));
   task_combo_ = new QComboBox(this);
   addEnumItems(task_combo_, {Task::kAuto, Task::kClassification, Task::kRegression});
   model_combo_ = new QComboBox(this);
@@ -90,7 +91,8 @@ void SourcePickers::selectSpec(QComboBox* combo, const QString& spec, const QStr
     // A spec from a file, a config or the recent list: insert it above the separator.
     index = combo->findData(spec.startsWith("torchscript:") || combo == model_combo_
                                 ? QString(kOpenModel)
-                                : QString(kOpenFile)) - 1;
+                                : QString(kOpenFile)) -
+            1;
     combo->insertItem(index, label, spec);
     combo->setItemData(index, spec, Qt::ToolTipRole);
   }

@@ -1,7 +1,6 @@
 #include "lessons/lesson_panel.h"
 
 #include <QComboBox>
-#include <algorithm>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -16,20 +15,33 @@
 #include <QStackedWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <exception>
 
+#include "accumlab/record_batch.h"
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
-#include "report/html_report.h"
-#include "accumlab/record_batch.h"
 #include "files/file_dialogs.h"
 #include "lessons/lesson_text.h"
+#include "report/html_report.h"
 
 namespace accumlab::ui {
 
 namespace {
 
 constexpr int kMarkRole = Qt::UserRole + 1;
+
+/// A word-wrapped label named `name`, its font `scale` times the usual size, bold if asked.
+QLabel* textLabel(const char* name, double scale = 1.0, bool bold = false) {
+  auto* label = new QLabel;
+  label->setObjectName(name);
+  label->setWordWrap(true);
+  QFont font = label->font();
+  font.setPointSizeF(font.pointSizeF() * scale);
+  font.setBold(bold);
+  label->setFont(font);
+  return label;
+}
 
 }  // namespace
 
@@ -43,29 +55,11 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   list_->setSpacing(2);
 
-  title_ = new QLabel;
-  title_->setObjectName("lessonTitle");
-  QFont big = title_->font();
-  big.setPointSizeF(big.pointSizeF() * 1.5);
-  big.setBold(true);
-  title_->setFont(big);
-  title_->setWordWrap(true);
-  text_ = new QLabel;
-  text_->setObjectName("lessonText");
-  text_->setWordWrap(true);
+  title_ = textLabel("lessonTitle", 1.5, true);
+  text_ = textLabel("lessonText", 1.15);
   text_->setTextFormat(Qt::PlainText);
-  QFont reading = text_->font();
-  reading.setPointSizeF(reading.pointSizeF() * 1.15);
-  text_->setFont(reading);
-  plots_hint_ = new QLabel;
-  plots_hint_->setWordWrap(true);
-
-  question_ = new QLabel;
-  question_->setObjectName("lessonQuestion");
-  question_->setWordWrap(true);
-  QFont bold = question_->font();
-  bold.setBold(true);
-  question_->setFont(bold);
+  plots_hint_ = textLabel("lessonPlotsHint");
+  question_ = textLabel("lessonQuestion", 1.0, true);
   number_ = new QLineEdit;
   number_->setObjectName("lessonPredictionNumber");
   number_->setPlaceholderText(tr("a number"));
@@ -86,7 +80,8 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
 
   run_ = new QPushButton(tr("Run lesson"));
   run_->setObjectName("lessonRun");
-  run_->setToolTip(tr("Train the lesson's runs one after the other (the Live tab shows each), then check them"));
+  run_->setToolTip(
+      tr("Train the lesson's runs one after the other (the Live tab shows each), then check them"));
   stop_ = new QPushButton(tr("Stop"));
   stop_->setEnabled(false);
   next_ = new QPushButton(tr("Next lesson ›"));
@@ -94,11 +89,13 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   show_runs_ = new QPushButton(tr("Show runs"));
   show_runs_->setObjectName("lessonShowRuns");
   show_runs_->setEnabled(false);
-  show_runs_->setToolTip(tr("Open the lesson's stored runs in the Live tab (a sweep in the Sweeps tab)"));
+  show_runs_->setToolTip(
+      tr("Open the lesson's stored runs in the Live tab (a sweep in the Sweeps tab)"));
   report_ = new QPushButton(tr("Report…"));
   report_->setObjectName("lessonReport");
   report_->setEnabled(false);
-  report_->setToolTip(tr("Save a one-file HTML report of this attempt: the verdict, the runs and their plots"));
+  report_->setToolTip(
+      tr("Save a one-file HTML report of this attempt: the verdict, the runs and their plots"));
   // Two rows, so that the text column stays narrow enough for a 1024×768 screen with the
   // Experiment panel open: what to do now, then what to do with the result.
   auto* buttons = new QGridLayout;
@@ -109,12 +106,8 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
   buttons->addWidget(report_, 1, 1);
   buttons->setColumnStretch(2, 1);
 
-  progress_ = new QLabel;
-  progress_->setObjectName("lessonProgress");
-  progress_->setWordWrap(true);
-  card_ = new QLabel;
-  card_->setObjectName("lessonVerdict");
-  card_->setWordWrap(true);
+  progress_ = textLabel("lessonProgress");
+  card_ = textLabel("lessonVerdict");
   card_->setTextFormat(Qt::RichText);
   card_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   card_->setFrameShape(QFrame::StyledPanel);
@@ -161,9 +154,9 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
     }
   });
   connect(report_, &QPushButton::clicked, this, [this] {
-    const QString path = file_dialogs::saveFile(this, tr("Save the lesson's report"),
-                                                      "accumlab-lesson.html",
-                                                      tr("HTML files (*.html);;All files (*)"));
+    const QString path =
+        file_dialogs::saveFile(this, tr("Save the lesson's report"), "accumlab-lesson.html",
+                               tr("HTML files (*.html);;All files (*)"));
     if (!path.isEmpty() && saveReport(path)) emit statusChanged(tr("Saved %1").arg(path));
   });
   connect(controller_, &TrainingController::batchReady, this, &LessonPanel::onBatch);
@@ -243,7 +236,8 @@ void LessonPanel::refreshMarks() {
   std::map<std::string, bool> latest;  // lesson id → every check held in the latest attempt
   if (store_) {
     try {
-      for (const LessonResultRow& row : store_->listLessonResults()) latest.try_emplace(row.lesson_id, row.all_hold);
+      for (const LessonResultRow& row : store_->listLessonResults())
+        latest.try_emplace(row.lesson_id, row.all_hold);
     } catch (const std::exception&) {
       // The marks are a convenience; the store reports its problems where it is used.
     }
@@ -259,7 +253,10 @@ void LessonPanel::refreshMarks() {
       if (const auto it = latest.find(e.lesson->id); it != latest.end()) {
         mark = it->second ? QStringLiteral("✓ ") : QStringLiteral("✗ ");
       }
-      label = QStringLiteral("%1%2. %3").arg(mark).arg(i + 1).arg(QString::fromStdString(e.lesson->title));
+      label = QStringLiteral("%1%2. %3")
+                  .arg(mark)
+                  .arg(i + 1)
+                  .arg(QString::fromStdString(e.lesson->title));
     } else {
       label = QStringLiteral("⚠ %1").arg(QFileInfo(e.file).fileName());
     }
@@ -267,7 +264,8 @@ void LessonPanel::refreshMarks() {
     item->setToolTip(e.problem.isEmpty() ? e.file : e.problem);
     item->setData(kMarkRole, mark.trimmed());
   }
-  list_->setCurrentRow(current >= 0 && current < list_->count() ? current : (list_->count() > 0 ? 0 : -1));
+  list_->setCurrentRow(current >= 0 && current < list_->count() ? current
+                                                                : (list_->count() > 0 ? 0 : -1));
   showLesson();  // the blocker kept currentRowChanged from doing it
 }
 
@@ -334,7 +332,8 @@ QString LessonPanel::prediction() const {
 
 bool LessonPanel::startLesson() {
   const int row = list_->currentRow();
-  if (running_ || row < 0 || row >= lessonCount() || !entries_[static_cast<size_t>(row)].lesson) return false;
+  if (running_ || row < 0 || row >= lessonCount() || !entries_[static_cast<size_t>(row)].lesson)
+    return false;
   if (controller_->isRunning()) {
     emit errorOccurred(tr("Stop the running experiment before starting a lesson."));
     return false;
@@ -460,7 +459,8 @@ void LessonPanel::finishLesson() {
     const size_t runs = session_->jobs().size();
     progress_->setText(runs == 1 ? tr("1 run in %1 s.").arg(seconds, 0, 'f', 1)
                                  : tr("%1 runs in %2 s.").arg(runs).arg(seconds, 0, 'f', 1));
-    emit statusChanged(verdict_->allHold() ? tr("Lesson: every check holds") : tr("Lesson: not every check holds"));
+    emit statusChanged(verdict_->allHold() ? tr("Lesson: every check holds")
+                                           : tr("Lesson: not every check holds"));
     emit lessonFinished(verdict_->allHold());
   }
   showLesson();
@@ -475,7 +475,8 @@ void LessonPanel::showVerdict() {
 
 bool LessonPanel::saveReport(const QString& path) {
   if (!store_ || result_id_ == 0) {
-    emit errorOccurred(tr("There is no stored lesson attempt to report: run a lesson with a run database open."));
+    emit errorOccurred(
+        tr("There is no stored lesson attempt to report: run a lesson with a run database open."));
     return false;
   }
   QString error;

@@ -23,7 +23,7 @@ namespace accumlab {
 class RunStore;
 struct StoredRun;
 struct RecordBatch;
-}
+}  // namespace accumlab
 
 namespace accumlab::ui {
 
@@ -129,7 +129,7 @@ class LessonPanel : public QWidget {
   QPushButton* next_;
 
   // The lesson being trained.
-  bool running_ = false;  ///< set only by setRunning()
+  bool running_ = false;     ///< set only by setRunning()
   bool job_active_ = false;  ///< the controller's current run is one of this lesson's
   bool stopping_ = false;
   std::optional<LessonSession> session_;  ///< the attempt being trained, or the last one

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "plots/plot_catalog.h"
+#include "sweep/sweep_plots.h"
 
 namespace accumlab::ui {
 
@@ -30,20 +31,14 @@ QString withUnit(double v, const std::string& unit) {
 
 /// The titles of the plots a lesson names (live plots from the catalog; sweep plots by name).
 QString plotTitles(const std::vector<std::string>& ids) {
-  static const std::map<std::string, const char*> sweep = {
-      {"sweep_steps", "Steps to target against B"},
-      {"sweep_samples", "Samples to target against B"},
-      {"sweep_variance", "Loss variance against B"},
-      {"sweep_memory", "Memory and speed against m"},
-      {"sweep_accuracy", "Validation accuracy against B"}};
   QStringList titles;
   for (const std::string& id : ids) {
     QString title;
     for (const CanvasDef& def : plotCatalog()) {
       if (def.id.toStdString() == id) title = def.title;
     }
-    if (const auto it = sweep.find(id); it != sweep.end()) {
-      title = tr(it->second) + tr(" (Sweeps tab)");
+    if (const QString sweep = SweepPlots::title(QString::fromStdString(id)); !sweep.isEmpty()) {
+      title = sweep + tr(" (Sweeps tab)");
     }
     if (!title.isEmpty()) titles << title;
   }

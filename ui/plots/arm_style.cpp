@@ -12,9 +12,12 @@ constexpr QRgb kBigBatchColor = 0x59A14F;
 
 QColor armColor(ArmKind arm) {
   switch (arm) {
-    case ArmKind::kNoAccum: return QColor(kNoAccumColor);
-    case ArmKind::kAccum: return QColor(kAccumColor);
-    case ArmKind::kBigBatch: return QColor(kBigBatchColor);
+    case ArmKind::kNoAccum:
+      return QColor(kNoAccumColor);
+    case ArmKind::kAccum:
+      return QColor(kAccumColor);
+    case ArmKind::kBigBatch:
+      return QColor(kBigBatchColor);
   }
   return Qt::black;
 }
@@ -39,9 +42,12 @@ QColor runColor(int run) {
 
 Qt::PenStyle armLineStyle(ArmKind arm) {
   switch (arm) {
-    case ArmKind::kNoAccum: return Qt::SolidLine;
-    case ArmKind::kAccum: return Qt::DashLine;
-    case ArmKind::kBigBatch: return Qt::DotLine;
+    case ArmKind::kNoAccum:
+      return Qt::SolidLine;
+    case ArmKind::kAccum:
+      return Qt::DashLine;
+    case ArmKind::kBigBatch:
+      return Qt::DotLine;
   }
   return Qt::SolidLine;
 }

@@ -16,7 +16,8 @@ QString compactNumber(double v) {
   return QString();
 }
 
-QString CompactTicker::getTickLabel(double tick, const QLocale& locale, QChar format, int precision) {
+QString CompactTicker::getTickLabel(double tick, const QLocale& locale, QChar format,
+                                    int precision) {
   const QString compact = compactNumber(tick);
   return compact.isEmpty() ? QCPAxisTicker::getTickLabel(tick, locale, format, precision) : compact;
 }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <QString>
 #include <qcustomplot.h>
+#include <QString>
 
 namespace accumlab::ui {
 

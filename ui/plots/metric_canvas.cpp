@@ -122,8 +122,7 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   connect(plot_, &QCustomPlot::beforeReplot, this, &MetricCanvas::fitLegend);
   connect(plot_, &QCustomPlot::mousePress, this, [this] { emit userInteracted(); });
   connect(plot_, &QCustomPlot::mouseWheel, this, [this] { emit userInteracted(); });
-  connect(plot_, &QCustomPlot::mouseMove, this,
-          [this](QMouseEvent* e) { showHover(e->pos()); });
+  connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { showHover(e->pos()); });
   plot_->installEventFilter(this);
 }
 
@@ -222,7 +221,9 @@ QCPGraph* MetricCanvas::graphFor(int source, ArmKind arm, int series, const QStr
       pen.setStyle(Qt::SolidLine);
       g->setAntialiased(false);
       break;
-    case SeriesLook::kBold: pen.setWidthF(dashed ? 1.0 : 2.0); break;
+    case SeriesLook::kBold:
+      pen.setWidthF(dashed ? 1.0 : 2.0);
+      break;
     case SeriesLook::kReference:
       pen = QPen(QColor(40, 40, 40), 1.5, Qt::DashDotLine);
       g->setLineStyle(QCPGraph::lsStepLeft);
@@ -273,10 +274,9 @@ void MetricCanvas::addPoints(int source, ArmKind arm, int series, const QString&
   graphFor(source, arm, series, run_label)->addData(keys, values, true);
 }
 
-void MetricCanvas::addIntervalPoints(int source, int pane, const QString& name,
-                                     const QColor& color, const QVector<double>& x,
-                                     const QVector<double>& y, const QVector<double>& lo,
-                                     const QVector<double>& hi) {
+void MetricCanvas::addIntervalPoints(int source, int pane, const QString& name, const QColor& color,
+                                     const QVector<double>& x, const QVector<double>& y,
+                                     const QVector<double>& lo, const QVector<double>& hi) {
   const QString key = QString::number(source) + "/" + name;
   QCPGraph* g = interval_graphs_.value(key);
   QCPAxisRect* rect = panes_[static_cast<size_t>(pane)];
@@ -437,9 +437,7 @@ void MetricCanvas::fitToData() {
   syncing_ = false;
 }
 
-void MetricCanvas::refresh() {
-  plot_->replot(QCustomPlot::rpQueuedReplot);
-}
+void MetricCanvas::refresh() { plot_->replot(QCustomPlot::rpQueuedReplot); }
 
 int MetricCanvas::pointCount() const {
   int n = 0;
@@ -455,8 +453,8 @@ void MetricCanvas::showHover(const QPoint& pos) {
     return;
   }
   const double key = rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
-  QString text = QString("<b>%1</b> %2").arg(formatValue(key),
-                                             panes_.back()->axis(QCPAxis::atBottom)->label());
+  QString text = QString("<b>%1</b> %2")
+                     .arg(formatValue(key), panes_.back()->axis(QCPAxis::atBottom)->label());
   QList<QCPGraph*> hovered = graphs_.values();
   hovered += interval_graphs_.values();
   for (QCPGraph* g : hovered) {

@@ -36,13 +36,13 @@ struct SeriesDef {
 /// One stacked axis rectangle of a canvas.
 struct PaneDef {
   QString y_label;
-  bool log_y = false;         ///< always logarithmic
-  bool follows_log = false;   ///< logarithmic when the "log y" toggle is on
+  bool log_y = false;        ///< always logarithmic
+  bool follows_log = false;  ///< logarithmic when the "log y" toggle is on
 };
 
 /// One plot (a titled canvas with 1–2 panes sharing the x-axis) and its explanation.
 struct CanvasDef {
-  QString id;           ///< file-name friendly ("loss", "variance", …)
+  QString id;  ///< file-name friendly ("loss", "variance", …)
   QString title;
   QString explanation;  ///< rich text: what it shows, in plain words, with the formula
   std::vector<PaneDef> panes;

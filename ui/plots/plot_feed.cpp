@@ -1,12 +1,12 @@
 #include "plots/plot_feed.h"
 
+#include <qcustomplot.h>
 #include <QLocale>
 #include <QObject>
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <qcustomplot.h>
 #include <tuple>
 #include <utility>
 
@@ -104,10 +104,10 @@ EquivalenceReadout equivalenceReadout(const RunData& run) {
                        : QObject::tr("; the largest that was not a kink at update %1.")
                              .arg(largest_at));
       if (tally.kinks > 0) {
-        const QString which = tally.kinks == 1
-                                  ? QObject::tr("One check above float32 rounding was a kink")
-                                  : QObject::tr("%1 checks above float32 rounding were kinks")
-                                        .arg(tally.kinks);
+        const QString which =
+            tally.kinks == 1
+                ? QObject::tr("One check above float32 rounding was a kink")
+                : QObject::tr("%1 checks above float32 rounding were kinks").arg(tally.kinks);
         more << QObject::tr(
                     "%1 (at most %2): an activation rounded to the other side of a "
                     "ReLU's 0 (or a tie in a max-pool) in one of the two passes, so that "
@@ -135,14 +135,17 @@ EquivalenceReadout equivalenceReadout(const RunData& run) {
         parts << QObject::tr("trajectories %1").arg(sci(last));
       } else {
         const QString step = QLocale().toString(static_cast<qlonglong>(parted->step));
-        parts << QObject::tr("trajectories %1 (parted at update %2: rounding, see ?)").arg(sci(last), step);
-        more << QObject::tr("Trajectories: accum's and big-batch's weights agreed to rounding "
-                            "level until update %1. There a rounding difference most likely tipped "
-                            "an activation across a kink (a ReLU at 0) in one arm only, and "
-                            "training has amplified it since, as two weather simulations part. Accumulation "
-                            "itself stays exact (the gradient checks); in float64 the arms stay "
-                            "together far longer.")
-                    .arg(step);
+        parts << QObject::tr("trajectories %1 (parted at update %2: rounding, see ?)")
+                     .arg(sci(last), step);
+        more
+            << QObject::tr(
+                   "Trajectories: accum's and big-batch's weights agreed to rounding "
+                   "level until update %1. There a rounding difference most likely tipped "
+                   "an activation across a kink (a ReLU at 0) in one arm only, and "
+                   "training has amplified it since, as two weather simulations part. Accumulation "
+                   "itself stays exact (the gradient checks); in float64 the arms stay "
+                   "together far longer.")
+                   .arg(step);
       }
     }
   }
@@ -212,7 +215,8 @@ void PlotFeed::drawNew(int source) {
           }
           canvases_[c]->addPoints(source, arm.arm, static_cast<int>(s), label, sx, y);
         } else if (def.eval_value && eval_n > 0) {
-          for (size_t i = eval_from; i < arm.evals.size(); ++i) y.push_back(def.eval_value(arm.evals[i]));
+          for (size_t i = eval_from; i < arm.evals.size(); ++i)
+            y.push_back(def.eval_value(arm.evals[i]));
           canvases_[c]->addPoints(source, arm.arm, static_cast<int>(s), label, ex, y);
         }
       }
@@ -229,9 +233,12 @@ void PlotFeed::drawNew(int source) {
 
 double PlotFeed::eventX(const RunData& run, const EventRecord& e) const {
   switch (x_mode_) {
-    case XAxisMode::kSamples: return static_cast<double>(e.samples_seen);
-    case XAxisMode::kWallTime: return e.wall_ms / 1000.0;
-    case XAxisMode::kSteps: break;
+    case XAxisMode::kSamples:
+      return static_cast<double>(e.samples_seen);
+    case XAxisMode::kWallTime:
+      return e.wall_ms / 1000.0;
+    case XAxisMode::kSteps:
+      break;
   }
   // On the steps axis an event sits at the step the first arm had reached by then.
   for (const ArmSeries& arm : run.arms) {
@@ -310,7 +317,8 @@ void PlotFeed::addEventMarkers(int source, size_t from) {
     } else {
       continue;  // pauses and stops do not change what the curves mean
     }
-    if (sources_.size() > 1) text = QString::fromStdString(run.id_label.empty() ? run.label : run.id_label) + ": " + text;
+    if (sources_.size() > 1)
+      text = QString::fromStdString(run.id_label.empty() ? run.label : run.id_label) + ": " + text;
     for (MetricCanvas* c : canvases_) c->addMarker(eventX(run, e), text, color);
   }
 }
@@ -331,8 +339,9 @@ void PlotFeed::updateReadouts() {
       const auto r = readout(*run);
       if (r.text.isEmpty()) continue;
       const QString whose =
-          sources_.size() > 1 ? QString::fromStdString(run->id_label.empty() ? run->label : run->id_label) + ": "
-                              : QString();
+          sources_.size() > 1
+              ? QString::fromStdString(run->id_label.empty() ? run->label : run->id_label) + ": "
+              : QString();
       texts << whose + r.text;
       if (!r.more.isEmpty()) more << whose + r.more;
     }
@@ -343,10 +352,12 @@ void PlotFeed::updateReadouts() {
     if (id == "variance") c->markValue(1, k);
     if (id == "noise") c->markValue(1, mk);
     if (id == "variance") {
-      const auto [text, more] = every_run([this](const RunData& run) { return varianceReadout(run); });
+      const auto [text, more] =
+          every_run([this](const RunData& run) { return varianceReadout(run); });
       c->setReadout(text, more);
     } else if (id == "equivalence") {
-      const auto [text, more] = every_run([](const RunData& run) { return equivalenceReadout(run); });
+      const auto [text, more] =
+          every_run([](const RunData& run) { return equivalenceReadout(run); });
       if (!text.isEmpty()) c->setReadout(text, more);
     }
   }
@@ -378,12 +389,15 @@ PlotFeed::VarianceReadout PlotFeed::varianceReadout(const RunData& run) const {
     const StepRecord& a = accum->steps.back();
     const StepRecord& n = no_accum->steps.back();
     // The batch ratio of the two updates: K for accum, m·K/m for big-batch.
-    k = accum->arm == ArmKind::kAccum ? currentAccum(accum->steps)
-                                      : (a.micro_batch * a.accum) / std::max<int64_t>(1, n.micro_batch * n.accum);
+    k = accum->arm == ArmKind::kAccum
+            ? currentAccum(accum->steps)
+            : (a.micro_batch * a.accum) / std::max<int64_t>(1, n.micro_batch * n.accum);
     const int64_t w = run.info.config.variance_window;
     QString arms;
     if (a.loss_var_count < w || n.loss_var_count < w) {
-      arms = QObject::tr("arms' own ratio: settling… %1/%2 updates").arg(std::min(a.loss_var_count, n.loss_var_count)).arg(w);
+      arms = QObject::tr("arms' own ratio: settling… %1/%2 updates")
+                 .arg(std::min(a.loss_var_count, n.loss_var_count))
+                 .arg(w);
     } else {
       const RatioInterval r = detrendedRatio(n.loss_var_detrended, n.loss_var_count,
                                              a.loss_var_detrended, a.loss_var_count);

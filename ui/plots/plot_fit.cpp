@@ -32,7 +32,8 @@ void setColumns(QCPLegend* legend, int columns) {
   if (legend->wrap() == columns) return;
   std::vector<QCPAbstractPlottable*> order;
   for (int i = 0; i < legend->itemCount(); ++i) {
-    if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) order.push_back(entry->plottable());
+    if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+      order.push_back(entry->plottable());
   }
   legend->clearItems();
   legend->setWrap(columns);
@@ -75,7 +76,8 @@ void fitLegendStrip(QCustomPlot* plot) {
 /// The axis label elided to the axis's length; the whole label stays in a property.
 void fitAxisLabel(QCPAxis* axis) {
   QString full = axis->property(kFullLabel).toString();
-  if (axis->property(kFullLabel).isNull() || (axis->label() != full && !axis->label().endsWith(QChar(u'…')))) {
+  if (axis->property(kFullLabel).isNull() ||
+      (axis->label() != full && !axis->label().endsWith(QChar(u'…')))) {
     full = axis->label();  // set anew since it was last elided
     axis->setProperty(kFullLabel, full);
   }
@@ -94,7 +96,8 @@ void fitAxisLabel(QCPAxis* axis) {
 /// the right edge, and is elided when longer than the pane.
 void fitNote(QCPItemText* text) {
   QString full = text->property(kFullText).toString();
-  if (text->property(kFullText).isNull() || (text->text() != full && !text->text().endsWith(QChar(u'…')))) {
+  if (text->property(kFullText).isNull() ||
+      (text->text() != full && !text->text().endsWith(QChar(u'…')))) {
     full = text->text();
     text->setProperty(kFullText, full);
   }
@@ -150,7 +153,8 @@ int ticksThatFit(const QCPAxis* axis, int most) {
   const QFontMetricsF fm(axis->tickLabelFont());
   double extent = horizontal ? fm.horizontalAdvance(QStringLiteral("0000")) : fm.height();
   if (horizontal) {
-    for (const QString& label : axis->tickVectorLabels()) extent = std::max(extent, fm.horizontalAdvance(label));
+    for (const QString& label : axis->tickVectorLabels())
+      extent = std::max(extent, fm.horizontalAdvance(label));
   }
   extent += horizontal ? 12 : 8;  // the gap a reader needs between two labels
   const int n = static_cast<int>(std::floor(length / extent / 1.5));

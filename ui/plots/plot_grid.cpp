@@ -1,17 +1,17 @@
 #include "plots/plot_grid.h"
 
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QScrollArea>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <set>
-#include <qcustomplot.h>
 
 #include "plots/arm_style.h"
 #include "plots/metric_canvas.h"
@@ -112,9 +112,8 @@ PlotGrid::PlotGrid(const ShownRuns* shown, QWidget* parent) : QWidget(parent), s
   scroll->setWidget(sheet);
   layout->addWidget(scroll, 1);
 
-  connect(x_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int) {
-    setXAxisMode(static_cast<XAxisMode>(x_combo_->currentData().toInt()));
-  });
+  connect(x_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          [this](int) { setXAxisMode(static_cast<XAxisMode>(x_combo_->currentData().toInt())); });
   connect(smoothing_slider_, &QSlider::valueChanged, this,
           [this](int v) { setSmoothing(static_cast<double>(v) / kSmoothingSteps); });
   connect(log_check_, &QCheckBox::toggled, this, &PlotGrid::setLogY);

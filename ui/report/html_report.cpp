@@ -8,10 +8,10 @@
 
 #include "accumlab/lesson.h"
 #include "accumlab/variance_ratio.h"
-#include "runs/run_loader.h"
 #include "plots/arm_style.h"
 #include "plots/probe_spread_plot.h"
 #include "report/report_page.h"
+#include "runs/run_loader.h"
 
 namespace accumlab::ui {
 
@@ -25,12 +25,13 @@ QString num(double v, int precision = 4) {
 
 QString ratio(double a, double b) {
   return std::isfinite(a) && std::isfinite(b) && b != 0 ? QString::number(a / b, 'f', 2) + "×"
-                                                         : QStringLiteral("–");
+                                                        : QStringLiteral("–");
 }
 
 QString mib(int64_t bytes) {
-  return bytes > 0 ? QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', 1) + " MiB"
-                   : QStringLiteral("–");
+  return bytes > 0
+             ? QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', 1) + " MiB"
+             : QStringLiteral("–");
 }
 
 /// The arm's summary, or one made from its last records while it still runs.
@@ -52,7 +53,8 @@ ArmSummary summaryOf(const ArmSeries& arm) {
     s.b_simple = last.b_simple;
     s.samples_per_s = last.samples_per_s;
     s.peak_memory_bytes = last.memory_bytes;
-    for (const StepRecord& r : arm.steps) s.peak_tensor_bytes = std::max(s.peak_tensor_bytes, r.peak_tensor_bytes);
+    for (const StepRecord& r : arm.steps)
+      s.peak_tensor_bytes = std::max(s.peak_tensor_bytes, r.peak_tensor_bytes);
     s.equivalence_rel_diff = last.weight_rel_diff;
     GradCheckTally checks;
     for (const StepRecord& r : arm.steps) checks.add(r);
@@ -69,7 +71,8 @@ QString configTable(const RunData& run) {
   QString html = "<table><tr><th class=k>setting</th><th class=k>value</th></tr>";
   for (const auto& [k, v] : flattenConfig(configToJson(run.info.config, 0))) {
     html += QString("<tr><td class=k>%1</td><td class=k><code>%2</code></td></tr>")
-                .arg(QString::fromStdString(k).toHtmlEscaped(), QString::fromStdString(v).toHtmlEscaped());
+                .arg(QString::fromStdString(k).toHtmlEscaped(),
+                     QString::fromStdString(v).toHtmlEscaped());
   }
   return html + "</table>";
 }
@@ -83,19 +86,22 @@ QString summaryTable(const RunData& run) {
       "<th>loss var</th><th>no-accum ÷ arm<br>loss var</th><th>trΣ/B<sub>eff</sub></th>"
       "<th>no-accum ÷ arm<br>noise</th><th>B<sub>simple</sub></th><th>samples/s</th>"
       "<th>arm ÷ no-accum<br>speed</th><th>peak<br>tensors</th><th>peak RSS<br>(process)</th>"
-      "<th>" + QString::fromUtf8(kGradCheckHeadline).replace(" (", "<br>(") + "</th>"
+      "<th>" +
+      QString::fromUtf8(kGradCheckHeadline).replace(" (", "<br>(") +
+      "</th>"
       "<th>traj diff</th></tr>";
   for (const ArmSeries& arm : run.arms) {
     const ArmSummary s = summaryOf(arm);
     html += QString("<tr><td class=k style='color:%1'><b>%2</b></td><td>%3</td><td>%4</td>")
                 .arg(armColorName(arm.arm), armName(arm.arm), esc(toString(s.status)),
                      esc(armSizesText(s, " × ")));
-    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>")
-                .arg(s.steps)
-                .arg(QLocale().toString(static_cast<qlonglong>(s.samples_seen)), num(s.final_train_loss),
-                     num(s.val_loss),
-                     std::isfinite(s.val_accuracy) ? QString::number(100 * s.val_accuracy, 'f', 2) + "%"
-                                                   : QStringLiteral("–"));
+    html +=
+        QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>")
+            .arg(s.steps)
+            .arg(QLocale().toString(static_cast<qlonglong>(s.samples_seen)),
+                 num(s.final_train_loss), num(s.val_loss),
+                 std::isfinite(s.val_accuracy) ? QString::number(100 * s.val_accuracy, 'f', 2) + "%"
+                                               : QStringLiteral("–"));
     // No K beside these ratios: the arms sit at different weights, so they are no test of K
     // (the same-weights probe below the table is, with its theory value).
     html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td>")
@@ -139,8 +145,9 @@ QString varianceParagraph(const RunData& run) {
   QStringList lines;
   if (const auto pooled = poolProbes(run.probes); pooled && std::isfinite(pooled->ratio)) {
     const ProbeRecord& p = run.probes.back();
-    lines << QObject::tr("Same weights (%1 of %2 probes pooled, each %3 batches of %4 and of %5%6): "
-                         "%7 (90%) · theory %8%9 · latest probe (at %10 samples): %11")
+    lines << QObject::tr(
+                 "Same weights (%1 of %2 probes pooled, each %3 batches of %4 and of %5%6): "
+                 "%7 (90%) · theory %8%9 · latest probe (at %10 samples): %11")
                  .arg(pooled->probes)
                  .arg(run.probes.size())
                  .arg(p.repeats)
@@ -160,9 +167,10 @@ QString varianceParagraph(const RunData& run) {
   for (const ArmSeries& arm : run.arms) summaries.push_back(summaryOf(arm));
   const auto r = armVarianceRatio(summaries);
   if (r && std::isfinite(r->ci.ratio)) {
-    lines << QObject::tr("Loss variance no-accum ÷ accum (detrended, last %1 updates): %2 "
-                         "(90%) · not a test of K = %3: the arms sit at different weights and "
-                         "no-accum's own updates shake its weights; the probe holds the weights fixed")
+    lines << QObject::tr(
+                 "Loss variance no-accum ÷ accum (detrended, last %1 updates): %2 "
+                 "(90%) · not a test of K = %3: the arms sit at different weights and "
+                 "no-accum's own updates shake its weights; the probe holds the weights fixed")
                  .arg(r->updates)
                  .arg(interval(r->ci.ratio, r->ci.low, r->ci.high))
                  .arg(r->theory);
@@ -183,50 +191,52 @@ QString eventsList(const RunData& run) {
 
 QString semantics(const std::vector<RunData>& runs) {
   QStringList policies;
-  for (const RunData& r : runs) policies << QString::fromStdString(toString(r.info.config.window_policy));
+  for (const RunData& r : runs)
+    policies << QString::fromStdString(toString(r.info.config.window_policy));
   policies.removeDuplicates();
-  return QObject::tr(
-             "<h2>Semantics</h2>"
-             "<p><b>Arms.</b> <i>no-accum</i> steps after every micro-batch of m samples; "
-             "<i>accum</i> adds the gradients of K micro-batches of m and steps once (effective "
-             "batch m·K); <i>big-batch</i> steps on one real batch of m·K. All arms start from "
-             "the same weights and read the samples in the same order.</p>"
-             "<p><b>Window normalisation.</b> Each micro-batch loss is the <i>sum</i> of its "
-             "per-sample losses divided by the number of samples in the whole window, so the "
-             "applied gradient is <tt>g = Σ<sub>i</sub> Σ<sub>j∈mb<sub>i</sub></sub> ∇ℓ<sub>j</sub> / "
-             "Σ<sub>i</sub>|mb<sub>i</sub>|</tt> (never mean/K, which is wrong for uneven "
-             "micro-batches). Clipping applies to the accumulated gradient, then the optimizer "
-             "and the LR schedule step. Short last window policy: <b>%1</b>.</p>"
-             "<p><b>Loss variance</b>: detrended variance of the last W update losses "
-             "(<tt>Σ(ℓ<sub>t</sub> − ℓ<sub>t−1</sub>)² / (2(W − 1))</tt>); its across-arm "
-             "ratio has a 90% F-interval. <b>Same-weights probe</b>: at accum's frozen weights, "
-             "the loss variance of random batches of m over that of random batches of m·K, "
-             "with no update (theory: exactly K), the batches drawn from the per-sample losses "
-             "of one forward pass over a pool of training samples; its 90% F-interval allows "
-             "for the losses' heavy tail (excess kurtosis). The headline pools every probe of "
-             "the run (the weighted mean of their log-ratios). "
-             "<b>Gradient noise</b>: unbiased estimates from micro-batch and window gradients "
-             "(McCandlish et al. 2018, App. A), <tt>trΣ ≈ (|g<sub>small</sub>|² − "
-             "|G<sub>big</sub>|²)/(1/B<sub>small</sub> − 1/B<sub>big</sub>)</tt>, "
-             "<tt>|G|² ≈ (B<sub>big</sub>|G<sub>big</sub>|² − B<sub>small</sub>|g<sub>small</sub>|²)"
-             "/(B<sub>big</sub> − B<sub>small</sub>)</tt>, kept as debiased EMAs; "
-             "noise per update <tt>trΣ/B<sub>eff</sub></tt>, critical batch "
-             "<tt>B<sub>simple</sub> = trΣ/|G|²</tt>. <b>Gradient check</b> (the accumulation "
-             "check): every N-th accum update and every irregular window (the short or "
-             "epoch-end window, the first after a change of m or K or a resume), "
-             "<tt>|g<sub>accum</sub> − g<sub>big</sub>| / "
-             "|g<sub>big</sub>|</tt> for the same window run as one big batch at the same "
-             "weights; rounding level is about 1e-7 in float32. A float32 check above 1e-5 is "
-             "repeated in float64; where the two passes then agree to 1e-12 it was a "
-             "<i>kink</i> (an activation rounded to the other side of a ReLU's 0 in one pass) "
-             "and is counted, not shown as the accumulation's error: the table gives the "
-             "<i>gradient check (largest, kinks excluded)</i>. <b>Traj diff</b> (the "
-             "trajectories): the last <tt>max|w<sub>accum</sub> − w<sub>big</sub>| / "
-             "max|w<sub>big</sub>|</tt> over weight tensors; in float32 it may grow "
-             "chaotically from rounding, which is dynamics, not accumulation. Ratios in the summary compare each arm with <i>no-accum</i> as "
-             "trained: the arms sit at different weights, so these ratios are no test of K "
-             "(the same-weights probe is).</p>")
-      .arg(policies.join(", ").toHtmlEscaped());
+  return QObject::
+      tr("<h2>Semantics</h2>"
+         "<p><b>Arms.</b> <i>no-accum</i> steps after every micro-batch of m samples; "
+         "<i>accum</i> adds the gradients of K micro-batches of m and steps once (effective "
+         "batch m·K); <i>big-batch</i> steps on one real batch of m·K. All arms start from "
+         "the same weights and read the samples in the same order.</p>"
+         "<p><b>Window normalisation.</b> Each micro-batch loss is the <i>sum</i> of its "
+         "per-sample losses divided by the number of samples in the whole window, so the "
+         "applied gradient is <tt>g = Σ<sub>i</sub> Σ<sub>j∈mb<sub>i</sub></sub> ∇ℓ<sub>j</sub> / "
+         "Σ<sub>i</sub>|mb<sub>i</sub>|</tt> (never mean/K, which is wrong for uneven "
+         "micro-batches). Clipping applies to the accumulated gradient, then the optimizer "
+         "and the LR schedule step. Short last window policy: <b>%1</b>.</p>"
+         "<p><b>Loss variance</b>: detrended variance of the last W update losses "
+         "(<tt>Σ(ℓ<sub>t</sub> − ℓ<sub>t−1</sub>)² / (2(W − 1))</tt>); its across-arm "
+         "ratio has a 90% F-interval. <b>Same-weights probe</b>: at accum's frozen weights, "
+         "the loss variance of random batches of m over that of random batches of m·K, "
+         "with no update (theory: exactly K), the batches drawn from the per-sample losses "
+         "of one forward pass over a pool of training samples; its 90% F-interval allows "
+         "for the losses' heavy tail (excess kurtosis). The headline pools every probe of "
+         "the run (the weighted mean of their log-ratios). "
+         "<b>Gradient noise</b>: unbiased estimates from micro-batch and window gradients "
+         "(McCandlish et al. 2018, App. A), <tt>trΣ ≈ (|g<sub>small</sub>|² − "
+         "|G<sub>big</sub>|²)/(1/B<sub>small</sub> − 1/B<sub>big</sub>)</tt>, "
+         "<tt>|G|² ≈ (B<sub>big</sub>|G<sub>big</sub>|² − B<sub>small</sub>|g<sub>small</sub>|²)"
+         "/(B<sub>big</sub> − B<sub>small</sub>)</tt>, kept as debiased EMAs; "
+         "noise per update <tt>trΣ/B<sub>eff</sub></tt>, critical batch "
+         "<tt>B<sub>simple</sub> = trΣ/|G|²</tt>. <b>Gradient check</b> (the accumulation "
+         "check): every N-th accum update and every irregular window (the short or "
+         "epoch-end window, the first after a change of m or K or a resume), "
+         "<tt>|g<sub>accum</sub> − g<sub>big</sub>| / "
+         "|g<sub>big</sub>|</tt> for the same window run as one big batch at the same "
+         "weights; rounding level is about 1e-7 in float32. A float32 check above 1e-5 is "
+         "repeated in float64; where the two passes then agree to 1e-12 it was a "
+         "<i>kink</i> (an activation rounded to the other side of a ReLU's 0 in one pass) "
+         "and is counted, not shown as the accumulation's error: the table gives the "
+         "<i>gradient check (largest, kinks excluded)</i>. <b>Traj diff</b> (the "
+         "trajectories): the last <tt>max|w<sub>accum</sub> − w<sub>big</sub>| / "
+         "max|w<sub>big</sub>|</tt> over weight tensors; in float32 it may grow "
+         "chaotically from rounding, which is dynamics, not accumulation. Ratios in the summary "
+         "compare each arm with <i>no-accum</i> as "
+         "trained: the arms sit at different weights, so these ratios are no test of K "
+         "(the same-weights probe is).</p>")
+          .arg(policies.join(", ").toHtmlEscaped());
 }
 
 QString lessonSection(const std::vector<LessonResultRow>& lessons) {
@@ -254,8 +264,9 @@ QString lessonSection(const std::vector<LessonResultRow>& lessons) {
                        esc(v.prediction->predicted), esc(v.prediction->measured),
                        esc(v.prediction->sentence));
     }
-    html += "<table><tr><th></th><th class=k>check</th><th>measured</th><th>90% interval</th>"
-            "<th>theory</th><th class=k>what it means</th></tr>";
+    html +=
+        "<table><tr><th></th><th class=k>check</th><th>measured</th><th>90% interval</th>"
+        "<th>theory</th><th class=k>what it means</th></tr>";
     for (const CheckVerdict& c : v.checks) {
       const QString unit = QString::fromStdString(c.unit);
       const QString interval = std::isfinite(c.low) && std::isfinite(c.high)
@@ -263,8 +274,9 @@ QString lessonSection(const std::vector<LessonResultRow>& lessons) {
                                    : QStringLiteral("–");
       QString theory = esc(c.compare) + " " + num(c.theory, 3) + unit;
       if (!c.tolerance.empty()) theory += "<br><span class=muted>" + esc(c.tolerance) + "</span>";
-      html += QString("<tr><td>%1</td><td class=k>%2</td><td>%3%4</td><td>%5</td><td>%6</td>"
-                      "<td class=k>%7</td></tr>")
+      html += QString(
+                  "<tr><td>%1</td><td class=k>%2</td><td>%3%4</td><td>%5</td><td>%6</td>"
+                  "<td class=k>%7</td></tr>")
                   .arg(c.holds ? "✓" : "✗", esc(c.name), num(c.measured, 3), unit, interval, theory,
                        esc(c.sentence));
     }

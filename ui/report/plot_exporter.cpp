@@ -1,11 +1,11 @@
 #include "report/plot_exporter.h"
 
+#include <qcustomplot.h>
 #include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
 #include <QSvgGenerator>
 #include <memory>
-#include <qcustomplot.h>
 
 #include "plots/metric_canvas.h"
 #include "plots/plot_feed.h"
@@ -55,8 +55,8 @@ bool exportPlot(QCustomPlot* plot, const QString& title, const QString& path, QS
     return false;
   }
   if (!ok || !QFileInfo(path).exists()) {
-    *error = QObject::tr("Could not write %1; check that its folder exists and is writable.")
-                 .arg(path);
+    *error =
+        QObject::tr("Could not write %1; check that its folder exists and is writable.").arg(path);
     return false;
   }
   return true;

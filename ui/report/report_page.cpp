@@ -26,8 +26,9 @@ const char kStyle[] =
 }  // namespace
 
 QString reportHead(const QString& title_html) {
-  return QString("<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
-                 "<title>%1</title><style>%2</style></head><body>")
+  return QString(
+             "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+             "<title>%1</title><style>%2</style></head><body>")
       .arg(title_html, kStyle);
 }
 
@@ -36,8 +37,9 @@ QString reportFoot() { return "<p class=muted>Made with AccumLab.</p></body></ht
 QString reportFigures(const std::vector<PlotImage>& plots) {
   QString html;
   for (const PlotImage& p : plots) {
-    html += QString("<figure><img alt='%1' src='data:image/png;base64,%2'>"
-                    "<figcaption><b>%1.</b> %3</figcaption></figure>")
+    html += QString(
+                "<figure><img alt='%1' src='data:image/png;base64,%2'>"
+                "<figcaption><b>%1.</b> %3</figcaption></figure>")
                 .arg(p.title.toHtmlEscaped(), QString::fromLatin1(p.png.toBase64()), p.explanation);
   }
   return html;

@@ -25,16 +25,18 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
   QString title = QObject::tr("AccumLab sweep %1").arg(sweep.row.id);
   if (!sweep.row.name.empty()) title += " · " + esc(sweep.row.name);
   QString html = reportHead(title) + "<h1>" + title + "</h1>";
-  html += "<p>" + QObject::tr("Created %1. %2 points; %3 reached the target (%4).")
-                      .arg(esc(sweep.row.created_at))
-                      .arg(sweep.row.points)
-                      .arg(sweep.row.reached)
-                      .arg(esc(describeTarget(target))) +
+  html += "<p>" +
+          QObject::tr("Created %1. %2 points; %3 reached the target (%4).")
+              .arg(esc(sweep.row.created_at))
+              .arg(sweep.row.points)
+              .arg(sweep.row.reached)
+              .arg(esc(describeTarget(target))) +
           "</p>";
-  html += "<table><tr><th>#</th><th>B</th><th>m × K</th><th>LR</th><th>status</th>"
-          "<th>steps to target</th><th>samples to target</th><th>loss variance</th>"
-          "<th>probe ratio</th><th>peak tensors (MiB)</th><th>samples/s</th><th>B_simple</th>"
-          "<th>val acc</th><th>run</th></tr>";
+  html +=
+      "<table><tr><th>#</th><th>B</th><th>m × K</th><th>LR</th><th>status</th>"
+      "<th>steps to target</th><th>samples to target</th><th>loss variance</th>"
+      "<th>probe ratio</th><th>peak tensors (MiB)</th><th>samples/s</th><th>B_simple</th>"
+      "<th>val acc</th><th>run</th></tr>";
   for (const SweepPoint& p : sweep.points) {
     const bool best =
         std::find(a.best_points.begin(), a.best_points.end(), p.index) != a.best_points.end();
@@ -65,26 +67,31 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
   html += "<h2>" + QObject::tr("Fits") + "</h2><ul>";
   if (a.steps_fit) {
     const StepsFit& f = *a.steps_fit;
-    html += "<li>" + QObject::tr("Steps to target: S(B) = S_min + E_min/B with S_min = %1 steps, "
-                                 "E_min = %2 samples, so B_crit = E_min/S_min = %3 (R² = %4, %5 "
-                                 "batch sizes at their best LR; bold in the table).")
-                         .arg(number(f.s_min, 4), number(f.e_min, 5), number(f.b_crit, 4),
-                              number(f.r2))
-                         .arg(f.points) +
+    html += "<li>" +
+            QObject::tr(
+                "Steps to target: S(B) = S_min + E_min/B with S_min = %1 steps, "
+                "E_min = %2 samples, so B_crit = E_min/S_min = %3 (R² = %4, %5 "
+                "batch sizes at their best LR; bold in the table).")
+                .arg(number(f.s_min, 4), number(f.e_min, 5), number(f.b_crit, 4), number(f.r2))
+                .arg(f.points) +
             "</li>";
   } else {
-    html += "<li>" +
-            QObject::tr("Steps to target: no fit (%1).").arg(esc(a.steps_fit_error)) + "</li>";
+    html +=
+        "<li>" + QObject::tr("Steps to target: no fit (%1).").arg(esc(a.steps_fit_error)) + "</li>";
   }
-  html += "<li>" + QObject::tr("B_simple near the target (median of the points that reached it): "
-                               "%1 — the noise scale that predicts B_crit.")
-                       .arg(number(a.b_simple)) +
+  html += "<li>" +
+          QObject::tr(
+              "B_simple near the target (median of the points that reached it): "
+              "%1 — the noise scale that predicts B_crit.")
+              .arg(number(a.b_simple)) +
           "</li>";
   if (a.variance_slope) {
     const SlopeFit& v = *a.variance_slope;
-    html += "<li>" + QObject::tr("Loss variance against B: slope %1, 90% interval [%2, %3]; "
-                                 "theory −1.")
-                         .arg(number(v.slope), number(v.ci_low), number(v.ci_high)) +
+    html += "<li>" +
+            QObject::tr(
+                "Loss variance against B: slope %1, 90% interval [%2, %3]; "
+                "theory −1.")
+                .arg(number(v.slope), number(v.ci_low), number(v.ci_high)) +
             "</li>";
   } else {
     html += "<li>" +

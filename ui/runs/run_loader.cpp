@@ -21,7 +21,8 @@ struct EndSizes {
 /// "runs 4–6", "runs 4, 6".
 std::string idLabel(std::vector<int64_t> ids) {
   std::sort(ids.begin(), ids.end());
-  const bool consecutive = ids.size() > 2 && ids.back() - ids.front() + 1 == static_cast<int64_t>(ids.size());
+  const bool consecutive =
+      ids.size() > 2 && ids.back() - ids.front() + 1 == static_cast<int64_t>(ids.size());
   if (consecutive) return "runs " + std::to_string(ids.front()) + "–" + std::to_string(ids.back());
   std::string label = ids.size() == 1 ? "run " : "runs ";
   for (size_t i = 0; i < ids.size(); ++i) label += (i ? ", " : "") + std::to_string(ids[i]);
@@ -34,7 +35,8 @@ std::string runLabel(const std::string& ids, const RunDetail& d, const EndSizes&
   std::string label = ids + " · ";
   if (!d.row.name.empty()) label += d.row.name + " · ";
   return label + d.config.data + " · " + d.config.model + " · " +
-         batchSizesText(d.config.micro_batch, d.config.accum, end.m > 0 ? end.m : d.config.micro_batch,
+         batchSizesText(d.config.micro_batch, d.config.accum,
+                        end.m > 0 ? end.m : d.config.micro_batch,
                         end.k > 0 ? end.k : d.config.accum);
 }
 
@@ -50,7 +52,7 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
   std::map<int64_t, RunDetail> first_detail;
   std::map<int64_t, EndSizes> end_sizes;
   std::map<int64_t, std::vector<int64_t>> ids_of;  // the loaded runs of each experiment
-  std::vector<int64_t> order;  // experiments in the order the runs were given
+  std::vector<int64_t> order;                      // experiments in the order the runs were given
   for (int64_t id : run_ids) {
     const RunDetail d = store.run(id);
     const bool first = by_experiment.count(d.row.experiment_id) == 0;
@@ -92,8 +94,9 @@ std::vector<RunData> loadRuns(RunStore& store, const std::vector<int64_t>& run_i
     RunData& run = by_experiment[exp];
     run.id_label = idLabel(ids_of[exp]);
     run.label = runLabel(run.id_label, first_detail.at(exp), end_sizes[exp]);
-    std::stable_sort(run.events.begin(), run.events.end(),
-                     [](const EventRecord& a, const EventRecord& b) { return a.wall_ms < b.wall_ms; });
+    std::stable_sort(
+        run.events.begin(), run.events.end(),
+        [](const EventRecord& a, const EventRecord& b) { return a.wall_ms < b.wall_ms; });
     out.push_back(std::move(run));
   }
   return out;
@@ -104,12 +107,14 @@ std::vector<RunData> loadExperiments(RunStore& store, const std::vector<int64_t>
   std::vector<int64_t> experiments;
   for (int64_t id : run_ids) {
     const RunDetail d = store.run(id);
-    if (std::find(experiments.begin(), experiments.end(), d.row.experiment_id) != experiments.end()) continue;
+    if (std::find(experiments.begin(), experiments.end(), d.row.experiment_id) != experiments.end())
+      continue;
     experiments.push_back(d.row.experiment_id);
     RunFilter filter;
     filter.experiment_id = d.row.experiment_id;
     std::vector<RunRow> rows = store.listRuns(filter);
-    std::sort(rows.begin(), rows.end(), [](const RunRow& a, const RunRow& b) { return a.arm < b.arm; });
+    std::sort(rows.begin(), rows.end(),
+              [](const RunRow& a, const RunRow& b) { return a.arm < b.arm; });
     for (const RunRow& r : rows) all.push_back(r.id);
   }
   return loadRuns(store, all);

@@ -14,8 +14,23 @@ class RunsModel : public QAbstractTableModel {
 
  public:
   /// What tells runs apart comes first, so a narrow dock still shows it.
-  enum Column { kId, kArm, kBatch, kStatus, kLoss, kValAccuracy, kName, kStarted, kDataset,
-                kModel, kSteps, kSamples, kValLoss, kTags, kColumnCount };
+  enum Column {
+    kId,
+    kArm,
+    kBatch,
+    kStatus,
+    kLoss,
+    kValAccuracy,
+    kName,
+    kStarted,
+    kDataset,
+    kModel,
+    kSteps,
+    kSamples,
+    kValLoss,
+    kTags,
+    kColumnCount
+  };
   static constexpr int kRunIdRole = Qt::UserRole + 1;
 
   using QAbstractTableModel::QAbstractTableModel;

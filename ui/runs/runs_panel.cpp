@@ -89,8 +89,10 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
   connect(filter_, &QLineEdit::textChanged, this, &RunsPanel::setFilterText);
   connect(refresh, &QPushButton::clicked, this, &RunsPanel::refresh);
   connect(open, &QPushButton::clicked, this, [this] { emit openRequested(selectedRunIds()); });
-  connect(compare, &QPushButton::clicked, this, [this] { emit compareRequested(selectedRunIds()); });
-  connect(view_, &QTableView::doubleClicked, this, [this] { emit openRequested(selectedRunIds()); });
+  connect(compare, &QPushButton::clicked, this,
+          [this] { emit compareRequested(selectedRunIds()); });
+  connect(view_, &QTableView::doubleClicked, this,
+          [this] { emit openRequested(selectedRunIds()); });
   connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &RunsPanel::showCurrentNote);
 }
@@ -130,8 +132,8 @@ void RunsPanel::selectRuns(const std::vector<int64_t>& ids) {
     const QModelIndex index = proxy_->index(row, 0);
     const int64_t id = index.data(RunsModel::kRunIdRole).toLongLong();
     if (std::find(ids.begin(), ids.end(), id) != ids.end()) {
-      view_->selectionModel()->select(
-          index, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+      view_->selectionModel()->select(index,
+                                      QItemSelectionModel::Select | QItemSelectionModel::Rows);
     }
   }
 }
@@ -156,11 +158,14 @@ void RunsPanel::showCurrentNote() {
   }
   try {
     const RunDetail d = store_->run(id);
-    QString text = tr("<b>Run %1</b> · %2 · %3").arg(id).arg(
-        QString::fromStdString(d.dataset_description).toHtmlEscaped(),
-        QString::fromStdString(d.device).toHtmlEscaped());
-    if (!d.summary.message.empty()) text += "<br>" + QString::fromStdString(d.summary.message).toHtmlEscaped();
-    if (!d.note.empty()) text += "<br><i>" + QString::fromStdString(d.note).toHtmlEscaped() + "</i>";
+    QString text = tr("<b>Run %1</b> · %2 · %3")
+                       .arg(id)
+                       .arg(QString::fromStdString(d.dataset_description).toHtmlEscaped(),
+                            QString::fromStdString(d.device).toHtmlEscaped());
+    if (!d.summary.message.empty())
+      text += "<br>" + QString::fromStdString(d.summary.message).toHtmlEscaped();
+    if (!d.note.empty())
+      text += "<br><i>" + QString::fromStdString(d.note).toHtmlEscaped() + "</i>";
     note_->setText(text);
   } catch (const std::exception& e) {
     note_->setText(QString::fromStdString(e.what()).toHtmlEscaped());
@@ -238,9 +243,9 @@ void RunsPanel::promptTags() {
   });
   if (!read) return;
   bool ok = false;
-  const QString text = QInputDialog::getText(this, tr("Tags"),
-                                             tr("Tags of run %1, separated by commas:").arg(id),
-                                             QLineEdit::Normal, current.join(", "), &ok);
+  const QString text =
+      QInputDialog::getText(this, tr("Tags"), tr("Tags of run %1, separated by commas:").arg(id),
+                            QLineEdit::Normal, current.join(", "), &ok);
   if (ok) setTags(id, text.split(',', Qt::SkipEmptyParts));
 }
 
@@ -250,18 +255,18 @@ void RunsPanel::promptNote() {
   QString note;
   if (!reportingErrors([&] { note = QString::fromStdString(store_->run(id).note); })) return;
   bool ok = false;
-  const QString text = QInputDialog::getMultiLineText(this, tr("Note"),
-                                                      tr("Note on run %1:").arg(id), note, &ok);
+  const QString text =
+      QInputDialog::getMultiLineText(this, tr("Note"), tr("Note on run %1:").arg(id), note, &ok);
   if (ok) setNote(id, text);
 }
 
 void RunsPanel::promptDelete() {
   const std::vector<int64_t> ids = selectedRunIds();
   if (!store_ || ids.empty()) return;
-  const auto answer = QMessageBox::question(
-      this, tr("Delete runs"),
-      tr("Delete %n run(s) with all their metrics? This cannot be undone.", nullptr,
-         static_cast<int>(ids.size())));
+  const auto answer =
+      QMessageBox::question(this, tr("Delete runs"),
+                            tr("Delete %n run(s) with all their metrics? This cannot be undone.",
+                               nullptr, static_cast<int>(ids.size())));
   if (answer == QMessageBox::Yes) deleteRuns(ids);
 }
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "accumlab/records.h"
 #include "accumlab/record_batch.h"
+#include "accumlab/records.h"
 
 namespace accumlab::ui {
 

@@ -38,7 +38,7 @@ class ShownRuns : public QObject {
 
  private:
   const LiveRun* live_ = nullptr;
-  std::vector<RunData> stored_;       ///< the runs of showStored()
+  std::vector<RunData> stored_;        ///< the runs of showStored()
   std::vector<const RunData*> shown_;  ///< the live run or stored_
 };
 

@@ -1,5 +1,6 @@
 #include "sweep/sweep_panel.h"
 
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -7,13 +8,12 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
-#include <QScrollArea>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QComboBox>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -25,14 +25,14 @@
 #include <cmath>
 #include <csignal>
 
+#include <qcustomplot.h>
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
 #include "controller/cli_path.h"
+#include "files/file_dialogs.h"
 #include "report/plot_exporter.h"
 #include "report/sweep_report.h"
 #include "sweep/sweep_plots.h"
-#include "files/file_dialogs.h"
-#include <qcustomplot.h>
 
 namespace accumlab::ui {
 
@@ -59,8 +59,9 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   top->addWidget(refresh);
   auto* report = new QPushButton(tr("Report…"), this);
   report->setObjectName("sweepReport");
-  report->setToolTip(tr("Save the shown sweep as a one-file HTML report: its points, fits and "
-                        "plots"));
+  report->setToolTip(
+      tr("Save the shown sweep as a one-file HTML report: its points, fits and "
+         "plots"));
   top->addWidget(report);
   auto* images = new QPushButton(tr("Plots…"), this);
   images->setToolTip(tr("Save the shown sweep's plots as PNG, SVG or PDF files into a folder"));
@@ -75,14 +76,16 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   micro_ = new QLineEdit("32", this);
   micro_->setObjectName("sweepMicroBatch");
   micro_->setMaximumWidth(120);
-  micro_->setToolTip(tr("Micro-batch sizes m, comma-separated: each B runs with each m and "
-                        "K = B/m (a B below m is one batch of B). Several m at one B show "
-                        "memory against speed for the same update."));
+  micro_->setToolTip(
+      tr("Micro-batch sizes m, comma-separated: each B runs with each m and "
+         "K = B/m (a B below m is one batch of B). Several m at one B show "
+         "memory against speed for the same update."));
   lrs_ = new QLineEdit(this);
   lrs_->setObjectName("sweepLrs");
   lrs_->setPlaceholderText(tr("the experiment's"));
-  lrs_->setToolTip(tr("Learning rates to try at each B, comma-separated; each B is fitted at "
-                      "its best"));
+  lrs_->setToolTip(
+      tr("Learning rates to try at each B, comma-separated; each B is fitted at "
+         "its best"));
   target_ = new QDoubleSpinBox(this);
   target_->setObjectName("sweepTarget");
   target_->setDecimals(3);
@@ -96,8 +99,9 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   jobs_->setToolTip(tr("Points trained at once, one thread each"));
   run_ = new QPushButton(tr("Run sweep"), this);
   run_->setObjectName("runSweep");
-  run_->setToolTip(tr("Train every B of the grid on the experiment in the left panel (its data, "
-                      "model, optimizer, LR rule and budget per point) until the target"));
+  run_->setToolTip(
+      tr("Train every B of the grid on the experiment in the left panel (its data, "
+         "model, optimizer, LR rule and budget per point) until the target"));
   stop_ = new QPushButton(tr("Stop"), this);
   stop_->setEnabled(false);
   micro_->setMaximumWidth(QWIDGETSIZE_MAX);
@@ -136,10 +140,9 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   table_ = new QTableWidget(split);
   table_->setObjectName("sweepPoints");
   table_->setColumnCount(10);
-  table_->setHorizontalHeaderLabels({tr("B"), tr("m × K"), tr("LR"), tr("status"),
-                                     tr("steps to target"), tr("samples to target"),
-                                     tr("loss variance"), tr("peak tensors"), tr("samples/s"),
-                                     tr("B_simple")});
+  table_->setHorizontalHeaderLabels(
+      {tr("B"), tr("m × K"), tr("LR"), tr("status"), tr("steps to target"), tr("samples to target"),
+       tr("loss variance"), tr("peak tensors"), tr("samples/s"), tr("B_simple")});
   table_->verticalHeader()->setVisible(false);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -152,9 +155,9 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   connect(refresh, &QPushButton::clicked, this, &SweepPanel::refresh);
   connect(report, &QPushButton::clicked, this, [this] {
     if (!store_ || shownSweep() <= 0) return;
-    const QString path = file_dialogs::saveFile(
-        this, tr("Save the sweep's report"), QString("sweep-%1.html").arg(shownSweep()),
-        tr("HTML (*.html)"));
+    const QString path =
+        file_dialogs::saveFile(this, tr("Save the sweep's report"),
+                               QString("sweep-%1.html").arg(shownSweep()), tr("HTML (*.html)"));
     if (!path.isEmpty()) saveReport(path);
   });
   connect(images, &QPushButton::clicked, this, [this] {
@@ -197,13 +200,14 @@ void SweepPanel::refresh() {
     }
   }
   for (const SweepRow& r : rows) {
-    picker_->addItem(tr("%1 · %2 · %3 points, %4 reached · %5")
-                         .arg(r.id)
-                         .arg(QString::fromStdString(r.name.empty() ? r.created_at : r.name))
-                         .arg(r.points)
-                         .arg(r.reached)
-                         .arg(QString::fromStdString(describeTarget(sweepTargetFromSpec(r.spec_json)))),
-                     QVariant::fromValue<qlonglong>(r.id));
+    picker_->addItem(
+        tr("%1 · %2 · %3 points, %4 reached · %5")
+            .arg(r.id)
+            .arg(QString::fromStdString(r.name.empty() ? r.created_at : r.name))
+            .arg(r.points)
+            .arg(r.reached)
+            .arg(QString::fromStdString(describeTarget(sweepTargetFromSpec(r.spec_json)))),
+        QVariant::fromValue<qlonglong>(r.id));
   }
   if (rows.empty()) {
     summary_->setText(store_ ? tr("No sweeps yet: set the grid above and press Run sweep.")
@@ -288,8 +292,8 @@ bool SweepPanel::savePlots(const QString& folder, const QString& format) {
   for (int i = 0; i < plots_->count(); ++i) {
     QCustomPlot* plot = plots_->plot(i);
     QString error;
-    if (!exportPlot(plot, plot->objectName(), QDir(folder).filePath(plot->objectName() + "." + format),
-                    &error)) {
+    if (!exportPlot(plot, plot->objectName(),
+                    QDir(folder).filePath(plot->objectName() + "." + format), &error)) {
       emit errorOccurred(error);
       return false;
     }
@@ -300,32 +304,45 @@ bool SweepPanel::savePlots(const QString& folder, const QString& format) {
 bool SweepPanel::startSweep() {
   if (isRunning()) return false;
   if (!store_) {
-    emit errorOccurred(tr("Open a run database first (File → Run database…): a sweep stores its runs."));
+    emit errorOccurred(
+        tr("Open a run database first (File → Run database…): a sweep stores its runs."));
     return false;
   }
   const QString cli = accumlabCliPath();
   if (cli.isEmpty()) {
-    emit errorOccurred(tr("Cannot find accumlab-cli next to the app or on the PATH; it trains "
-                          "the sweep's points."));
+    emit errorOccurred(
+        tr("Cannot find accumlab-cli next to the app or on the PATH; it trains "
+           "the sweep's points."));
     return false;
   }
   ExperimentConfig config = experiment_();
   config.threads = 1;
   const QString dir = QDir::tempPath();
-  config_file_ = QDir(dir).filePath(QString("accumlab-sweep-%1.json").arg(QCoreApplication::applicationPid()));
+  config_file_ =
+      QDir(dir).filePath(QString("accumlab-sweep-%1.json").arg(QCoreApplication::applicationPid()));
   QFile file(config_file_);
   if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
       file.write(QByteArray::fromStdString(configToJson(config))) < 0) {
-    emit errorOccurred(tr("Cannot write the sweep's config to %1: %2").arg(config_file_, file.errorString()));
+    emit errorOccurred(
+        tr("Cannot write the sweep's config to %1: %2").arg(config_file_, file.errorString()));
     return false;
   }
   file.close();
-  QStringList args = {"sweep", "--config", config_file_, "--db", db_path_,
-                      "--effective-batch", batches_->text().remove(' '),
-                      "--micro-batch", micro_->text().remove(' '),
-                      "--target-loss", QString::number(target_->value(), 'g', 10),
-                      "--jobs", QString::number(jobs_->value()),
-                      "--progress", "jsonl"};
+  QStringList args = {"sweep",
+                      "--config",
+                      config_file_,
+                      "--db",
+                      db_path_,
+                      "--effective-batch",
+                      batches_->text().remove(' '),
+                      "--micro-batch",
+                      micro_->text().remove(' '),
+                      "--target-loss",
+                      QString::number(target_->value(), 'g', 10),
+                      "--jobs",
+                      QString::number(jobs_->value()),
+                      "--progress",
+                      "jsonl"};
   if (!lrs_->text().trimmed().isEmpty()) args << "--lr" << lrs_->text().remove(' ');
   progress_.clear();
   running_sweep_ = 0;

@@ -27,8 +27,8 @@ class SweepPlots;
 /// The Sweeps tab: picks a stored sweep and shows its points and plots (SweepPlots), and
 /// starts new ones — a grid of effective batches and LRs on the current experiment, trained
 /// by `accumlab-cli sweep --progress jsonl` in a child process (its workers train the points
-/// in parallel); the view refreshes as its progress objects say points finish. Reads through the GUI thread's RunStore (not owned).
-/// GUI thread.
+/// in parallel); the view refreshes as its progress objects say points finish. Reads through the
+/// GUI thread's RunStore (not owned). GUI thread.
 class SweepPanel : public QWidget {
   Q_OBJECT
 
@@ -84,9 +84,9 @@ class SweepPanel : public QWidget {
   SweepPlots* plots_;
   QProcess* process_;
   QString config_file_;
-  SweepProgress progress_;  ///< reads the child's stderr
+  SweepProgress progress_;     ///< reads the child's stderr
   int64_t running_sweep_ = 0;  ///< the sweep the child trains, once it said so
-  QString error_;  ///< the child's error object's message, if it sent one
+  QString error_;              ///< the child's error object's message, if it sent one
 };
 
 }  // namespace accumlab::ui

@@ -3,15 +3,15 @@
 #include "plots/log_ticker.h"
 #include "plots/plot_fit.h"
 
+#include <qcustomplot.h>
 #include <QGridLayout>
 #include <QHBoxLayout>
+#include <QLocale>
 #include <QToolButton>
 #include <QToolTip>
-#include <QLocale>
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <qcustomplot.h>
 
 namespace accumlab::ui {
 
@@ -22,7 +22,7 @@ const QColor kOtherColor(150, 150, 150);  // reached at another LR
 const QColor kMissColor(214, 39, 40);     // missed, diverged or failed
 const QColor kFitColor(44, 160, 44);
 const QColor kTheoryColor(120, 120, 120);
-const QColor kNoiseColor(255, 127, 14);   // B_simple
+const QColor kNoiseColor(255, 127, 14);  // B_simple
 
 void setLogAxes(QCustomPlot* plot, const QString& x_label, const QString& y_label, bool log_y) {
   plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -106,8 +106,8 @@ QString number(double v, int digits = 3) {
 
 }  // namespace
 
-SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
-  defs_ = {
+std::vector<SweepPlots::Def> SweepPlots::defs() {
+  return {
       {"sweep_variance", tr("Loss variance against B"),
        tr("The variance of the per-update loss (detrended, over the last updates before the "
           "target) at each effective batch B. Averaging B independent samples divides it by B, "
@@ -132,6 +132,16 @@ SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
        tr("The validation accuracy each point ended with (at the target, or at the end of its "
           "budget when it missed).")},
   };
+}
+
+QString SweepPlots::title(const QString& id) {
+  for (const Def& def : defs()) {
+    if (def.id == id) return def.title;
+  }
+  return QString();
+}
+
+SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent), defs_(defs()) {
   auto* grid = new QGridLayout(this);
   for (size_t i = 0; i < defs_.size(); ++i) {
     auto* plot = new QCustomPlot(this);
@@ -139,14 +149,15 @@ SweepPlots::SweepPlots(QWidget* parent) : QWidget(parent) {
     plot->setMinimumSize(220, 230);  // legend, axes and points readable; the tab scrolls
     plot->setToolTip(defs_[i].explanation);
     plot->plotLayout()->insertRow(0);
-    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, defs_[i].title,
-                                                            QFont(font().family(), 10, QFont::Bold)));
+    plot->plotLayout()->addElement(
+        0, 0, new QCPTextElement(plot, defs_[i].title, QFont(font().family(), 10, QFont::Bold)));
     // The legend in a strip under the title, never over the points; ticks, labels and
     // notes fitted to the plot's size before each replot (plot_fit.h).
     plot->legend->setFont(QFont(font().family(), 8));
     placeLegendAbove(plot);
     connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
-      for (QCPAxis* axis : plot->axisRect()->axes()) axis->ticker()->setTickCount(ticksThatFit(axis, 5));
+      for (QCPAxis* axis : plot->axisRect()->axes())
+        axis->ticker()->setTickCount(ticksThatFit(axis, 5));
       fitPlot(plot);
     });
     // "?" in the plot's corner, as on the live plots: what it shows, in plain words.
@@ -185,7 +196,8 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     b_lo = b_lo == 0 ? b : std::min(b_lo, b);
     b_hi = std::max(b_hi, b);
     if (std::isfinite(p.steps_to_target)) top_steps = std::max(top_steps, p.steps_to_target);
-    if (std::isfinite(p.samples_to_target)) top_samples = std::max(top_samples, p.samples_to_target);
+    if (std::isfinite(p.samples_to_target))
+      top_samples = std::max(top_samples, p.samples_to_target);
   }
   if (b_lo <= 0) return;
   const double x0 = b_lo / 1.5, x1 = b_hi * 1.5;
@@ -204,8 +216,13 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   points(var, tr("measured"), kPointColor, QCPScatterStyle::ssDisc, vx, vy);
   if (a.variance_slope) {
     const SlopeFit f = *a.variance_slope;
-    curve(var, tr("fit: slope %1 [%2, %3]").arg(number(f.slope)).arg(number(f.ci_low)).arg(number(f.ci_high)),
-          kFitColor, Qt::SolidLine, x0, x1, [f](double b) { return std::exp(f.intercept) * std::pow(b, f.slope); });
+    curve(var,
+          tr("fit: slope %1 [%2, %3]")
+              .arg(number(f.slope))
+              .arg(number(f.ci_low))
+              .arg(number(f.ci_high)),
+          kFitColor, Qt::SolidLine, x0, x1,
+          [f](double b) { return std::exp(f.intercept) * std::pow(b, f.slope); });
     const double anchor = std::exp(f.intercept) * std::pow(b_lo, f.slope) * b_lo;
     curve(var, tr("theory: ∝ 1/B"), kTheoryColor, Qt::DashLine, x0, x1,
           [anchor](double b) { return anchor / b; });
@@ -237,8 +254,8 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   points(samples, tr("did not reach it"), kMissColor, QCPScatterStyle::ssCircle, mx, ms);
   if (a.steps_fit) {
     const StepsFit f = *a.steps_fit;
-    curve(steps, tr("fit: S_min + E_min/B"), kFitColor, Qt::SolidLine,
-          x0, x1, [f](double b) { return stepsAt(f, b); });
+    curve(steps, tr("fit: S_min + E_min/B"), kFitColor, Qt::SolidLine, x0, x1,
+          [f](double b) { return stepsAt(f, b); });
     curve(steps, tr("perfect: E_min/B"), kTheoryColor, Qt::DashLine, x0, x1,
           [f](double b) { return f.e_min / b; });
     curve(steps, tr("S_min = %1").arg(number(f.s_min)), kTheoryColor, Qt::DotLine, x0, x1,
@@ -306,7 +323,8 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     auto* label = new QCPItemText(mem);
     label->position->setType(QCPItemPosition::ptAxisRectRatio);
     label->position->setCoords(0.5, 0.5);
-    label->setText(tr("No B was trained with several m\n(e.g. --effective-batch 256\n--micro-batch 8,16,32)"));
+    label->setText(
+        tr("No B was trained with several m\n(e.g. --effective-batch 256\n--micro-batch 8,16,32)"));
     mem->xAxis->setRange(1, 100);
   }
 

@@ -7,7 +7,6 @@
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
 #include "report/plot_exporter.h"
-#include "report/sweep_report.h"  // writeSweepReport, for app/cli/report_command.cpp
 
 class QCustomPlot;
 
@@ -28,6 +27,8 @@ class SweepPlots : public QWidget {
 
  public:
   explicit SweepPlots(QWidget* parent = nullptr);
+  /// The title of sweep plot `id` (accumlab/plot_ids.h), empty for another id.
+  static QString title(const QString& id);
   /// Draws `sweep` with its fits.
   void setSweep(const SweepDetail& sweep, const SweepAnalysis& analysis);
   /// The plots as PNG images with their titles and explanations.
@@ -39,6 +40,8 @@ class SweepPlots : public QWidget {
   struct Def {
     QString id, title, explanation;
   };
+  /// Every sweep plot, in sweepPlotIds() order.
+  static std::vector<Def> defs();
   std::vector<Def> defs_;
   std::vector<QCustomPlot*> plots_;
 };

@@ -17,10 +17,10 @@ struct SweepProgressEvent {
   int64_t sweep = 0;   ///< the stored sweep's id (all but kError)
   int64_t point = -1;  ///< the point's index (kPointStarted, kPointFinished)
   SweepStatus status = SweepStatus::kPending;  ///< kPointFinished
-  int64_t done = 0;    ///< points ended so far (kPointFinished, kSweepFinished)
-  int64_t total = 0;   ///< points this process trains (kPointFinished, kSweepFinished)
+  int64_t done = 0;      ///< points ended so far (kPointFinished, kSweepFinished)
+  int64_t total = 0;     ///< points this process trains (kPointFinished, kSweepFinished)
   bool stopped = false;  ///< kSweepFinished: stopped before every point ended
-  QString message;     ///< kError: the one-sentence reason; kPointFinished: why it failed
+  QString message;       ///< kError: the one-sentence reason; kPointFinished: why it failed
 };
 
 /// Reads the sweep's progress stream as it arrives: splits it into lines and keeps the JSON

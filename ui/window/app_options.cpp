@@ -13,24 +13,63 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
       QCoreApplication::translate("main", "AccumLab: gradient accumulation, measured live."));
   const QCommandLineOption help = parser.addHelpOption();
   const QCommandLineOption version = parser.addVersionOption();
-  const QCommandLineOption run({"r", "run"}, QCoreApplication::translate("main", "Start training at once."));
-  const QCommandLineOption config("config", QCoreApplication::translate("main", "Experiment JSON file."), "FILE");
-  const QCommandLineOption preset("preset", QCoreApplication::translate("main", "Start from a named experiment instead of the last one: default."), "NAME");
-  const QCommandLineOption data("data", QCoreApplication::translate("main", "Data SPEC (e.g. fashion-mnist, csv:FILE)."), "SPEC");
-  const QCommandLineOption model("model", QCoreApplication::translate("main", "Model SPEC (e.g. mlp, cnn, torchscript:FILE.pt)."), "SPEC");
-  const QCommandLineOption micro({"m", "micro-batch"}, QCoreApplication::translate("main", "Micro-batch size m."), "M");
-  const QCommandLineOption accum({"k", "accum"}, QCoreApplication::translate("main", "Micro-batches per update K."), "K");
-  const QCommandLineOption samples("samples", QCoreApplication::translate("main", "Budget in samples per arm."), "N");
-  const QCommandLineOption screenshot("screenshot", QCoreApplication::translate("main", "Save a PNG of the window before quitting."), "FILE");
-  const QCommandLineOption quit("quit-after", QCoreApplication::translate("main", "Quit after this many seconds."), "SECONDS");
-  const QCommandLineOption db("db", QCoreApplication::translate("main", "Run database (default: the app-data folder)."), "PATH");
-  const QCommandLineOption no_store("no-store", QCoreApplication::translate("main", "Do not store runs."));
-  const QCommandLineOption fresh("fresh", QCoreApplication::translate("main", "Ignore the saved experiment and window layout."));
-  const QCommandLineOption lesson("lesson", QCoreApplication::translate("main", "Open the Lessons tab on this lesson (its number, id or file); with --run, run it."), "N|FILE");
-  const QCommandLineOption predict("predict", QCoreApplication::translate("main", "Your answer to the lesson's question."), "X");
-  const QCommandLineOption presentation("presentation", QCoreApplication::translate("main", "Start in Presentation mode (full screen, larger fonts, four plots; F11 leaves it)."));
-  const QCommandLineOption open("open", QCoreApplication::translate("main", "Show these stored runs at start (ids, comma-separated; several are overlaid to compare)."), "IDS");
-  for (const auto& o : {run, config, preset, data, model, micro, accum, samples, screenshot, quit, db, no_store, fresh, lesson, predict, presentation, open}) {
+  const QCommandLineOption run({"r", "run"},
+                               QCoreApplication::translate("main", "Start training at once."));
+  const QCommandLineOption config(
+      "config", QCoreApplication::translate("main", "Experiment JSON file."), "FILE");
+  const QCommandLineOption preset(
+      "preset",
+      QCoreApplication::translate(
+          "main", "Start from a named experiment instead of the last one: default."),
+      "NAME");
+  const QCommandLineOption data(
+      "data", QCoreApplication::translate("main", "Data SPEC (e.g. fashion-mnist, csv:FILE)."),
+      "SPEC");
+  const QCommandLineOption model(
+      "model",
+      QCoreApplication::translate("main", "Model SPEC (e.g. mlp, cnn, torchscript:FILE.pt)."),
+      "SPEC");
+  const QCommandLineOption micro({"m", "micro-batch"},
+                                 QCoreApplication::translate("main", "Micro-batch size m."), "M");
+  const QCommandLineOption accum(
+      {"k", "accum"}, QCoreApplication::translate("main", "Micro-batches per update K."), "K");
+  const QCommandLineOption samples(
+      "samples", QCoreApplication::translate("main", "Budget in samples per arm."), "N");
+  const QCommandLineOption screenshot(
+      "screenshot",
+      QCoreApplication::translate("main", "Save a PNG of the window before quitting."), "FILE");
+  const QCommandLineOption quit(
+      "quit-after", QCoreApplication::translate("main", "Quit after this many seconds."),
+      "SECONDS");
+  const QCommandLineOption db(
+      "db", QCoreApplication::translate("main", "Run database (default: the app-data folder)."),
+      "PATH");
+  const QCommandLineOption no_store("no-store",
+                                    QCoreApplication::translate("main", "Do not store runs."));
+  const QCommandLineOption fresh(
+      "fresh",
+      QCoreApplication::translate("main", "Ignore the saved experiment and window layout."));
+  const QCommandLineOption lesson(
+      "lesson",
+      QCoreApplication::translate(
+          "main",
+          "Open the Lessons tab on this lesson (its number, id or file); with --run, run it."),
+      "N|FILE");
+  const QCommandLineOption predict(
+      "predict", QCoreApplication::translate("main", "Your answer to the lesson's question."), "X");
+  const QCommandLineOption presentation(
+      "presentation",
+      QCoreApplication::translate(
+          "main",
+          "Start in Presentation mode (full screen, larger fonts, four plots; F11 leaves it)."));
+  const QCommandLineOption open(
+      "open",
+      QCoreApplication::translate("main",
+                                  "Show these stored runs at start (ids, comma-separated; several "
+                                  "are overlaid to compare)."),
+      "IDS");
+  for (const auto& o : {run, config, preset, data, model, micro, accum, samples, screenshot, quit,
+                        db, no_store, fresh, lesson, predict, presentation, open}) {
     parser.addOption(o);
   }
   if (!parser.parse(arguments)) {
@@ -65,7 +104,8 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
     bool ok = false;
     out->quit_after = parser.value(quit).toDouble(&ok);
     if (!ok || out->quit_after <= 0) {
-      *message = QCoreApplication::translate("main", "--quit-after needs a positive number of seconds, found '%1'")
+      *message = QCoreApplication::translate(
+                     "main", "--quit-after needs a positive number of seconds, found '%1'")
                      .arg(parser.value(quit));
       return 2;
     }
@@ -74,8 +114,11 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
     bool ok = false;
     const qint64 v = id.trimmed().toLongLong(&ok);
     if (!ok || v < 1) {
-      *message = QCoreApplication::translate("main", "--open needs run ids such as 12,13,14; '%1' is not one (see accumlab-cli list)")
-                     .arg(id);
+      *message =
+          QCoreApplication::translate(
+              "main",
+              "--open needs run ids such as 12,13,14; '%1' is not one (see accumlab-cli list)")
+              .arg(id);
       return 2;
     }
     out->open.push_back(v);

@@ -12,21 +12,21 @@ namespace accumlab::ui {
 /// The desktop app's command line (docs/app.md):
 /// `accumlab [--run] [--config FILE] [--screenshot FILE --quit-after SECONDS] …`.
 struct AppOptions {
-  bool run = false;        ///< start training at once
-  QString config_file;     ///< experiment JSON to load instead of the last one
-  QString preset;          ///< named experiment (presetExperiment) instead of the last one
-  QString data;            ///< data SPEC overriding the experiment's
-  QString model;           ///< model SPEC overriding the experiment's
-  qint64 micro_batch = 0;  ///< m override (0: keep)
-  qint64 accum = 0;        ///< K override (0: keep)
-  qint64 samples = 0;      ///< budget override in samples (0: keep)
-  QString screenshot;      ///< save a PNG of the window before quitting
-  double quit_after = 0;   ///< quit after this many seconds (0: never)
-  QString db;              ///< run database (empty: the default)
-  bool no_store = false;   ///< do not store runs
-  bool fresh = false;      ///< ignore the saved experiment and layout
-  QString lesson;          ///< open the Lessons tab on this lesson (number, id or file)
-  QString predict;         ///< the answer to the lesson's question
+  bool run = false;           ///< start training at once
+  QString config_file;        ///< experiment JSON to load instead of the last one
+  QString preset;             ///< named experiment (presetExperiment) instead of the last one
+  QString data;               ///< data SPEC overriding the experiment's
+  QString model;              ///< model SPEC overriding the experiment's
+  qint64 micro_batch = 0;     ///< m override (0: keep)
+  qint64 accum = 0;           ///< K override (0: keep)
+  qint64 samples = 0;         ///< budget override in samples (0: keep)
+  QString screenshot;         ///< save a PNG of the window before quitting
+  double quit_after = 0;      ///< quit after this many seconds (0: never)
+  QString db;                 ///< run database (empty: the default)
+  bool no_store = false;      ///< do not store runs
+  bool fresh = false;         ///< ignore the saved experiment and layout
+  QString lesson;             ///< open the Lessons tab on this lesson (number, id or file)
+  QString predict;            ///< the answer to the lesson's question
   bool presentation = false;  ///< start in Presentation mode
   std::vector<int64_t> open;  ///< stored runs to show at start, overlaid when several
 };

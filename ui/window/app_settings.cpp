@@ -24,16 +24,22 @@ void AppSettings::saveExperiment(const ExperimentConfig& config) {
   settings_.setValue("experiment/last", QString::fromStdString(configToJson(config, 0)));
 }
 
-QByteArray AppSettings::geometry() const { return settings_.value("window/geometry").toByteArray(); }
+QByteArray AppSettings::geometry() const {
+  return settings_.value("window/geometry").toByteArray();
+}
 
-QByteArray AppSettings::windowState() const { return settings_.value("window/state").toByteArray(); }
+QByteArray AppSettings::windowState() const {
+  return settings_.value("window/state").toByteArray();
+}
 
 void AppSettings::saveLayout(const QByteArray& geometry, const QByteArray& state) {
   settings_.setValue("window/geometry", geometry);
   settings_.setValue("window/state", state);
 }
 
-QStringList AppSettings::recentFiles() const { return settings_.value("files/recent").toStringList(); }
+QStringList AppSettings::recentFiles() const {
+  return settings_.value("files/recent").toStringList();
+}
 
 void AppSettings::addRecentFile(const QString& path) {
   QStringList files = recentFiles();
@@ -91,7 +97,8 @@ void AppSettings::restoreWindow(QMainWindow* window, PlotGrid* plots,
                                 PresentationMode* presentation, bool fresh) const {
   // The default size, within the screen (a 1024×768 projector gets the whole screen).
   QSize size(1500, 940);
-  if (const QScreen* screen = window->screen()) size = size.boundedTo(screen->availableGeometry().size());
+  if (const QScreen* screen = window->screen())
+    size = size.boundedTo(screen->availableGeometry().size());
   if (fresh) {
     window->resize(size);
     return;

@@ -27,7 +27,8 @@ QSize ElidedLabel::minimumSizeHint() const {
   // Room for a few characters and the ellipsis.
   const QMargins m = contentsMargins();
   const int least = fontMetrics().horizontalAdvance(QStringLiteral("Wwww…"));
-  return {std::min(least, sizeHint().width()) + m.left() + m.right(), QLabel::minimumSizeHint().height()};
+  return {std::min(least, sizeHint().width()) + m.left() + m.right(),
+          QLabel::minimumSizeHint().height()};
 }
 
 void ElidedLabel::resizeEvent(QResizeEvent* event) {

@@ -5,6 +5,7 @@
 #include <QMenu>
 #include <exception>
 
+#include "files/file_dialogs.h"
 #include "plots/metric_canvas.h"
 #include "plots/plot_grid.h"
 #include "report/html_report.h"
@@ -12,18 +13,22 @@
 #include "runs/run_loader.h"
 #include "runs/runs_panel.h"
 #include "series/shown_runs.h"
-#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
 ExportActions::ExportActions(QWidget* window, PlotGrid* plots, const ShownRuns* shown,
                              RunsPanel* runs, std::function<RunStore*()> store)
-    : QObject(window), window_(window), plots_(plots), shown_(shown), runs_(runs),
+    : QObject(window),
+      window_(window),
+      plots_(plots),
+      shown_(shown),
+      runs_(runs),
       store_(std::move(store)) {
   report_ = new QAction(QIcon::fromTheme("text-html"), tr("HTML &report…"), this);
-  report_->setToolTip(tr("Save a one-file HTML report of the runs selected in the Runs tab "
-                         "(or, with none selected, of those shown): config, summary with "
-                         "ratios, plots and semantics"));
+  report_->setToolTip(
+      tr("Save a one-file HTML report of the runs selected in the Runs tab "
+         "(or, with none selected, of those shown): config, summary with "
+         "ratios, plots and semantics"));
   report_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   connect(report_, &QAction::triggered, this, &ExportActions::exportReport);
 }
@@ -35,11 +40,12 @@ void ExportActions::populateMenu(QMenu* menu) {
                   [this] { exportRuns(runs_->selectedRunIds(), ExportFormat::kCsv); });
   menu->addAction(tr("Selected runs as &JSON…"), this,
                   [this] { exportRuns(runs_->selectedRunIds(), ExportFormat::kJson); });
-  QAction* tensorboard =
-      menu->addAction(tr("Selected runs as &TensorBoard logs…"), this,
-                      [this] { exportRuns(runs_->selectedRunIds(), ExportFormat::kTensorBoard); });
-  tensorboard->setToolTip(tr("Write one TensorBoard log folder per run into a folder you "
-                             "choose; view them with: tensorboard --logdir FOLDER"));
+  QAction* tensorboard = menu->addAction(tr("Selected runs as &TensorBoard logs…"), this, [this] {
+    exportRuns(runs_->selectedRunIds(), ExportFormat::kTensorBoard);
+  });
+  tensorboard->setToolTip(
+      tr("Write one TensorBoard log folder per run into a folder you "
+         "choose; view them with: tensorboard --logdir FOLDER"));
   menu->addSeparator();
   QMenu* plot_menu = menu->addMenu(tr("&Plot"));
   for (MetricCanvas* canvas : plots_->canvases()) {
@@ -90,9 +96,9 @@ bool ExportActions::exportRunsTo(const std::vector<int64_t>& run_ids, ExportForm
 }
 
 void ExportActions::exportPlot(MetricCanvas* canvas) {
-  const QString path = file_dialogs::saveFile(
-      window_, tr("Export plot"), canvas->definition().id + ".png",
-      tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+  const QString path =
+      file_dialogs::saveFile(window_, tr("Export plot"), canvas->definition().id + ".png",
+                             tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
   if (!path.isEmpty()) exportPlotTo(canvas, path);
 }
 
@@ -134,9 +140,8 @@ bool ExportActions::exportAllPlotsTo(const QString& folder, const QString& forma
 }
 
 void ExportActions::exportReport() {
-  const QString path = file_dialogs::saveFile(window_, tr("Save HTML report"),
-                                                    "accumlab-report.html",
-                                                    tr("HTML files (*.html *.htm)"));
+  const QString path = file_dialogs::saveFile(
+      window_, tr("Save HTML report"), "accumlab-report.html", tr("HTML files (*.html *.htm)"));
   if (!path.isEmpty()) exportReportTo(path);
 }
 
@@ -146,7 +151,8 @@ bool ExportActions::exportReportTo(const QString& path) {
   const std::vector<int64_t> selected = runs_->selectedRunIds();
   RunStore* store = store_();
   if ((selected.empty() || !store) && shown_->runs().empty()) {
-    emit errorOccurred(tr("There is nothing to report yet: run an experiment or open stored runs."));
+    emit errorOccurred(
+        tr("There is nothing to report yet: run an experiment or open stored runs."));
     return false;
   }
   if (overwritesStore(path)) return false;
@@ -155,8 +161,7 @@ bool ExportActions::exportReportTo(const QString& path) {
   try {
     ok = !selected.empty() && store
              ? writeHtmlReport(loadRuns(*store, selected), path, &error)
-             : writeHtmlReport(shown_->copies(), captureCanvases(plots_->canvases()), path,
-                               &error);
+             : writeHtmlReport(shown_->copies(), captureCanvases(plots_->canvases()), path, &error);
   } catch (const std::exception& e) {
     error = QString::fromStdString(e.what());
   }

@@ -23,7 +23,8 @@ LiveSession::LiveSession(LiveParts parts, QObject* parent) : QObject(parent), p_
     p_.status->setState(paused ? tr("Paused (Space goes on)") : tr("Training (Esc stops)"));
   });
   connect(p_.live, &LiveRun::appended, this, &LiveSession::offerHint);
-  connect(p_.experiment, &ExperimentPanel::microBatchChanged, c, [c](qint64 m) { c->setMicroBatch(m); });
+  connect(p_.experiment, &ExperimentPanel::microBatchChanged, c,
+          [c](qint64 m) { c->setMicroBatch(m); });
   connect(p_.experiment, &ExperimentPanel::accumChanged, c, [c](qint64 k) { c->setAccum(k); });
 }
 
@@ -39,16 +40,18 @@ void LiveSession::onStarted() {
 void LiveSession::onBatch(const RecordBatch& batch) {
   if (batch.started) {
     const ExperimentConfig& config = p_.controller->config();
-    p_.live->begin(tr("live · %1 · %2 · %3×%4")
-                       .arg(QString::fromStdString(config.data), QString::fromStdString(config.model))
-                       .arg(config.micro_batch)
-                       .arg(config.accum));
+    p_.live->begin(
+        tr("live · %1 · %2 · %3×%4")
+            .arg(QString::fromStdString(config.data), QString::fromStdString(config.model))
+            .arg(config.micro_batch)
+            .arg(config.accum));
     p_.status->setDevice(QString::fromStdString(batch.started->device));
     p_.status->setState(p_.controller->isPaused() ? tr("Paused (Space goes on)")
                                                   : tr("Training (Esc stops)"));
   }
   p_.live->append(batch);
-  if (batch.started) p_.runs->refresh();  // the store sink created the rows before this batch was drained
+  if (batch.started)
+    p_.runs->refresh();  // the store sink created the rows before this batch was drained
 }
 
 void LiveSession::offerHint() {
@@ -70,7 +73,8 @@ void LiveSession::onFinished(const QString& error, bool input_error) {
   }
   p_.runs->refresh();
   if (!error.isEmpty()) {
-    p_.show_error(input_error ? error : tr("Training stopped with an internal error: %1").arg(error));
+    p_.show_error(input_error ? error
+                              : tr("Training stopped with an internal error: %1").arg(error));
   }
 }
 

@@ -24,7 +24,8 @@
 namespace accumlab::ui {
 
 MainMenus::MainMenus(MenuTargets targets)
-    : QObject(targets.window), t_(std::move(targets)),
+    : QObject(targets.window),
+      t_(std::move(targets)),
       export_menu_(new QMenu(tr("&Export"), t_.window)) {
   t_.exports->populateMenu(export_menu_);
   buildToolBar();
@@ -76,9 +77,9 @@ void MainMenus::buildFileMenu() {
     if (!path.isEmpty()) t_.open_path(path);
   });
   file->addAction(tr("Open &lesson…"), this, [this, w] {
-    const QString path = file_dialogs::openFile(w, tr("Open a lesson"),
-                                                      QString::fromStdString(lessonDirectory()),
-                                                      tr("Lessons (*.json);;All files (*)"));
+    const QString path =
+        file_dialogs::openFile(w, tr("Open a lesson"), QString::fromStdString(lessonDirectory()),
+                               tr("Lessons (*.json);;All files (*)"));
     if (!path.isEmpty()) t_.open_lesson(path);
   });
   recent_menu_ = file->addMenu(tr("Open &recent"));

@@ -14,6 +14,7 @@
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "experiment/source_catalog.h"
+#include "files/file_dialogs.h"
 #include "lessons/lesson_panel.h"
 #include "plots/plot_grid.h"
 #include "runs/run_loader.h"
@@ -29,7 +30,6 @@
 #include "window/run_database.h"
 #include "window/run_status_bar.h"
 #include "window/wheel_guard.h"
-#include "files/file_dialogs.h"
 
 namespace accumlab::ui {
 
@@ -57,7 +57,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   status_ = new RunStatusBar(this);
   setStatusBar(status_);
   export_ = new ExportActions(this, plots_, shown_, runs_, [this] { return store(); });
-  actions_ = new RunActions(this, controller_, [this] { startRun(); }, [this] { stopRunning(); });
+  actions_ = new RunActions(
+      this, controller_, [this] { startRun(); }, [this] { stopRunning(); });
   experiment_->setRunActions(actions_->run(), actions_->pause(), actions_->stop());
   presentation_ = new PresentationMode(this, plots_);
   buildDocks();
@@ -90,7 +91,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(lessons_, &LessonPanel::errorOccurred, this, &MainWindow::showError);
   connect(lessons_, &LessonPanel::statusChanged, this, status_message);
   connect(lessons_, &LessonPanel::runningChanged, experiment_, &ExperimentPanel::setLessonRunning);
-  connect(lessons_, &LessonPanel::lessonRunStarted, this, [this] { tabs_->setCurrentWidget(plots_); });
+  connect(lessons_, &LessonPanel::lessonRunStarted, this,
+          [this] { tabs_->setCurrentWidget(plots_); });
   connect(lessons_, &LessonPanel::lessonFinished, this, [this] {
     tabs_->setCurrentWidget(lessons_);
     runs_->refresh();
@@ -109,8 +111,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this](const std::vector<int64_t>& ids) { openRuns(ids, true); });
   connect(runs_, &RunsPanel::compareRequested, this, &MainWindow::compareRuns);
   connect(runs_, &RunsPanel::resumeRequested, this, &MainWindow::resumeRun);
-  connect(runs_, &RunsPanel::exportRequested, this,
-          [this](const std::vector<int64_t>& ids) { export_->exportRuns(ids, ExportFormat::kCsv); });
+  connect(runs_, &RunsPanel::exportRequested, this, [this](const std::vector<int64_t>& ids) {
+    export_->exportRuns(ids, ExportFormat::kCsv);
+  });
   connect(export_, &ExportActions::errorOccurred, this, &MainWindow::showError);
   connect(export_, &ExportActions::exported, this,
           [this](const QString& path) { status_->showMessage(tr("Saved %1").arg(path), 5000); });
@@ -284,7 +287,8 @@ void MainWindow::showError(const QString& message) {
 void MainWindow::scheduleScreenshot(const QString& path, double seconds, bool quit) {
   QTimer::singleShot(static_cast<int>(seconds * 1000), this, [this, path, quit] {
     plots_->replotNow();
-    if (!grab().save(path)) std::fprintf(stderr, "accumlab: could not write %s\n", qPrintable(path));
+    if (!grab().save(path))
+      std::fprintf(stderr, "accumlab: could not write %s\n", qPrintable(path));
     if (quit) close();
   });
 }

@@ -29,7 +29,8 @@ QDialog* showPlotHelp(QWidget* parent, const std::vector<MetricCanvas*>& canvase
   layout->addWidget(view);
   layout->addWidget(buttons);
   // Long explanations scroll inside; the dialog never outgrows the screen.
-  const QRect screen = (parent && parent->screen() ? parent->screen() : dialog->screen())->availableGeometry();
+  const QRect screen =
+      (parent && parent->screen() ? parent->screen() : dialog->screen())->availableGeometry();
   dialog->resize(std::min(720, screen.width() * 9 / 10), std::min(640, screen.height() * 8 / 10));
   dialog->open();
   return dialog;

@@ -20,12 +20,17 @@ constexpr int kPresentedPlots = 4;
 
 }  // namespace
 
-QStringList PresentationMode::defaultPlots() { return {"loss", "variance", "noise", "equivalence"}; }
+QStringList PresentationMode::defaultPlots() {
+  return {"loss", "variance", "noise", "equivalence"};
+}
 
 PresentationMode::PresentationMode(QMainWindow* window, PlotGrid* plots)
-    : QObject(window), window_(window), plots_(plots),
+    : QObject(window),
+      window_(window),
+      plots_(plots),
       action_(new QAction(tr("&Presentation mode"), this)),
-      plots_menu_(new QMenu(tr("Plots in &presentation"), window)), chosen_(defaultPlots()) {
+      plots_menu_(new QMenu(tr("Plots in &presentation"), window)),
+      chosen_(defaultPlots()) {
   action_->setCheckable(true);
   action_->setShortcut(QKeySequence(Qt::Key_F11));
   action_->setShortcutContext(Qt::ApplicationShortcut);
@@ -119,7 +124,8 @@ void PresentationMode::leave() {
   // The layouts settle on the normal fonts only when events are next handled, and may grow
   // the window on the way: put it back once more then.
   QTimer::singleShot(0, window_, [window = window_, geometry = geometry_] {
-    if (!(window->windowState() & (Qt::WindowMaximized | Qt::WindowFullScreen))) window->setGeometry(geometry);
+    if (!(window->windowState() & (Qt::WindowMaximized | Qt::WindowFullScreen)))
+      window->setGeometry(geometry);
   });
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 
 #include <QByteArray>
-#include <QRect>
 #include <QFont>
 #include <QObject>
+#include <QRect>
 #include <QStringList>
 #include <QVector>
 
@@ -60,8 +60,8 @@ class PresentationMode : public QObject {
   // What leaving restores.
   QFont font_;
   Qt::WindowStates window_state_;
-  QRect geometry_;       ///< the normal window's size and place
-  QByteArray layout_;    ///< its docks: which shows, which tab is in front, their sizes
+  QRect geometry_;     ///< the normal window's size and place
+  QByteArray layout_;  ///< its docks: which shows, which tab is in front, their sizes
   QVector<QDockWidget*> hidden_docks_;
 };
 

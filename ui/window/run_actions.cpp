@@ -53,9 +53,10 @@ void RunActions::update() {
   // Workers of a data-parallel run would wait on a paused rank until they time out.
   const bool parallel = controller_->config().workers > 1;
   pause_->setEnabled(running && !parallel);
-  pause_->setToolTip(parallel && running ? tr("Pause is off while %1 workers train: stop the run instead")
-                                               .arg(controller_->config().workers)
-                                         : tr("Pause or resume at the next window boundary (Space)"));
+  pause_->setToolTip(parallel && running
+                         ? tr("Pause is off while %1 workers train: stop the run instead")
+                               .arg(controller_->config().workers)
+                         : tr("Pause or resume at the next window boundary (Space)"));
   stop_->setEnabled(running);
   if (!running) pause_->setChecked(false);
 }

@@ -38,8 +38,9 @@ ResumableRun RunDatabase::resumable(int64_t run_id) const {
   r.experiment_id = run.row.experiment_id;
   r.checkpoint = checkpointPath(path_.toStdString(), run.row.experiment_id);
   if (!QFileInfo::exists(QString::fromStdString(r.checkpoint))) {
-    throw InputError("Run " + std::to_string(run_id) + " cannot be resumed: it has no checkpoint (" +
-                     r.checkpoint + "); it stopped before its first one.");
+    throw InputError("Run " + std::to_string(run_id) +
+                     " cannot be resumed: it has no checkpoint (" + r.checkpoint +
+                     "); it stopped before its first one.");
   }
   return r;
 }

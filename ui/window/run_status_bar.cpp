@@ -86,13 +86,15 @@ void RunStatusBar::showEvent(const EventRecord& e) {
 void RunStatusBar::setLiveRun(const LiveRun* live) {
   connect(live, &LiveRun::appended, this, [this, live] { showProgress(live->data()); });
   connect(live, &LiveRun::eventAdded, this, &RunStatusBar::showEvent);
-  connect(live, &LiveRun::ended, this, [this, live](bool failed) { showFinished(&live->data(), failed); });
+  connect(live, &LiveRun::ended, this,
+          [this, live](bool failed) { showFinished(&live->data(), failed); });
 }
 
 void RunStatusBar::showFinished(const RunData* run, bool failed) {
   bool stopped = false;
   if (run) {
-    for (const ArmSeries& arm : run->arms) stopped = stopped || arm.summary.status == ArmStatus::kStopped;
+    for (const ArmSeries& arm : run->arms)
+      stopped = stopped || arm.summary.status == ArmStatus::kStopped;
   }
   setState(failed ? tr("Failed") : stopped ? tr("Stopped") : tr("Finished"));
 }
@@ -107,15 +109,17 @@ void RunStatusBar::showProgress(const RunData& run) {
   for (const ArmSeries& arm : run.arms) {
     // Only a finished arm counts in full: a stopped or failed one shows where it ended.
     const bool finished = arm.has_summary && arm.summary.status == ArmStatus::kFinished;
-    const int64_t seen = arm.has_summary ? arm.summary.samples_seen
-                                         : arm.steps.empty() ? 0 : arm.steps.back().samples_seen;
+    const int64_t seen = arm.has_summary     ? arm.summary.samples_seen
+                         : arm.steps.empty() ? 0
+                                             : arm.steps.back().samples_seen;
     done += finished ? 1.0 : std::min(1.0, static_cast<double>(seen) / static_cast<double>(budget));
     all_ended = all_ended && arm.has_summary && arm.summary.status != ArmStatus::kRunning;
     if (!arm.steps.empty()) {
       wall_ms = std::max(wall_ms, arm.steps.back().wall_ms);
       const StepRecord& last = arm.steps.back();
-      QString rate = QString("<span style='color:%1'>■</span> %2 %3/s")
-                         .arg(armColorName(arm.arm), armName(arm.arm), formatRate(last.samples_per_s));
+      QString rate =
+          QString("<span style='color:%1'>■</span> %2 %3/s")
+              .arg(armColorName(arm.arm), armName(arm.arm), formatRate(last.samples_per_s));
       const int64_t workers = run.info.config.workers;
       if (workers > 1 && std::isfinite(last.allreduce_ms)) {
         // A data-parallel arm: what each worker trains, and how long its last window waited
@@ -135,11 +139,12 @@ void RunStatusBar::showProgress(const RunData& run) {
                                  QLocale().toString(static_cast<qlonglong>(budget))));
   if (all_ended && fraction < 1.0) {
     eta_->setFullText(tr("stopped at %1 of %2 after %3")
-                      .arg(QLocale().toString(static_cast<qlonglong>(run.samplesSeen())),
-                           QLocale().toString(static_cast<qlonglong>(budget)),
-                           formatDuration(wall_ms / 1000.0)));
+                          .arg(QLocale().toString(static_cast<qlonglong>(run.samplesSeen())),
+                               QLocale().toString(static_cast<qlonglong>(budget)),
+                               formatDuration(wall_ms / 1000.0)));
   } else if (fraction > 0.01 && fraction < 1.0) {
-    eta_->setFullText(tr("ETA %1").arg(formatDuration(wall_ms / 1000.0 * (1 - fraction) / fraction)));
+    eta_->setFullText(
+        tr("ETA %1").arg(formatDuration(wall_ms / 1000.0 * (1 - fraction) / fraction)));
   } else if (fraction >= 1.0) {
     eta_->setFullText(tr("took %1").arg(formatDuration(wall_ms / 1000.0)));
   }

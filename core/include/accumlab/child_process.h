@@ -84,8 +84,7 @@ class ChildProcess {
   };
   /// Waits until one of `children` that has not been reaped ends, and reaps it; nullopt when
   /// `timeout_s` (> 0) passed first or every one was already reaped.
-  static std::optional<End> waitAny(const std::vector<ChildProcess*>& children,
-                                    double timeout_s);
+  static std::optional<End> waitAny(const std::vector<ChildProcess*>& children, double timeout_s);
 
  private:
   void readStderr(bool drain);

@@ -19,13 +19,13 @@ enum class Task { kAuto, kClassification, kRegression };
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
-  double lr = 0.02;            ///< base LR, used as is by the no-accum arm
-  double momentum = 0.9;       ///< SGD only
-  bool nesterov = false;       ///< SGD only
-  double weight_decay = 0.0;   ///< L2 for SGD/Adam, decoupled for AdamW
-  double beta1 = 0.9;          ///< Adam/AdamW
-  double beta2 = 0.999;        ///< Adam/AdamW
-  double eps = 1e-8;           ///< Adam/AdamW
+  double lr = 0.02;           ///< base LR, used as is by the no-accum arm
+  double momentum = 0.9;      ///< SGD only
+  bool nesterov = false;      ///< SGD only
+  double weight_decay = 0.0;  ///< L2 for SGD/Adam, decoupled for AdamW
+  double beta1 = 0.9;         ///< Adam/AdamW
+  double beta2 = 0.999;       ///< Adam/AdamW
+  double eps = 1e-8;          ///< Adam/AdamW
   LrScaling scaling = LrScaling::kNone;
   LrSchedule schedule = LrSchedule::kConstant;
   int64_t warmup_samples = 0;      ///< linear warm-up length, in samples seen
@@ -40,8 +40,8 @@ inline constexpr int64_t kMaxWorkers = 64;
 
 struct ExperimentConfig {
   std::string name;
-  std::string data = "spirals";   ///< data SPEC (docs/data-and-models.md)
-  std::string label;              ///< CSV label column (name or index)
+  std::string data = "spirals";  ///< data SPEC (docs/data-and-models.md)
+  std::string label;             ///< CSV label column (name or index)
   Task task = Task::kAuto;
   double val_fraction = 0.1;      ///< held-out share when the dataset has no test split
   int64_t synthetic_samples = 0;  ///< size of a synthetic dataset; 0 = its default
@@ -52,17 +52,17 @@ struct ExperimentConfig {
   OptimizerConfig optimizer;
   WindowPolicy window_policy = WindowPolicy::kStream;
   DType dtype = DType::kFloat32;
-  std::string device = "auto";    ///< auto, cpu, cuda, cuda:N
+  std::string device = "auto";  ///< auto, cpu, cuda, cuda:N
   uint64_t seed = 42;
-  double epochs = 1.0;            ///< budget in epochs, used when samples == 0
-  int64_t samples = 0;            ///< budget in samples seen per arm; overrides epochs
-  int64_t eval_every = 0;         ///< evaluate every N samples seen; 0 = once per epoch
-  bool noise_stats = true;        ///< gradient-noise estimators on/off
+  double epochs = 1.0;      ///< budget in epochs, used when samples == 0
+  int64_t samples = 0;      ///< budget in samples seen per arm; overrides epochs
+  int64_t eval_every = 0;   ///< evaluate every N samples seen; 0 = once per epoch
+  bool noise_stats = true;  ///< gradient-noise estimators on/off
   /// Every N-th step of the accum arm, and at every irregular window (a short or epoch-end
   /// window, the first after a change of m or K or a resume), compare its accumulated
   /// gradient with the same window's gradient as one big batch at the same weights; 0 = off.
   int64_t grad_check_every = 10;
-  int64_t variance_window = 50;   ///< W: rolling window of the per-update loss variance
+  int64_t variance_window = 50;  ///< W: rolling window of the per-update loss variance
   /// Fixed-weight variance probe of the accum arm: R micro-batches and R windows per probe,
   /// drawn from the per-sample losses of one forward pass over a pool (a BatchNorm model runs
   /// at most 64 of each forward); 0 = off.
@@ -70,13 +70,13 @@ struct ExperimentConfig {
   /// Probe every N samples seen by the probed arm; 0 = at each evaluation. The default gives
   /// the default one-epoch run six probes (an evaluation per epoch would give one, at the end).
   int64_t probe_every = 10000;
-  double noise_ema = 0.95;        ///< EMA factor of the trΣ and |G|² estimates
+  double noise_ema = 0.95;  ///< EMA factor of the trΣ and |G|² estimates
   /// Bytes of tensors one arm may hold at once while it trains a window; 0 = no limit. On CPU
   /// the counting allocator enforces it; on CUDA the device's own memory is the limit. An arm
   /// that exceeds it splits its micro-batches in halves and carries on with the same update
   /// (docs/measurements.md).
   int64_t memory_budget = 0;
-  int threads = 0;                ///< CPU intra-op threads; 0 = the documented default
+  int threads = 0;  ///< CPU intra-op threads; 0 = the documented default
   /// N: data-parallel worker processes (docs/data-parallel.md). Each accum window takes m·K·N
   /// samples; every worker accumulates its K micro-batches alone, then one all-reduce of the
   /// gradient sums gives every worker the same update. 1 = one process.

@@ -97,10 +97,10 @@ struct LessonPrediction {
 
 /// A guided experiment (docs/lessons.md): a file under resources/lessons/.
 struct Lesson {
-  std::string id;     ///< "id" in the file, else the file name without .json
-  std::string file;   ///< where it was read from
+  std::string id;    ///< "id" in the file, else the file name without .json
+  std::string file;  ///< where it was read from
   std::string title;
-  std::string text;   ///< what you will see and why
+  std::string text;                ///< what you will see and why
   std::vector<std::string> plots;  ///< plot ids to show (the app's plot catalog)
   std::vector<LessonRun> runs;     ///< empty for a sweep lesson
   std::optional<LessonSweep> sweep;
@@ -176,10 +176,10 @@ struct CheckVerdict {
   std::string name;
   std::string unit;
   double measured = kNaN;
-  double low = kNaN;   ///< the measure's 90% interval, when it has one
+  double low = kNaN;  ///< the measure's 90% interval, when it has one
   double high = kNaN;
   double theory = kNaN;
-  std::string compare;  ///< "≈", "≤" or "≥"
+  std::string compare;    ///< "≈", "≤" or "≥"
   std::string tolerance;  ///< e.g. "within a factor 2"
   bool holds = false;
   std::string sentence;  ///< holds_text or fails_text, or why it could not be measured

@@ -21,34 +21,34 @@ ArmStatus parseArmStatus(const std::string& s);
 /// One optimizer step of one arm (docs/measurements.md). Quantities that do not apply are NaN.
 struct StepRecord {
   ArmKind arm = ArmKind::kNoAccum;
-  int64_t step = 0;            ///< optimizer steps taken by this arm, 1-based
-  int64_t samples_seen = 0;    ///< samples consumed by this arm so far
-  double wall_ms = 0;          ///< since the start of training
-  int64_t micro_batch = 0;     ///< m of this window
-  int64_t accum = 0;           ///< micro-batches in this window
-  int64_t window_samples = 0;  ///< samples in this window
-  double loss = kNaN;          ///< sample-weighted mean loss of the window
-  double mb_loss_mean = kNaN;  ///< mean of the micro-batch mean losses
-  double mb_loss_var = kNaN;   ///< their variance (0 for a single micro-batch)
-  double grad_norm = kNaN;     ///< norm of the accumulated gradient, before clipping
+  int64_t step = 0;                 ///< optimizer steps taken by this arm, 1-based
+  int64_t samples_seen = 0;         ///< samples consumed by this arm so far
+  double wall_ms = 0;               ///< since the start of training
+  int64_t micro_batch = 0;          ///< m of this window
+  int64_t accum = 0;                ///< micro-batches in this window
+  int64_t window_samples = 0;       ///< samples in this window
+  double loss = kNaN;               ///< sample-weighted mean loss of the window
+  double mb_loss_mean = kNaN;       ///< mean of the micro-batch mean losses
+  double mb_loss_var = kNaN;        ///< their variance (0 for a single micro-batch)
+  double grad_norm = kNaN;          ///< norm of the accumulated gradient, before clipping
   double grad_norm_applied = kNaN;  ///< norm of the gradient the optimizer applied (clipped)
   double lr = kNaN;
-  double samples_per_s = kNaN;    ///< this arm's training throughput so far
-  int64_t memory_bytes = 0;       ///< CUDA allocator peak, or process RSS on CPU
+  double samples_per_s = kNaN;  ///< this arm's training throughput so far
+  int64_t memory_bytes = 0;     ///< CUDA allocator peak, or process RSS on CPU
   /// Peak bytes of tensors alive during this arm's window (forward, backward, step);
   /// -1 when not measured.
   int64_t peak_tensor_bytes = -1;
-  double g_small_sq = kNaN;       ///< mean |g_i|² over the micro-batches (B_small)
-  double g_big_sq = kNaN;         ///< |G|² of the window gradient (B_big)
-  double b_small = kNaN;          ///< samples per small-batch gradient
-  double b_big = kNaN;            ///< samples per big-batch gradient
-  double trace_sigma_est = kNaN;  ///< unbiased trΣ estimate of this step
-  double g_sq_est = kNaN;         ///< unbiased |G|² estimate of this step
-  double trace_sigma_ema = kNaN;  ///< debiased EMA of trace_sigma_est
-  double g_sq_ema = kNaN;         ///< debiased EMA of g_sq_est
-  double b_simple = kNaN;         ///< trace_sigma_ema / g_sq_ema
-  double noise_per_update = kNaN; ///< trace_sigma_ema / B_eff: noise of this arm's update
-  double loss_var_rolling = kNaN; ///< variance of `loss` over the last W updates
+  double g_small_sq = kNaN;        ///< mean |g_i|² over the micro-batches (B_small)
+  double g_big_sq = kNaN;          ///< |G|² of the window gradient (B_big)
+  double b_small = kNaN;           ///< samples per small-batch gradient
+  double b_big = kNaN;             ///< samples per big-batch gradient
+  double trace_sigma_est = kNaN;   ///< unbiased trΣ estimate of this step
+  double g_sq_est = kNaN;          ///< unbiased |G|² estimate of this step
+  double trace_sigma_ema = kNaN;   ///< debiased EMA of trace_sigma_est
+  double g_sq_ema = kNaN;          ///< debiased EMA of g_sq_est
+  double b_simple = kNaN;          ///< trace_sigma_ema / g_sq_ema
+  double noise_per_update = kNaN;  ///< trace_sigma_ema / B_eff: noise of this arm's update
+  double loss_var_rolling = kNaN;  ///< variance of `loss` over the last W updates
   /// Detrended variance of `loss` over the last W updates: the mean square successive
   /// difference Σ(ℓ_t − ℓ_{t−1})² / (2(n−1)), blind to a slow trend inside the window.
   double loss_var_detrended = kNaN;
@@ -100,19 +100,19 @@ struct ProbeHistogram {
 /// pass), so R can be large; a BatchNorm model runs every batch forward (pool = 0).
 struct ProbeRecord {
   ArmKind arm = ArmKind::kAccum;
-  int64_t step = 0;            ///< the arm's optimizer steps when probed
+  int64_t step = 0;  ///< the arm's optimizer steps when probed
   int64_t samples_seen = 0;
   double wall_ms = 0;
-  int64_t micro_batch = 0;     ///< m
-  int64_t accum = 0;           ///< K
-  int64_t repeats = 0;         ///< R
-  int64_t pool = 0;            ///< training samples run forward for the draws; 0: per batch
-  double var_micro = kNaN;     ///< variance of the R micro-batch losses
-  double var_window = kNaN;    ///< variance of the R window losses
-  double ratio = kNaN;         ///< var_micro / var_window
-  double ci_low = kNaN;        ///< 90% confidence interval of the ratio
+  int64_t micro_batch = 0;   ///< m
+  int64_t accum = 0;         ///< K
+  int64_t repeats = 0;       ///< R
+  int64_t pool = 0;          ///< training samples run forward for the draws; 0: per batch
+  double var_micro = kNaN;   ///< variance of the R micro-batch losses
+  double var_window = kNaN;  ///< variance of the R window losses
+  double ratio = kNaN;       ///< var_micro / var_window
+  double ci_low = kNaN;      ///< 90% confidence interval of the ratio
   double ci_high = kNaN;
-  double theory = kNaN;        ///< K
+  double theory = kNaN;  ///< K
   /// The model normalises over its batch (BatchNorm): a micro-batch and a window are
   /// different models, so the ratio is not expected to be K.
   bool batch_dependent = false;
@@ -153,7 +153,9 @@ std::string toString(EventKind v);
 /// The kind named `s`; kOther for a name this version does not know.
 EventKind parseEventKind(const std::string& s);
 /// Whether the event changed m or K (the runs' sizes).
-inline bool isBatchChange(EventKind k) { return k == EventKind::kMicroBatch || k == EventKind::kAccum; }
+inline bool isBatchChange(EventKind k) {
+  return k == EventKind::kMicroBatch || k == EventKind::kAccum;
+}
 /// Whether the event ended an arm (diverged or failed).
 inline bool endsArm(EventKind k) { return k == EventKind::kDiverged || k == EventKind::kFailed; }
 
@@ -166,7 +168,9 @@ struct EventRecord {
   std::string message;         ///< a sentence for people
 };
 /// The name of the event's arm, or "" for an event of all arms (as the store keeps it).
-inline std::string armName(const EventRecord& e) { return e.arm ? toString(*e.arm) : std::string(); }
+inline std::string armName(const EventRecord& e) {
+  return e.arm ? toString(*e.arm) : std::string();
+}
 
 /// Relative differences between accum and big-batch up to this are rounding, not a broken
 /// equivalence: the engine's tests hold the pair to it after 100 steps.
@@ -212,7 +216,9 @@ struct GradCheckTally {
   }
 
  private:
-  static void raise(double& largest, double v) { largest = std::isnan(largest) ? v : std::max(largest, v); }
+  static void raise(double& largest, double v) {
+    largest = std::isnan(largest) ? v : std::max(largest, v);
+  }
 };
 
 struct ArmSummary {
@@ -229,15 +235,16 @@ struct ArmSummary {
   double final_train_loss = kNaN;  ///< mean window loss over the last W updates
   double val_loss = kNaN;
   double val_accuracy = kNaN;
-  double loss_variance = kNaN;     ///< per-update loss variance over the last W updates
+  double loss_variance = kNaN;            ///< per-update loss variance over the last W updates
   double loss_variance_detrended = kNaN;  ///< its detrended (successive-difference) form
   int64_t loss_variance_count = 0;        ///< n: updates both are taken over
-  double noise_per_update = kNaN;  ///< trΣ/B_eff at the end, B_eff = this arm's m·K
+  double noise_per_update = kNaN;         ///< trΣ/B_eff at the end, B_eff = this arm's m·K
   double b_simple = kNaN;
   double samples_per_s = kNaN;
   int64_t peak_memory_bytes = 0;
   int64_t peak_tensor_bytes = -1;  ///< largest per-window peak of tensor bytes; -1: unmeasured
-  double equivalence_rel_diff = kNaN;  ///< accum vs big-batch: relative weight difference at the end
+  double equivalence_rel_diff =
+      kNaN;  ///< accum vs big-batch: relative weight difference at the end
   /// accum and big-batch: the first update after which their relative weight difference
   /// exceeded roundingLevel() (the trajectories parted: training amplifies a rounding
   /// difference from there); -1 while they agree to rounding.
@@ -277,9 +284,9 @@ inline void setGradChecks(ArmSummary& s, const GradCheckTally& t) {
 /// What the run was: the resolved config and where it ran.
 struct RunInfo {
   ExperimentConfig config;
-  std::string device;         ///< e.g. "cpu (2 threads)" or "cuda:0 (NVIDIA …)"
-  std::string dataset;        ///< a description: name, sizes, shape, classes
-  std::string model;          ///< a description: spec and parameter count
+  std::string device;   ///< e.g. "cpu (2 threads)" or "cuda:0 (NVIDIA …)"
+  std::string dataset;  ///< a description: name, sizes, shape, classes
+  std::string model;    ///< a description: spec and parameter count
   int64_t train_samples = 0;
   int64_t val_samples = 0;
   int64_t budget_samples = 0;  ///< per arm

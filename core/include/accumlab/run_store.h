@@ -34,16 +34,16 @@ struct RunRow {
   std::string dataset;          ///< data SPEC
   std::string model;            ///< model SPEC
   ArmKind arm = ArmKind::kNoAccum;
-  int64_t micro_batch = 0;      ///< m of this arm at the start
-  int64_t accum = 0;            ///< K of this arm at the start
-  int64_t last_micro_batch = 0; ///< m at the last stored step (m at the start before any step)
-  int64_t last_accum = 0;       ///< K at the last stored step (K at the start before any step)
+  int64_t micro_batch = 0;       ///< m of this arm at the start
+  int64_t accum = 0;             ///< K of this arm at the start
+  int64_t last_micro_batch = 0;  ///< m at the last stored step (m at the start before any step)
+  int64_t last_accum = 0;        ///< K at the last stored step (K at the start before any step)
   ArmStatus status = ArmStatus::kRunning;
-  int64_t steps = 0;            ///< steps stored so far
-  int64_t samples_seen = 0;     ///< samples seen at the last stored step
-  double final_loss = kNaN;     ///< the summary's final train loss, or the last stored step's loss
-  double val_loss = kNaN;       ///< the summary's, or the last stored eval's
-  double val_accuracy = kNaN;   ///< the summary's, or the last stored eval's
+  int64_t steps = 0;           ///< steps stored so far
+  int64_t samples_seen = 0;    ///< samples seen at the last stored step
+  double final_loss = kNaN;    ///< the summary's final train loss, or the last stored step's loss
+  double val_loss = kNaN;      ///< the summary's, or the last stored eval's
+  double val_accuracy = kNaN;  ///< the summary's, or the last stored eval's
   std::vector<std::string> tags;  ///< sorted
 };
 
@@ -69,14 +69,14 @@ struct RunFilter {
 /// Everything stored about one run except its metric series.
 struct RunDetail {
   RunRow row;
-  ExperimentConfig config;  ///< the experiment's resolved config
-  std::string config_json;  ///< the same, as stored
-  ArmSummary summary;       ///< status kRunning/kInterrupted and NaNs when the arm never ended
-  std::string summary_json; ///< the arm's summary as a JSON object ("{}" when it never ended)
-  std::string device;       ///< where it ran, e.g. "cpu (2 threads)"
+  ExperimentConfig config;   ///< the experiment's resolved config
+  std::string config_json;   ///< the same, as stored
+  ArmSummary summary;        ///< status kRunning/kInterrupted and NaNs when the arm never ended
+  std::string summary_json;  ///< the arm's summary as a JSON object ("{}" when it never ended)
+  std::string device;        ///< where it ran, e.g. "cpu (2 threads)"
   std::string dataset_description;
   std::string model_description;
-  std::string note;         ///< empty when none
+  std::string note;                 ///< empty when none
   std::vector<EventRecord> events;  ///< this arm's events and the experiment-wide ones, in order
 };
 
@@ -94,8 +94,8 @@ struct SweepRow {
   std::string created_at;  ///< ISO 8601 UTC
   std::string spec_json;   ///< the base config, grid, target and jobs, as the sweep stored them
   int64_t points = 0;
-  int64_t done = 0;        ///< points whose run has ended (reached, missed, diverged, failed)
-  int64_t reached = 0;     ///< points that reached the target
+  int64_t done = 0;     ///< points whose run has ended (reached, missed, diverged, failed)
+  int64_t reached = 0;  ///< points that reached the target
 };
 
 /// A sweep and its points, in grid order.

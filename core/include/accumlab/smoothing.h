@@ -67,7 +67,8 @@ class RollingVariance {
     const auto n = values_.size();
     if (n < 2) return std::nan("");
     double ss = 0;
-    for (size_t i = 1; i < n; ++i) ss += (values_[i] - values_[i - 1]) * (values_[i] - values_[i - 1]);
+    for (size_t i = 1; i < n; ++i)
+      ss += (values_[i] - values_[i - 1]) * (values_[i] - values_[i - 1]);
     return ss / (2.0 * static_cast<double>(n - 1));
   }
   int64_t size() const { return static_cast<int64_t>(values_.size()); }

@@ -36,17 +36,17 @@ struct SweepPoint {
   double lr = kNaN;
   int64_t run_id = 0;  ///< the stored run of its arm; 0 before it started
   SweepStatus status = SweepStatus::kPending;
-  double steps_to_target = kNaN;    ///< interpolated between the records around the crossing
+  double steps_to_target = kNaN;  ///< interpolated between the records around the crossing
   double samples_to_target = kNaN;
-  double loss_variance = kNaN;      ///< detrended per-update loss variance at the end
-  int64_t loss_variance_count = 0;  ///< updates it is taken over
+  double loss_variance = kNaN;         ///< detrended per-update loss variance at the end
+  int64_t loss_variance_count = 0;     ///< updates it is taken over
   double variance_probe_ratio = kNaN;  ///< the last fixed-weight probe's ratio, if any
   int64_t peak_tensor_bytes = -1;
   double samples_per_s = kNaN;
-  double b_simple = kNaN;           ///< the run's B_simple at the crossing (else at the end)
-  double val_accuracy = kNaN;       ///< at the end
-  int64_t steps = 0;                ///< optimizer steps taken
-  std::string message;              ///< why it failed or diverged
+  double b_simple = kNaN;      ///< the run's B_simple at the crossing (else at the end)
+  double val_accuracy = kNaN;  ///< at the end
+  int64_t steps = 0;           ///< optimizer steps taken
+  std::string message;         ///< why it failed or diverged
 
   int64_t effectiveBatch() const { return micro_batch * accum; }
   /// A point whose run has ended (it is not run again on resume).

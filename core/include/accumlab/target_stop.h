@@ -21,7 +21,10 @@ class TargetStop : public MetricsSink {
  public:
   TargetStop(size_t arms, std::optional<double> loss, std::optional<double> accuracy,
              double smoothing, std::function<void(const std::string&)> stop)
-      : arms_(arms), loss_(loss), accuracy_(accuracy), smoothing_(smoothing),
+      : arms_(arms),
+        loss_(loss),
+        accuracy_(accuracy),
+        smoothing_(smoothing),
         stop_(std::move(stop)) {}
   /// Stops at a sweep's target.
   TargetStop(size_t arms, const SweepTarget& target, std::function<void(const std::string&)> stop)

@@ -17,6 +17,7 @@ size_t firstNonTextByte(const std::string& text);
 void checkTextFile(const std::string& path, const std::string& kind);
 
 /// The sentence checkTextFile throws for `text` read from `path`, or "" when it is text.
-std::string nonTextProblem(const std::string& path, const std::string& kind, const std::string& text);
+std::string nonTextProblem(const std::string& path, const std::string& kind,
+                           const std::string& text);
 
 }  // namespace accumlab

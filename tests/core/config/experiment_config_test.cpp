@@ -79,8 +79,8 @@ namespace {
 TEST(ExperimentConfig, NumbersBeyondADoubleAreInputErrors) {
   // Found by the config fuzzer (tests/fuzz/fuzz_config.cpp): nlohmann reports such a number
   // with out_of_range, not parse_error, and it escaped configFromJson.
-  const std::string f =
-      std::string(ACCUMLAB_SOURCE_DIR) + "/tests/core/config/fuzz_findings/number-beyond-double.json";
+  const std::string f = std::string(ACCUMLAB_SOURCE_DIR) +
+                        "/tests/core/config/fuzz_findings/number-beyond-double.json";
   try {
     loadConfigFile(f);
     FAIL() << "no InputError";
@@ -93,15 +93,16 @@ TEST(ExperimentConfig, NumbersBeyondADoubleAreInputErrors) {
 
 TEST(ExperimentConfig, IntegerKeysTakeOnlyWholeNumbersInRange) {
   // Found by the config fuzzer: "samples": 1.01e25 was cast to int64_t (undefined behaviour).
-  const std::string f =
-      std::string(ACCUMLAB_SOURCE_DIR) + "/tests/core/config/fuzz_findings/samples-beyond-int64.json";
+  const std::string f = std::string(ACCUMLAB_SOURCE_DIR) +
+                        "/tests/core/config/fuzz_findings/samples-beyond-int64.json";
   try {
     loadConfigFile(f);
     FAIL() << "no InputError";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "config file " + f +
-                                         ": key 'samples' must be a whole number from "
-                                         "-9223372036854775808 to 9223372036854775807, got 1.01e+25");
+    EXPECT_EQ(std::string(e.what()),
+              "config file " + f +
+                  ": key 'samples' must be a whole number from "
+                  "-9223372036854775808 to 9223372036854775807, got 1.01e+25");
   }
   EXPECT_THROW(configFromJson(R"({"micro_batch": 2.5})", "exp.json"), InputError);
   EXPECT_THROW(configFromJson(R"({"seed": -1})", "exp.json"), InputError);

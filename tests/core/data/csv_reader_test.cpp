@@ -131,8 +131,10 @@ TEST(CsvReader, BinaryOrNonUtf8FilesAreNotTextCsv) {
   EXPECT_THROW(checkTextFile(file, "CSV"), InputError);
   // Latin-1 'é' is not UTF-8; the UTF-8 'é' and a byte-order mark are.
   EXPECT_EQ(firstNonTextByte("caf\xe9,1\n"), 3u);
-  EXPECT_EQ(firstNonTextByte("\xef\xbb\xbf" "caf\xc3\xa9,1\r\n\t"), std::string::npos);
-  EXPECT_EQ(firstNonTextByte("x\xe2\x82"), 1u);  // a sequence cut short
+  EXPECT_EQ(firstNonTextByte("\xef\xbb\xbf"
+                             "caf\xc3\xa9,1\r\n\t"),
+            std::string::npos);
+  EXPECT_EQ(firstNonTextByte("x\xe2\x82"), 1u);       // a sequence cut short
   EXPECT_EQ(firstNonTextByte("ab\xf8\x80\x80"), 2u);  // F5–FF never lead, even before continuations
   testing::writeText(file, "a,y\ncaf\xc3\xa9,1\n");
   EXPECT_NO_THROW(checkTextFile(file, "CSV"));

@@ -107,13 +107,15 @@ TEST(Lesson, RunsPatchTheLessonConfigAndASweepMakesOnePointPerBatch) {
 
 TEST(Lesson, BadFilesNameTheFileAndTheField) {
   EXPECT_EQ(errorOf("{\"title\": "), "lesson file bad.json is not valid JSON (byte 11)");
-  EXPECT_EQ(errorOf(R"({"text": "x", "checks": []})"), "lesson file bad.json: \"title\" is missing");
+  EXPECT_EQ(errorOf(R"({"text": "x", "checks": []})"),
+            "lesson file bad.json: \"title\" is missing");
   const std::string unknown = errorOf(R"({"title": "t", "text": "x", "checks": [
       {"id": "c", "name": "n", "measure": {"metric": "loss_varience"}, "theory": 1,
        "holds": "h", "fails": "f"}]})");
-  EXPECT_NE(unknown.find("lesson file bad.json: \"checks[0].measure.metric\" names an unknown metric "
-                         "'loss_varience'"),
-            std::string::npos)
+  EXPECT_NE(
+      unknown.find("lesson file bad.json: \"checks[0].measure.metric\" names an unknown metric "
+                   "'loss_varience'"),
+      std::string::npos)
       << unknown;
   EXPECT_EQ(errorOf(R"({"title": "t", "text": "x", "checks": [
       {"id": "c", "name": "n", "measure": {"metric": "steps", "run": "nope"}, "theory": 1,

@@ -65,7 +65,7 @@ TEST_F(CountingAllocatorTest, ALimitRefusesWhatWouldPassItAndCountsNothing) {
   ledger->setLimit(4096);
   const int64_t process_before = processTensorLedger().currentBytes();
   TensorCharge charge(ledger);
-  torch::Tensor kept = torch::empty({512}, torch::kFloat32);  // 2048 of 4096
+  torch::Tensor kept = torch::empty({512}, torch::kFloat32);                  // 2048 of 4096
   EXPECT_THROW(torch::empty({512}, torch::kFloat64), c10::OutOfMemoryError);  // 4096 more
   EXPECT_EQ(ledger->currentBytes(), 2048);
   EXPECT_EQ(ledger->peakBytes(), 2048);
@@ -75,7 +75,10 @@ TEST_F(CountingAllocatorTest, ALimitRefusesWhatWouldPassItAndCountsNothing) {
   } catch (const c10::OutOfMemoryError& e) {
     const std::string what = e.what();
     EXPECT_EQ(what.rfind("out of memory: 4 KiB more would take the arm's tensors from 2 KiB past "
-                         "the memory budget of 4 KiB", 0), 0u) << what;
+                         "the memory budget of 4 KiB",
+                         0),
+              0u)
+        << what;
   }
   torch::Tensor fits = torch::empty({512}, torch::kFloat32);  // exactly to the limit
   EXPECT_EQ(ledger->currentBytes(), 4096);

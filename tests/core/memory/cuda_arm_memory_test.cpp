@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "accumlab/trainer.h"
 #include "../train/cuda_device.h"
+#include "accumlab/trainer.h"
 #include "recording_sink.h"
 
 namespace accumlab {

@@ -64,8 +64,9 @@ TEST_F(TorchScriptCheckTest, OutOfMemoryNamesTheLimit) {
 }
 
 TEST_F(TorchScriptCheckTest, TheLoadersReasonIsPassedOn) {
-  useChecker("echo '[W warning from LibTorch]' >&2; echo \"$2 is not a TorchScript archive\" >&2; "
-             "exit 2");
+  useChecker(
+      "echo '[W warning from LibTorch]' >&2; echo \"$2 is not a TorchScript archive\" >&2; "
+      "exit 2");
   EXPECT_EQ(messageOf(), model_ + " is not a TorchScript archive");
 }
 

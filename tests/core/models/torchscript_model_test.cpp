@@ -285,7 +285,8 @@ TEST_F(TorchScriptModelTest, DropoutRunsAreReproducibleFromTheSeed) {
     EXPECT_TRUE(identical(a.of(arm), b.of(arm))) << toString(arm) << " is not reproducible";
   }
   bool said = false;
-  for (const auto& e : a.events) said |= e.kind == EventKind::kModel && e.message.find("random masks") != std::string::npos;
+  for (const auto& e : a.events)
+    said |= e.kind == EventKind::kModel && e.message.find("random masks") != std::string::npos;
   EXPECT_TRUE(said) << "the run does not say that the model is stochastic";
 
   // No arm's random draws depend on another's: accum is the same without no-accum beside it.

@@ -88,8 +88,7 @@ TEST(NoiseEstimator, LinregMeansMatchAnalyticValues) {
 TEST(NoiseEstimator, SingleMicroBatchArmsProbeWithHalves) {
   // K = 1 arms cannot compare two batch sizes within a window; every few windows they split
   // one in halves. Those estimates must match the closed form too.
-  const ExperimentConfig c =
-      linregConfig(32, 4, {ArmKind::kNoAccum, ArmKind::kBigBatch}, 120000);
+  const ExperimentConfig c = linregConfig(32, 4, {ArmKind::kNoAccum, ArmKind::kBigBatch}, 120000);
   const AnalyticNoise expected = analyticAtInit(c);
   Trainer trainer(c);
   testing::RecordingSink sink;

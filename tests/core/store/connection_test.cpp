@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "accumlab/input_error.h"
-#include "store_fixture.h"
 #include "store/store_file.h"
+#include "store_fixture.h"
 
 namespace accumlab {
 namespace {

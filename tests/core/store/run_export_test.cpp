@@ -166,9 +166,9 @@ TEST_F(StoreTest, ExportNeverOverwritesTheStoreOrItsJournals) {
   RunStore store(db_);
   const int64_t rows = store.stepRowCount();
   std::filesystem::create_symlink(db_, dir_ + "/alias.sqlite");
-  for (const std::string& target : {db_, db_ + "-wal", dir_ + "/alias.sqlite",
-                                    dir_ + "/../" + std::filesystem::path(dir_).filename().string() +
-                                        "/runs.sqlite"}) {
+  for (const std::string& target :
+       {db_, db_ + "-wal", dir_ + "/alias.sqlite",
+        dir_ + "/../" + std::filesystem::path(dir_).filename().string() + "/runs.sqlite"}) {
     EXPECT_TRUE(RunStore::wouldOverwrite(db_, target)) << target;
     EXPECT_THROW(store.exportRuns(ids, ExportFormat::kCsv, target), InputError) << target;
   }
@@ -191,8 +191,9 @@ TEST(ConfigDiff, ListsOnlyTheKeysThatDiffer) {
 
 TEST(ConfigDiff, FlattensAConfigToSortedDottedKeys) {
   using Pairs = std::vector<std::pair<std::string, std::string>>;
-  EXPECT_EQ(flattenConfig(R"({"opt": {"lr": 0.1, "kind": "sgd"}, "arms": ["accum"], "a": 1})"),
-            (Pairs{{"a", "1"}, {"arms", "[\"accum\"]"}, {"opt.kind", "\"sgd\""}, {"opt.lr", "0.1"}}));
+  EXPECT_EQ(
+      flattenConfig(R"({"opt": {"lr": 0.1, "kind": "sgd"}, "arms": ["accum"], "a": 1})"),
+      (Pairs{{"a", "1"}, {"arms", "[\"accum\"]"}, {"opt.kind", "\"sgd\""}, {"opt.lr", "0.1"}}));
 }
 
 }  // namespace

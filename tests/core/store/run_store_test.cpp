@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "accumlab/input_error.h"
-#include "store_fixture.h"
 #include "store/store_file.h"
+#include "store_fixture.h"
 
 namespace accumlab {
 namespace {
@@ -76,7 +76,8 @@ TEST_F(StoreTest, CreatesTheSchemaInWalModeWithItsVersion) {
   SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
   EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
-  for (const char* table : {"experiments", "runs", "step_metrics", "evals", "events", "tags", "notes"}) {
+  for (const char* table :
+       {"experiments", "runs", "step_metrics", "evals", "events", "tags", "notes"}) {
     EXPECT_TRUE(raw.tableExists(table)) << table;
   }
 }
@@ -131,7 +132,7 @@ TEST_F(StoreTest, RowsBecomeVisibleWhileTheRunIsGoing) {
   const std::vector<StepRecord> steps = reader.series(run_id).steps;
   ASSERT_EQ(steps.size(), 20u);
   EXPECT_LT(msSince(t0), (std::chrono::duration<double, std::milli>(kVisibleWithin).count()));
-  EXPECT_EQ(steps[15].step, 16);  // in order, none missing
+  EXPECT_EQ(steps[15].step, 16);                // in order, none missing
   EXPECT_EQ(reader.run(run_id).row.steps, 20);  // the list shows progress of running runs
 }
 
@@ -167,7 +168,7 @@ TEST_F(StoreTest, ListFiltersByTagDatasetStatusAndLimit) {
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].id, b[0].run_id);  // newest first
   EXPECT_EQ(all[0].arm, ArmKind::kBigBatch);
-  EXPECT_EQ(all[0].micro_batch, 8);   // big-batch: m·K
+  EXPECT_EQ(all[0].micro_batch, 8);  // big-batch: m·K
   EXPECT_EQ(all[0].accum, 1);
   RunFilter tag;
   tag.tag = "lr-sweep";
@@ -310,8 +311,9 @@ TEST_F(StoreTest, RunOfAGoneProcessBecomesInterruptedWithItsRows) {
   {
     // Make the first run look like one whose writer died mid-run.
     SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
-    SQLite::Statement q(raw, "UPDATE runs SET status = 'running', ended_at = NULL, "
-                             "owner_pid = ?, owner_start = 12345 WHERE id = ?");
+    SQLite::Statement q(raw,
+                        "UPDATE runs SET status = 'running', ended_at = NULL, "
+                        "owner_pid = ?, owner_start = 12345 WHERE id = ?");
     q.bind(1, deadPid());
     q.bind(2, runs[0].run_id);
     q.exec();
@@ -339,8 +341,9 @@ TEST_F(StoreTest, RunOnAnotherHostIsInterruptedOnlyAfterItsHeartbeatStops) {
   const auto runs = storeExperiment(db_, 3);
   {
     SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
-    raw.exec("UPDATE runs SET status = 'running', owner_host = 'elsewhere', "
-             "heartbeat_at = strftime('%s', 'now')");
+    raw.exec(
+        "UPDATE runs SET status = 'running', owner_host = 'elsewhere', "
+        "heartbeat_at = strftime('%s', 'now')");
     SQLite::Statement old(raw, "UPDATE runs SET heartbeat_at = heartbeat_at - 3600 WHERE id = ?");
     old.bind(1, runs[1].run_id);
     old.exec();

@@ -7,8 +7,8 @@
 #include <thread>
 
 #include "store/schema.h"
-#include "store_fixture.h"
 #include "store/store_file.h"
+#include "store_fixture.h"
 
 namespace accumlab {
 namespace {
@@ -60,10 +60,12 @@ void writeVersion1File(const std::string& db) {
   }
   for (int r = 1; r <= 3; ++r) {
     const std::string id = std::to_string(r);
-    raw.exec("INSERT INTO runs (id, experiment_id, arm, dataset, model, micro_batch, accum, "
-             "config_json, status, started_at, steps) VALUES (" + id + ", " +
-             (r < 3 ? "1" : "2") + ", 'accum', 'spirals', 'mlp', 8, 4, '{}', 'finished', "
-             "'2024-05-01T12:00:00Z', 10)");
+    raw.exec(
+        "INSERT INTO runs (id, experiment_id, arm, dataset, model, micro_batch, accum, "
+        "config_json, status, started_at, steps) VALUES (" +
+        id + ", " + (r < 3 ? "1" : "2") +
+        ", 'accum', 'spirals', 'mlp', 8, 4, '{}', 'finished', "
+        "'2024-05-01T12:00:00Z', 10)");
     for (int s = 1; s <= 10; ++s) {
       raw.exec("INSERT INTO step_metrics (run_id, step, loss) VALUES (" + id + ", " +
                std::to_string(s) + ", 0.5)");
@@ -125,7 +127,10 @@ TEST_F(StoreTest, VersionOneFileMigratesWithEveryRowAndStopsReusingIds) {
   }
   for (const char* index : {"runs_by_experiment", "runs_by_status", "runs_by_dataset"}) {
     EXPECT_EQ(count(raw, std::string("SELECT count(*) FROM sqlite_master WHERE type = 'index' "
-                                     "AND name = '") + index + "'"), 1) << index;
+                                     "AND name = '") +
+                             index + "'"),
+              1)
+        << index;
   }
   EXPECT_EQ(count(raw, "SELECT count(*) FROM step_metrics"), 10);  // run 2's only
   EXPECT_EQ(count(raw, "SELECT count(*) FROM tags"), 1);

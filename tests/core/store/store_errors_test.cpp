@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "accumlab/input_error.h"
-#include "store_fixture.h"
 #include "store/store_file.h"
+#include "store_fixture.h"
 
 namespace accumlab {
 namespace {
@@ -103,7 +103,8 @@ TEST_F(StoreTest, NonSqliteFileIsRefusedAndLeftAlone) {
 
 TEST_F(StoreTest, ForeignSqliteDatabaseIsRefusedAndLeftAlone) {
   {
-    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, 0);
+    SQLite::Database raw =
+        store::openStoreFile(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE, 0);
     raw.exec("CREATE TABLE contacts (name TEXT)");
   }
   const std::string before = fileBytes(db_);

@@ -1,7 +1,10 @@
-// An arm's summary as JSON (core/store/summary_json.cpp): the memory fields both ways.
+// An arm's summary as JSON (core/store/summary_json.cpp): every field both ways, the memory
+// fields' "not measured", and summaries stored before a field existed.
 #include "store/summary_json.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace accumlab {
 namespace {
@@ -25,6 +28,52 @@ TEST(SummaryJson, PeakTensorBytesRoundTripsAndIsNullWhenNotMeasured) {
   nlohmann::json old = unmeasured;
   old.erase("peak_tensor_bytes");  // a summary stored before the field existed
   EXPECT_EQ(store::armSummaryFromJson(old).peak_tensor_bytes, -1);
+}
+
+TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
+  ArmSummary a;
+  a.arm = ArmKind::kAccum;
+  a.status = ArmStatus::kDiverged;
+  a.message = "diverged at step 9";
+  a.weights_digest = "abc123";
+  // Distinct values, none a default, so a field read into another member shows.
+  int64_t n = 11;
+  for (int64_t* v : {&a.micro_batch, &a.accum, &a.memory_piece, &a.steps, &a.samples_seen,
+                     &a.loss_variance_count, &a.peak_memory_bytes, &a.peak_tensor_bytes,
+                     &a.trajectories_parted_at_step, &a.grad_equivalence_checks,
+                     &a.grad_equivalence_kinks, &a.diverged_at_step}) {
+    *v = n++;
+  }
+  double x = 0.5;
+  for (double* v :
+       {&a.final_train_loss, &a.val_loss, &a.val_accuracy, &a.loss_variance,
+        &a.loss_variance_detrended, &a.noise_per_update, &a.b_simple, &a.samples_per_s,
+        &a.equivalence_rel_diff, &a.grad_equivalence_rel_diff, &a.grad_equivalence_largest_kink,
+        &a.grad_equivalence_rel_diff_without_kinks, &a.wall_s, &a.allreduce_s}) {
+    *v = (x += 0.25);
+  }
+  a.batch_dependent = true;
+  a.stochastic = true;
+  const nlohmann::json j = store::armSummaryToJson(a);
+  EXPECT_EQ(j.size(), 4u + 12u + 14u + 2u) << j.dump();
+  const ArmSummary b = store::armSummaryFromJson(j);
+  EXPECT_EQ(store::armSummaryToJson(b), j);
+  EXPECT_EQ(b.message, a.message);
+  EXPECT_EQ(b.status, a.status);
+  EXPECT_EQ(b.diverged_at_step, a.diverged_at_step);
+  EXPECT_EQ(b.allreduce_s, a.allreduce_s);
+  EXPECT_TRUE(b.stochastic);
+
+  // A summary stored before the kinks were told apart: every check counted.
+  nlohmann::json old = j;
+  old.erase("grad_equivalence_rel_diff_without_kinks");
+  EXPECT_EQ(store::armSummaryFromJson(old).grad_equivalence_rel_diff_without_kinks,
+            a.grad_equivalence_rel_diff);
+  old.erase("wall_s");
+  old["val_loss"] = nullptr;  // NaN as stored
+  const ArmSummary o = store::armSummaryFromJson(old);
+  EXPECT_EQ(o.wall_s, 0.0);
+  EXPECT_TRUE(std::isnan(o.val_loss));
 }
 
 }  // namespace

@@ -16,9 +16,9 @@ namespace {
 
 TEST(SweepStatus, EveryStatusKeepsItsStoredName) {
   const std::pair<SweepStatus, const char*> names[] = {
-      {SweepStatus::kPending, "pending"},   {SweepStatus::kRunning, "running"},
-      {SweepStatus::kReached, "reached"},   {SweepStatus::kMissed, "missed"},
-      {SweepStatus::kDiverged, "diverged"}, {SweepStatus::kFailed, "failed"},
+      {SweepStatus::kPending, "pending"},        {SweepStatus::kRunning, "running"},
+      {SweepStatus::kReached, "reached"},        {SweepStatus::kMissed, "missed"},
+      {SweepStatus::kDiverged, "diverged"},      {SweepStatus::kFailed, "failed"},
       {SweepStatus::kInterrupted, "interrupted"}};
   for (const auto& [status, name] : names) {
     EXPECT_EQ(toString(status), name);
@@ -81,8 +81,7 @@ TEST(SweepSpec, AHandWrittenSpecKeepsTheDefaults) {
   EXPECT_DOUBLE_EQ(spec.target.smoothing, 0.9);
   EXPECT_EQ(spec.jobs, 1);
   EXPECT_THROW(sweepSpecFromJson("[1]", "sweep 3"), InputError);
-  EXPECT_THROW(sweepSpecFromJson(R"({"config": {"micro_batch": "eight"}})", "sweep 3"),
-               InputError);
+  EXPECT_THROW(sweepSpecFromJson(R"({"config": {"micro_batch": "eight"}})", "sweep 3"), InputError);
   EXPECT_TRUE(std::isnan(sweepTargetFromSpec("not json").value));
 }
 

@@ -18,7 +18,7 @@ inline std::string cudaTestDevice() { return "cuda:" + std::to_string(cudaDevice
 }  // namespace accumlab::testing
 
 /// Skips the test where torch::cuda::is_available() is false.
-#define ACCUMLAB_SKIP_WITHOUT_CUDA()                                                      \
-  if (!::accumlab::cudaAvailable())                                                       \
+#define ACCUMLAB_SKIP_WITHOUT_CUDA()                                                     \
+  if (!::accumlab::cudaAvailable())                                                      \
   GTEST_SKIP() << "no CUDA device: this LibTorch was built without CUDA or sees no GPU " \
                   "(scripts/device-check runs this test on a GPU)"

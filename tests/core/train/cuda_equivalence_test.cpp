@@ -34,8 +34,10 @@ TEST_P(CudaAccumEqualsBigBatch, After100Steps) {
   // Rounding level, as on the CPU: the trainer turns TF32 off, so float32 is float32.
   testing::expectAccumEqualsBigBatch(s, sink, GetParam());
   const ArmSummary& accum = armOf(s, ArmKind::kAccum);
-  const double tol = std::get<3>(GetParam()) == DType::kFloat32 ? kFloat32Tolerance : kFloat64Tolerance;
-  ::testing::Test::RecordProperty("equivalence_rel_diff", std::to_string(accum.equivalence_rel_diff));
+  const double tol =
+      std::get<3>(GetParam()) == DType::kFloat32 ? kFloat32Tolerance : kFloat64Tolerance;
+  ::testing::Test::RecordProperty("equivalence_rel_diff",
+                                  std::to_string(accum.equivalence_rel_diff));
   ::testing::Test::RecordProperty("grad_equivalence_rel_diff",
                                   std::to_string(accum.grad_equivalence_rel_diff));
   EXPECT_LE(accum.grad_equivalence_rel_diff, tol);

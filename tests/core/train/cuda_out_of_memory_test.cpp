@@ -14,10 +14,10 @@
 #include "accumlab/trainer.h"
 #include "cuda_device.h"
 #include "data/dataset_factory.h"
+#include "memory/cuda_allocator.h"
 #include "models/model.h"
 #include "recording_sink.h"
 #include "train/arm_stepper.h"
-#include "memory/cuda_allocator.h"
 
 namespace accumlab {
 namespace {
@@ -55,8 +55,8 @@ class MemoryCap {
  public:
   MemoryCap(const torch::Device& device, int64_t bytes) : device_(device) {
     releaseCudaCache();  // what earlier runs left cached would count against the cap
-    setCudaMemoryFraction(device_, static_cast<double>(bytes) /
-                                       static_cast<double>(cudaTotalMemory(device_)));
+    setCudaMemoryFraction(
+        device_, static_cast<double>(bytes) / static_cast<double>(cudaTotalMemory(device_)));
   }
   ~MemoryCap() { setCudaMemoryFraction(device_, 1.0); }
   MemoryCap(const MemoryCap&) = delete;
@@ -80,8 +80,8 @@ ArmRun trainArm(const ExperimentConfig& c) {
   auto factory = makeModelFactory(c.model, data.sample_shape, data.num_outputs, c.seed);
   auto model = factory->create();
   model->to(device, torch::kFloat64);
-  ArmStepper stepper(ArmKind::kAccum, std::move(model), data, c, device, torch::kFloat64,
-                     c.samples, std::make_unique<ArmMemory>(device));
+  ArmStepper stepper(ArmKind::kAccum, std::move(model), data, c, device, torch::kFloat64, c.samples,
+                     std::make_unique<ArmMemory>(device));
   ArmRun run;
   while (stepper.samplesLeft() > 0) {
     const WindowOutcome out = stepper.step();

@@ -80,8 +80,8 @@ TEST(CudaTrainer, TrainsPairedArmsOnABackgroundThreadThroughPauseAndResume) {
 
   EXPECT_NE(training_thread, std::this_thread::get_id());
   EXPECT_EQ(during, 0) << "steps were taken while paused";
-  EXPECT_EQ(wrong_device.load(), -2) << "the training thread's CUDA device was cuda:"
-                                     << wrong_device.load() << ", not the run's";
+  EXPECT_EQ(wrong_device.load(), -2)
+      << "the training thread's CUDA device was cuda:" << wrong_device.load() << ", not the run's";
   EXPECT_EQ(summary.info.device, cudaTestDevice());
   for (const ArmSummary& a : summary.arms) {
     EXPECT_EQ(a.status, ArmStatus::kFinished) << toString(a.arm) << ": " << a.message;
@@ -89,14 +89,16 @@ TEST(CudaTrainer, TrainsPairedArmsOnABackgroundThreadThroughPauseAndResume) {
   }
   std::vector<std::string> kinds;
   for (const EventRecord& e : sink.events) {
-    if (e.kind == EventKind::kPause || e.kind == EventKind::kResume) kinds.push_back(toString(e.kind));
+    if (e.kind == EventKind::kPause || e.kind == EventKind::kResume)
+      kinds.push_back(toString(e.kind));
   }
   EXPECT_EQ(kinds, (std::vector<std::string>{"pause", "resume"}));
   // Paired: accum and big-batch took the same updates through the pause.
   const ArmSummary& accum = armOf(summary, ArmKind::kAccum);
   EXPECT_EQ(accum.steps, armOf(summary, ArmKind::kBigBatch).steps);
   EXPECT_LE(accum.equivalence_rel_diff, kFloat32Tolerance);
-  ::testing::Test::RecordProperty("equivalence_rel_diff", std::to_string(accum.equivalence_rel_diff));
+  ::testing::Test::RecordProperty("equivalence_rel_diff",
+                                  std::to_string(accum.equivalence_rel_diff));
 }
 
 }  // namespace

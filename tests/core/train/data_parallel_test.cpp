@@ -31,8 +31,8 @@
 namespace accumlab {
 namespace {
 
-using testing::RecordingSink;
 using testing::armOf;
+using testing::RecordingSink;
 
 /// One rank's outcome.
 struct Rank {
@@ -214,19 +214,20 @@ TEST_P(DataParallelEquivalence, WorkersEndWithTheBigBatchWeights) {
   }
   EXPECT_EQ(short_windows, static_cast<int>(c.epochs));
   EXPECT_GT(clipped, 0);
-  std::printf("%d workers, %s, %s: %zu steps, accum ↔ big-batch %.3g\n", workers, toString(opt).c_str(),
-              toString(dtype).c_str(), a.size(), accum.equivalence_rel_diff);
+  std::printf("%d workers, %s, %s: %zu steps, accum ↔ big-batch %.3g\n", workers,
+              toString(opt).c_str(), toString(dtype).c_str(), a.size(), accum.equivalence_rel_diff);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    WorkersOptimizersPrecisions, DataParallelEquivalence,
-    ::testing::Combine(::testing::Values(2, 3),
-                       ::testing::Values(OptimizerKind::kSgd, OptimizerKind::kAdamW),
-                       ::testing::Values(DType::kFloat32, DType::kFloat64)),
-    [](const auto& info) {
-      return std::to_string(std::get<0>(info.param)) + "workers_" + toString(std::get<1>(info.param)) +
-             "_" + toString(std::get<2>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(WorkersOptimizersPrecisions, DataParallelEquivalence,
+                         ::testing::Combine(::testing::Values(2, 3),
+                                            ::testing::Values(OptimizerKind::kSgd,
+                                                              OptimizerKind::kAdamW),
+                                            ::testing::Values(DType::kFloat32, DType::kFloat64)),
+                         [](const auto& info) {
+                           return std::to_string(std::get<0>(info.param)) + "workers_" +
+                                  toString(std::get<1>(info.param)) + "_" +
+                                  toString(std::get<2>(info.param));
+                         });
 
 TEST(DataParallel, FiveWorkersSumWithGloosAllReduceAndStillMatch) {
   // Up to 4 ranks gather every buffer and sum it in rank order; from 5, Gloo's ring sums.
@@ -239,7 +240,8 @@ TEST(DataParallel, FiveWorkersSumWithGloosAllReduceAndStillMatch) {
   ASSERT_EQ(accum.status, ArmStatus::kFinished) << accum.message;
   EXPECT_EQ(accum.steps, 4 * 12);  // 933 samples in windows of 8·2·5 = 80: 12 per epoch
   EXPECT_LE(accum.equivalence_rel_diff, 1e-12);
-  for (int r = 1; r < 5; ++r) EXPECT_EQ(ranks[r].summary.arms[0].weights_digest, accum.weights_digest);
+  for (int r = 1; r < 5; ++r)
+    EXPECT_EQ(ranks[r].summary.arms[0].weights_digest, accum.weights_digest);
 }
 
 TEST(DataParallel, NoiseFiguresComeFromEveryWorkersMicroBatches) {
@@ -289,7 +291,8 @@ TEST(DataParallel, AStopOnOneRankStopsEveryRankAfterTheSameWindow) {
   }
   EXPECT_EQ(steps, 8);  // the stop rides on the next window's all-reduce
   EXPECT_EQ(armOf(ranks[2].summary, ArmKind::kAccum).message, "stopped on rank 2");
-  EXPECT_EQ(armOf(ranks[0].summary, ArmKind::kAccum).message, "stopped because another worker was stopped");
+  EXPECT_EQ(armOf(ranks[0].summary, ArmKind::kAccum).message,
+            "stopped because another worker was stopped");
 }
 
 TEST(DataParallel, ALostWorkerFailsTheRunWithItsRank) {
@@ -307,7 +310,8 @@ TEST(DataParallel, ALostWorkerFailsTheRunWithItsRank) {
   EXPECT_LT(took, 10.0 + 5.0);  // the timeout and the roll call, at most
   const ArmSummary& accum = armOf(ranks[0].summary, ArmKind::kAccum);
   EXPECT_EQ(accum.status, ArmStatus::kFailed);
-  EXPECT_NE(accum.message.find("worker rank 1 stopped responding"), std::string::npos) << accum.message;
+  EXPECT_NE(accum.message.find("worker rank 1 stopped responding"), std::string::npos)
+      << accum.message;
   const ArmSummary& big = armOf(ranks[0].summary, ArmKind::kBigBatch);
   EXPECT_EQ(big.status, ArmStatus::kStopped);
   EXPECT_EQ(armOf(ranks[2].summary, ArmKind::kAccum).status, ArmStatus::kFailed);
@@ -328,7 +332,9 @@ TEST(DataParallel, MismatchedWorldSizesAreOneSentence) {
   three.workers = 3;
   const auto errors = rendezvousErrors({two, three}, 10);
   for (const auto& e : errors) {
-    EXPECT_EQ(e, "rank 1 was started for 3 workers and rank 0 for 2; give every rank the same world size");
+    EXPECT_EQ(
+        e,
+        "rank 1 was started for 3 workers and rank 0 for 2; give every rank the same world size");
   }
 }
 
@@ -337,8 +343,9 @@ TEST(DataParallel, MismatchedConfigsNameTheKey) {
   ExperimentConfig other = c;
   other.optimizer.lr = 0.1;
   for (const auto& e : rendezvousErrors({c, other}, 10)) {
-    EXPECT_EQ(e, "rank 1's experiment differs from rank 0's in optimizer.lr (0.1 against 0.05); "
-                 "start every rank with the same options");
+    EXPECT_EQ(e,
+              "rank 1's experiment differs from rank 0's in optimizer.lr (0.1 against 0.05); "
+              "start every rank with the same options");
   }
 }
 
@@ -376,8 +383,9 @@ TEST(DataParallel, APortInUseAndAnAbsentMasterAreOneSentence) {
     rank0.run(sink);
     ADD_FAILURE() << "rank 0 listened on a port in use";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "rank 0 cannot listen on port " + std::to_string(port) +
-                                         " for the other workers: the port is in use; choose another");
+    EXPECT_EQ(std::string(e.what()),
+              "rank 0 cannot listen on port " + std::to_string(port) +
+                  " for the other workers: the port is in use; choose another");
   }
   ::close(fd);  // now nobody listens there
 
@@ -392,8 +400,9 @@ TEST(DataParallel, APortInUseAndAnAbsentMasterAreOneSentence) {
     rank1.run(sink);
     ADD_FAILURE() << "rank 1 joined nobody";
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "rank 1 cannot reach rank 0 at 127.0.0.1:" + std::to_string(port) +
-                                         " within 1 s; start rank 0 first and check the address");
+    EXPECT_EQ(std::string(e.what()),
+              "rank 1 cannot reach rank 0 at 127.0.0.1:" + std::to_string(port) +
+                  " within 1 s; start rank 0 first and check the address");
   }
 }
 

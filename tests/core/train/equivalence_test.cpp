@@ -28,18 +28,20 @@ TEST_P(AccumEqualsBigBatch, After100Steps) {
   testing::expectAccumEqualsBigBatch(s, sink, GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Engine, AccumEqualsBigBatch,
-    ::testing::Combine(::testing::Values("mlp", "cnn"),
-                       ::testing::Values(OptimizerKind::kSgd, OptimizerKind::kAdam,
-                                         OptimizerKind::kAdamW),
-                       ::testing::Bool(), ::testing::Values(DType::kFloat32, DType::kFloat64)),
-    testing::equivalenceCaseName);
+INSTANTIATE_TEST_SUITE_P(Engine, AccumEqualsBigBatch,
+                         ::testing::Combine(::testing::Values("mlp", "cnn"),
+                                            ::testing::Values(OptimizerKind::kSgd,
+                                                              OptimizerKind::kAdam,
+                                                              OptimizerKind::kAdamW),
+                                            ::testing::Bool(),
+                                            ::testing::Values(DType::kFloat32, DType::kFloat64)),
+                         testing::equivalenceCaseName);
 
 TEST(AccumEqualsBigBatch, BatchNormBreaksEquivalence) {
   // BatchNorm normalises by the statistics of each micro-batch, not of the window: the
   // accumulated arm is a different model, and AccumLab must show it.
-  ExperimentConfig c = testing::equivalenceConfig({"cnn_bn", OptimizerKind::kSgd, false, DType::kFloat32}, "cpu");
+  ExperimentConfig c =
+      testing::equivalenceConfig({"cnn_bn", OptimizerKind::kSgd, false, DType::kFloat32}, "cpu");
   c.samples = 30 * 16 * 8;
   Trainer trainer(c);
   RecordingSink sink;

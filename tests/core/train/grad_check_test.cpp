@@ -151,7 +151,8 @@ TEST(GradientCheckEdges, KinksAreFloat32RoundingThatFloat64Removes) {
   // 9 of the 300 checks (the windows that hold a sample with a large first feature); without
   // the repeat each would read as a broken accumulation.
   EXPECT_GE(kinks, 3);
-  EXPECT_GE(static_cast<int64_t>(checked.of(ArmKind::kAccum).size()) - kinks, 3) << "no plain check";
+  EXPECT_GE(static_cast<int64_t>(checked.of(ArmKind::kAccum).size()) - kinks, 3)
+      << "no plain check";
   EXPECT_EQ(kinks, repeats);
   const ArmSummary& accum = armOf(s, ArmKind::kAccum);
   EXPECT_EQ(accum.grad_equivalence_checks, 300);
@@ -182,11 +183,11 @@ TEST(GradCheckTally, KeepsTheLargestKinkApartFromARealDifference) {
     t.add(r);
   };
   EXPECT_TRUE(std::isnan(t.max()));
-  check(4e-7, kNaN);    // at rounding: not repeated
-  check(3e-3, 2e-16);   // a kink
-  check(0.75, 0.75);    // real: float64 finds it too
-  check(1e-2, 1.5e-16); // a larger kink
-  t.add(StepRecord{});  // an unchecked step
+  check(4e-7, kNaN);     // at rounding: not repeated
+  check(3e-3, 2e-16);    // a kink
+  check(0.75, 0.75);     // real: float64 finds it too
+  check(1e-2, 1.5e-16);  // a larger kink
+  t.add(StepRecord{});   // an unchecked step
   EXPECT_EQ(t.checks, 4);
   EXPECT_EQ(t.kinks, 2);
   EXPECT_EQ(t.max_kink, 1e-2);

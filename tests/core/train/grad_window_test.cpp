@@ -92,8 +92,10 @@ TEST(GradWindow, WindowLossIsSampleWeightedMean) {
   const WindowResult r = window.run(unevenPlan({16, 16, 5}, false), false);
   auto params = t.model->parameters();
   torch::NoGradGuard g;
-  const double expected =
-      (t.data.train_x.matmul(params[0].t()) + params[1] - t.data.train_y).pow(2).mean().item<double>();
+  const double expected = (t.data.train_x.matmul(params[0].t()) + params[1] - t.data.train_y)
+                              .pow(2)
+                              .mean()
+                              .item<double>();
   EXPECT_NEAR(r.loss, expected, 1e-12);
   EXPECT_GT(r.mb_loss_var, 0.0);
 }
@@ -108,7 +110,8 @@ TEST(GradWindow, NoiseMeasuresMicroBatchGradientNorms) {
     for (const auto& g : t.meanGradient(mb)) small += g.pow(2).sum().item<double>() / 4.0;
   }
   double big = 0;
-  for (const auto& g : t.meanGradient(torch::arange(32, torch::kLong))) big += g.pow(2).sum().item<double>();
+  for (const auto& g : t.meanGradient(torch::arange(32, torch::kLong)))
+    big += g.pow(2).sum().item<double>();
   EXPECT_NEAR(r.g_small_sq, small, 1e-10 * small);
   EXPECT_NEAR(r.g_big_sq, big, 1e-10 * big);
   EXPECT_DOUBLE_EQ(r.b_small, 8.0);
@@ -204,7 +207,8 @@ TEST(GradWindow, Float32NoiseSumsMatchFloat64Truth) {
   }
   auto meanGradSq = [&](const torch::Tensor& rows) {
     for (auto& p : reference->parameters()) p.mutable_grad().reset();
-    const torch::Tensor out = reference->forward(data.train_x.index_select(0, rows).to(torch::kFloat64));
+    const torch::Tensor out =
+        reference->forward(data.train_x.index_select(0, rows).to(torch::kFloat64));
     torch::nn::functional::cross_entropy(out, data.train_y.index_select(0, rows)).backward();
     double sq = 0;
     for (const auto& p : reference->parameters()) sq += p.grad().pow(2).sum().item<double>();

@@ -61,9 +61,8 @@ ArmRun trainArm(const ExperimentConfig& c, int64_t budget) {
     const auto charge = memory->charge();
     auto model = factory->create();
     model->to(torch::kCPU, torch::kFloat64);
-    stepper = std::make_unique<ArmStepper>(ArmKind::kAccum, std::move(model), data, c,
-                                           torch::kCPU, torch::kFloat64, c.samples,
-                                           std::move(memory));
+    stepper = std::make_unique<ArmStepper>(ArmKind::kAccum, std::move(model), data, c, torch::kCPU,
+                                           torch::kFloat64, c.samples, std::move(memory));
   }
   ArmRun run;
   while (stepper->samplesLeft() > 0) {
@@ -122,8 +121,12 @@ TEST(OutOfMemory, TheTrainerReportsTheSplitAndKeepsAccumAndBigBatchEqual) {
   }
   // Big-batch halves 256 until its pieces fit: 128, 64 and 32 are tried in its first window.
   ASSERT_EQ(seen.size(), 2u) << ::testing::PrintToString(seen);
-  EXPECT_EQ(seen[0], "accum: out of memory at m=64: continuing with 32×8, the same update in smaller pieces");
-  EXPECT_EQ(seen[1], "big-batch: out of memory at m=256: continuing with 32×8, the same update in smaller pieces");
+  EXPECT_EQ(
+      seen[0],
+      "accum: out of memory at m=64: continuing with 32×8, the same update in smaller pieces");
+  EXPECT_EQ(
+      seen[1],
+      "big-batch: out of memory at m=256: continuing with 32×8, the same update in smaller pieces");
   for (const ArmSummary& a : s.arms) {
     EXPECT_EQ(a.status, ArmStatus::kFinished) << toString(a.arm) << ": " << a.message;
     EXPECT_LE(a.peak_tensor_bytes, c.memory_budget) << toString(a.arm);

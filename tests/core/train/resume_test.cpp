@@ -7,13 +7,13 @@
 // compared to the bit; only that one step's check and the tallies it enters may differ.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
-#include <unistd.h>
 
 #include "accumlab/input_error.h"
 #include "accumlab/trainer.h"
@@ -200,7 +200,8 @@ TEST(Resume, RefusesACheckpointOfAnotherExperimentOrAMissingOne) {
     other.run(sink);
     ADD_FAILURE() << "resumed another experiment's checkpoint";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("belongs to another experiment"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("belongs to another experiment"), std::string::npos)
+        << e.what();
   }
   std::remove(path.c_str());
   Trainer missing(config);

@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <map>
 
+#include "../data/temp_files.h"
 #include "accumlab/checkpoint_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
-#include "../data/temp_files.h"
 #include "recording_sink.h"
 
 namespace accumlab {
@@ -124,8 +124,7 @@ TEST(RunSession, CheckpointsBesideTheStoreAndResumesTheStoredExperiment) {
     explicit KeepFirstCheckpoint(RunSession& s, std::string to) : session(s), copy(std::move(to)) {}
     void onStep(const StepRecord&) override {
       if (kept || session.store()->experimentId() == 0) return;
-      const std::string from = checkpointPath(db,
-                                              session.store()->experimentId());
+      const std::string from = checkpointPath(db, session.store()->experimentId());
       if (::access(from.c_str(), F_OK) != 0) return;
       std::filesystem::copy_file(from, copy);
       kept = true;

@@ -131,7 +131,8 @@ TEST(Trainer, AccumChangeLandsOnAWindowBoundary) {
   EXPECT_EQ(sink.of(ArmKind::kBigBatch).back().micro_batch, 16);
   bool event = false;
   for (const auto& e : sink.events) {
-    event |= e.kind == EventKind::kAccum && e.message.rfind("K 4 → 2 for all arms at sample ", 0) == 0;
+    event |=
+        e.kind == EventKind::kAccum && e.message.rfind("K 4 → 2 for all arms at sample ", 0) == 0;
   }
   EXPECT_TRUE(event);
   // Big-batch switches at the same sample as accum, so the pair stays level.

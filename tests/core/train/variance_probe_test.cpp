@@ -263,7 +263,8 @@ TEST(VarianceProbe, TrainerProbesAccumAtEachEvaluation) {
   EXPECT_FALSE(j["variance_ratio"].contains("theory"));
   EXPECT_EQ(j["variance_ratio"]["batch_ratio"], 4);
   EXPECT_EQ(j["variance_ratio"]["tests_k"], false);
-  EXPECT_LT(j["variance_ratio"]["ci_low"].get<double>(), j["variance_ratio"]["ci_high"].get<double>());
+  EXPECT_LT(j["variance_ratio"]["ci_low"].get<double>(),
+            j["variance_ratio"]["ci_high"].get<double>());
   EXPECT_TRUE(j["arms"]["accum"]["loss_variance_detrended"].is_number());
   EXPECT_EQ(j["arms"]["accum"]["loss_variance_count"], 50);
 }

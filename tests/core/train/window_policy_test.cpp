@@ -49,7 +49,8 @@ struct LineProblem {
     SampleStream stream(kSamples, 5);
     torch::Tensor rows = stream.take(kSamples);
     std::vector<double> xs;
-    for (int64_t i = 0; i < kSamples; ++i) xs.push_back(static_cast<double>(rows[i].item<int64_t>() + 1));
+    for (int64_t i = 0; i < kSamples; ++i)
+      xs.push_back(static_cast<double>(rows[i].item<int64_t>() + 1));
     return xs;
   }
 
@@ -112,7 +113,8 @@ TEST(WindowPolicy, StreamCarriesTheWindowIntoTheNextEpoch) {
   SampleStream order_stream(kSamples, 5);
   torch::Tensor rows = order_stream.take(2 * kSamples);
   std::vector<double> x;
-  for (int64_t i = 0; i < 2 * kSamples; ++i) x.push_back(static_cast<double>(rows[i].item<int64_t>() + 1));
+  for (int64_t i = 0; i < 2 * kSamples; ++i)
+    x.push_back(static_cast<double>(rows[i].item<int64_t>() + 1));
   double w = 0, b = 0;
   step(w, b, {x[0], x[1], x[2], x[3]}, 4);
   step(w, b, {x[4], x[5], x[6], x[7]}, 4);
@@ -123,7 +125,8 @@ TEST(WindowPolicy, StreamCarriesTheWindowIntoTheNextEpoch) {
   GradWindow window(*s.model, s.data, torch::kCPU, torch::kFloat64);
   int updates = 0;
   while (stream.consumed() < 2 * kSamples) {
-    window.run(planWindow(stream, 2, 2, WindowPolicy::kStream, 2 * kSamples - stream.consumed()), false);
+    window.run(planWindow(stream, 2, 2, WindowPolicy::kStream, 2 * kSamples - stream.consumed()),
+               false);
     torch::NoGradGuard g;
     for (auto& p : s.model->parameters()) p.sub_(kLr * p.grad());
     ++updates;
