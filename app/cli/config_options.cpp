@@ -106,7 +106,10 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
           "Tensor memory an arm may hold at once (e.g. 200MiB). On CPU it is enforced: a "
           "micro-batch that does not fit is split in halves, with the same update",
           [](auto& c, const std::string& t) { c.memory_budget = parseByteSize(t); });
-  addText("--arms", arms_, "Comma list of no-accum, accum, big-batch",
+  addText("--arms", arms_,
+          "Comma list of no-accum, accum, big-batch and the pitfall arms (pitfall:sum, "
+          "pitfall:last-only, pitfall:double-last, pitfall:mean-of-means, pitfall:clip-each, "
+          "pitfall:no-zero, pitfall:schedule-per-micro: docs/pitfalls.md)",
           [](auto& c, const std::string& t) { c.arms = parseArms(t); });
   addText("--optimizer", optimizer_, "sgd | adam | adamw",
           [](auto& c, const std::string& t) { c.optimizer.kind = parseOptimizerKind(t); });

@@ -1,5 +1,6 @@
 #include "progress_sink.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -96,9 +97,12 @@ std::string ProgressSink::lineFor(const std::string& arm, const ArmLine& l) cons
   // An arm's own ETA counts only its compute; arms share one thread, see the total below.
   const double eta =
       l.samples_per_s > 0 ? static_cast<double>(budget_ - l.samples) / l.samples_per_s : NAN;
-  std::snprintf(buf, sizeof buf, "%-10s %10lld/%lld (%5.1f%%)  loss %-10.4g %9.0f samples/s  %s",
-                arm.c_str(), static_cast<long long>(l.samples), static_cast<long long>(budget_),
-                pct, l.loss, l.samples_per_s,
+  // The arms' names in one column, as wide as the longest (pitfall:schedule-per-micro).
+  int width = 10;
+  for (const auto& [name, line] : arms_) width = std::max(width, static_cast<int>(name.size()));
+  std::snprintf(buf, sizeof buf, "%-*s %10lld/%lld (%5.1f%%)  loss %-10.4g %9.0f samples/s  %s",
+                width, arm.c_str(), static_cast<long long>(l.samples),
+                static_cast<long long>(budget_), pct, l.loss, l.samples_per_s,
                 l.state == "running" ? ("ETA " + formatDuration(eta)).c_str() : l.state.c_str());
   return buf;
 }

@@ -20,7 +20,16 @@ template <typename E>
 using Names = std::vector<std::pair<E, const char*>>;
 
 const Names<ArmKind> kArmNames = {
-    {ArmKind::kNoAccum, "no-accum"}, {ArmKind::kAccum, "accum"}, {ArmKind::kBigBatch, "big-batch"}};
+    {ArmKind::kNoAccum, "no-accum"},
+    {ArmKind::kAccum, "accum"},
+    {ArmKind::kBigBatch, "big-batch"},
+    {ArmKind::kPitfallSum, "pitfall:sum"},
+    {ArmKind::kPitfallLastOnly, "pitfall:last-only"},
+    {ArmKind::kPitfallDoubleLast, "pitfall:double-last"},
+    {ArmKind::kPitfallMeanOfMeans, "pitfall:mean-of-means"},
+    {ArmKind::kPitfallClipEach, "pitfall:clip-each"},
+    {ArmKind::kPitfallNoZero, "pitfall:no-zero"},
+    {ArmKind::kPitfallSchedulePerMicro, "pitfall:schedule-per-micro"}};
 const Names<OptimizerKind> kOptimizerNames = {
     {OptimizerKind::kSgd, "sgd"}, {OptimizerKind::kAdam, "adam"}, {OptimizerKind::kAdamW, "adamw"}};
 const Names<LrSchedule> kScheduleNames = {{LrSchedule::kConstant, "constant"},
@@ -81,11 +90,26 @@ WindowPolicy parseWindowPolicy(const std::string& s) {
 DType parseDType(const std::string& s) { return parseName(kDTypeNames, s, "dtype"); }
 Task parseTask(const std::string& s) { return parseName(kTaskNames, s, "task"); }
 
+bool isPitfall(ArmKind arm) { return arm >= ArmKind::kPitfallSum; }
+
+bool accumulates(ArmKind arm) { return arm == ArmKind::kAccum || isPitfall(arm); }
+
+const std::vector<ArmKind>& pitfallArms() {
+  static const std::vector<ArmKind> arms = [] {
+    std::vector<ArmKind> all;
+    for (const auto& [arm, name] : kArmNames) {
+      if (isPitfall(arm)) all.push_back(arm);
+    }
+    return all;
+  }();
+  return arms;
+}
+
 int64_t armMicroBatch(ArmKind arm, int64_t m, int64_t k) {
   return arm == ArmKind::kBigBatch ? m * k : m;
 }
 
-int64_t armAccum(ArmKind arm, int64_t m, int64_t k) { return arm == ArmKind::kAccum ? k : 1; }
+int64_t armAccum(ArmKind arm, int64_t m, int64_t k) { return accumulates(arm) ? k : 1; }
 
 std::string configToJson(const ExperimentConfig& c, int indent) {
   const OptimizerConfig& o = c.optimizer;
@@ -310,6 +334,20 @@ void validateConfig(const ExperimentConfig& c) {
     fail("workers train the accum arm data-parallel: add accum to the arms, or use one worker");
   }
   if (c.grad_check_every < 0) fail("the gradient check interval must be zero (off) or positive");
+  for (const ArmKind arm : c.arms) {
+    if (!isPitfall(arm)) continue;
+    const std::string name = "arm '" + toString(arm) + "'";
+    if (c.workers > 1) fail(name + " trains on one worker: use --workers 1 with pitfall arms");
+    if (arm == ArmKind::kPitfallClipEach && c.optimizer.clip_norm <= 0) {
+      fail(name + " clips each micro-batch's gradient: give it a norm with --clip-norm");
+    }
+    if (arm == ArmKind::kPitfallSchedulePerMicro && c.optimizer.schedule == LrSchedule::kConstant &&
+        c.optimizer.warmup_samples == 0) {
+      fail(name +
+           " steps the LR schedule per micro-batch: give it a schedule (--lr-schedule "
+           "step or cosine, or --warmup-samples)");
+    }
+  }
 }
 
 double scaledLearningRate(const OptimizerConfig& c, double batch_ratio) {

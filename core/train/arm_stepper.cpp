@@ -7,6 +7,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "train/optimizer_factory.h"
+#include "train/pitfalls.h"
 #include "train/window_plan.h"
 
 namespace accumlab {
@@ -52,21 +53,18 @@ void ArmStepper::adoptSizes(int64_t m, int64_t k) {
   accum_ = armAccum(kind_, m, k);
   const double ratio = kind_ == ArmKind::kNoAccum ? 1.0 : static_cast<double>(k);
   base_lr_ = scaledLearningRate(config_.optimizer, ratio);
-  lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
-  setLearningRate(*optimizer_, lr_);
+  scheduleLr();
 }
 
 int64_t ArmStepper::boundaryAtOrAfter(int64_t position) const {
-  // Mirrors planWindow: a window takes m·K samples, capped by the budget and, under every
-  // policy but stream, by the end of the epoch (dropped samples count as consumed).
-  const int64_t epoch = data_.trainSize();
-  int64_t at = stream_.consumed();
-  while (at < position && at < budget_) {
-    int64_t take = std::min(effectiveBatch(), budget_ - at);
-    if (config_.window_policy != WindowPolicy::kStream) take = std::min(take, epoch - at % epoch);
-    at += take;
-  }
-  return at;
+  return windowBoundaryAtOrAfter(stream_.consumed(), position, effectiveBatch(), budget_,
+                                 data_.trainSize(), config_.window_policy);
+}
+
+void ArmStepper::scheduleLr() {
+  const int64_t at = schedulePosition(kind_, stream_.consumed(), accum_);
+  lr_ = scheduledLr(config_.optimizer, base_lr_, at, budget_, data_.trainSize());
+  setLearningRate(*optimizer_, lr_);
 }
 
 WindowOutcome ArmStepper::step() {
@@ -89,6 +87,7 @@ WindowOutcome ArmStepper::step() {
     if (piece_cap_ > 0) share = splitPieces(share, piece_cap_);
     return train(share, false);
   }
+  applyPitfall(kind_, accum_, config_.optimizer.clip_norm, plan);
   // Since memory ran out, micro-batches run in pieces (which also measure a K = 1 arm's noise).
   if (piece_cap_ > 0) plan = splitPieces(plan, piece_cap_);
   bool probe = false;
@@ -153,8 +152,7 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
     return out;
   }
   ++steps_;
-  lr_ = scheduledLr(config_.optimizer, base_lr_, stream_.consumed(), budget_, data_.trainSize());
-  setLearningRate(*optimizer_, lr_);
+  scheduleLr();
   train_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
   rec.peak_tensor_bytes = memory_->endWindow();
   peak_tensor_bytes_ = std::max(peak_tensor_bytes_, rec.peak_tensor_bytes);

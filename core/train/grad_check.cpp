@@ -77,7 +77,8 @@ void dropGrads(std::vector<torch::Tensor>& params) {
 bool ArmStepper::gradCheckDue(const WindowPlan& plan) const {
   // A data-parallel window's shards live in different processes: the pairing with the
   // big-batch arm checks the distributed path instead.
-  if (kind_ != ArmKind::kAccum || group_ || config_.grad_check_every <= 0) return false;
+  // A pitfall arm is checked like accum: the check measures its mistake.
+  if (!accumulates(kind_) || group_ || config_.grad_check_every <= 0) return false;
   // Every N-th window alone would miss the few windows that differ from the rest, and there
   // accumulation goes wrong if it does (flush-divide-by-K under-scales only the short window
   // at an epoch end). They are rare (about one per epoch), so checking each costs little.
@@ -148,8 +149,9 @@ void ArmStepper::recordGradCheck(const WindowPlan& plan, double equiv, StepRecor
   rec.grad_equiv = equiv;
   // Widening a model converts all its buffers, BatchNorm's integer count included; a
   // batch-dependent model differs from its big batch anyway.
-  if (config_.dtype == DType::kFloat32 && equiv > roundingLevel(DType::kFloat32) &&
-      !model_->batchDependent()) {
+  // A pitfall's difference is its mistake, not rounding: no repeat.
+  if (kind_ == ArmKind::kAccum && config_.dtype == DType::kFloat32 &&
+      equiv > roundingLevel(DType::kFloat32) && !model_->batchDependent()) {
     if (const std::optional<double> wide = repeatInFloat64(plan)) rec.grad_equiv_f64 = *wide;
   }
   grad_checks_.add(rec);

@@ -172,13 +172,42 @@ void WindowResult::finish() {
   g_big_sq = grad_sq;
 }
 
+void GradWindow::addClipped(const torch::Tensor& sum, double scale, double n, double max_norm) {
+  // .grad is set aside, so that the backward leaves this micro-batch's own part in it:
+  // scale·n·g_i, with g_i its mean gradient, which is clipped as clip_grad_norm_ would clip
+  // it and then added to what was set aside.
+  std::vector<torch::Tensor> before;
+  before.reserve(params_.size());
+  for (auto& p : params_) {
+    before.push_back(p.grad());
+    p.mutable_grad().reset();
+  }
+  (sum * scale).backward();
+  torch::NoGradGuard no_grad;
+  double sq = 0;
+  for (const auto& p : params_) {
+    if (p.grad().defined()) sq += p.grad().pow(2).sum().item<double>();
+  }
+  const double norm = std::sqrt(sq) / std::abs(scale * n);  // |g_i|
+  const double factor = std::min(1.0, max_norm / (norm + 1e-6));
+  for (size_t j = 0; j < params_.size(); ++j) {
+    torch::Tensor own = params_[j].grad();
+    if (!own.defined()) {
+      params_[j].mutable_grad() = before[j];
+      continue;
+    }
+    if (factor < 1.0) own.mul_(factor);
+    if (before[j].defined()) params_[j].mutable_grad() = before[j].add_(own);
+  }
+}
+
 WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   WindowResult r;
   const size_t k = plan.micro_batches.size();
   // A worker's share of a data-parallel window measures even its one micro-batch: the other
   // workers' make up the set.
   const bool noise = measure_noise && !hooks_.empty() && (k > 1 || plan.shard) && plan.exact_mean;
-  dropGrads();
+  if (!plan.keep_grads) dropGrads();
   std::vector<torch::Tensor> sums;
   std::vector<size_t> squares_end;  // captured index where each micro-batch's squares end
   sums.reserve(k);
@@ -192,7 +221,11 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
     const torch::Tensor& rows = plan.micro_batches[i];
     torch::Tensor output = model_.forward(data_.trainInputs(rows, dtype_, device_));
     torch::Tensor sum = lossSum(output, data_.trainTargets(rows, dtype_, device_));
-    (sum * plan.loss_scales[i]).backward();
+    if (plan.clip_each > 0) {
+      addClipped(sum, plan.loss_scales[i], static_cast<double>(rows.size(0)), plan.clip_each);
+    } else {
+      (sum * plan.loss_scales[i]).backward();
+    }
     sums.push_back(sum.detach());
     if (noise) {
       std::lock_guard<std::mutex> lock(hook_mutex_);

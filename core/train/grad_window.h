@@ -71,6 +71,9 @@ class GradWindow {
 
  private:
   torch::Tensor lossSum(const torch::Tensor& output, const torch::Tensor& target) const;
+  /// Backward of one micro-batch's `sum` of losses times `scale` (`n` samples), its mean
+  /// gradient clipped to `max_norm` before it is added to .grad (pitfall clip-each).
+  void addClipped(const torch::Tensor& sum, double scale, double n, double max_norm);
   /// Drops every parameter's gradient before a window, as PyTorch's zero_grad() does: the
   /// first backward then hands its gradient over instead of adding it to zeros.
   void dropGrads();

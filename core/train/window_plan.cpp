@@ -88,4 +88,15 @@ WindowPlan shardOf(const WindowPlan& plan, int rank, int workers) {
   return out;
 }
 
+int64_t windowBoundaryAtOrAfter(int64_t consumed, int64_t position, int64_t window, int64_t budget,
+                                int64_t epoch, WindowPolicy policy) {
+  int64_t at = consumed;
+  while (at < position && at < budget) {
+    int64_t take = std::min(window, budget - at);
+    if (policy != WindowPolicy::kStream) take = std::min(take, epoch - at % epoch);
+    at += take;
+  }
+  return at;
+}
+
 }  // namespace accumlab

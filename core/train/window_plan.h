@@ -18,9 +18,14 @@ struct WindowPlan {
   int64_t consumed = 0;                      ///< samples taken from the stream (incl. dropped)
   bool partial = false;                      ///< fewer than m·K samples
   bool dropped = false;                      ///< a partial window discarded by `drop`
-  /// True when the scaled gradient sum is the sample-weighted mean gradient (false only for
-  /// a short window under `flush-divide-by-K`).
+  /// True when the scaled gradient sum is the sample-weighted mean gradient (false for a
+  /// short window under `flush-divide-by-K` and for a pitfall arm's window).
   bool exact_mean = true;
+  /// Pitfall no-zero: the window adds to .grad as the previous window left it.
+  bool keep_grads = false;
+  /// Pitfall clip-each: each micro-batch's mean gradient is clipped to this norm (PyTorch's
+  /// rule) before it is added; 0: off.
+  double clip_each = 0;
   /// One worker's share of a data-parallel window (shardOf): micro_batches are this worker's,
   /// samples, consumed and loss_scales are the whole window's.
   bool shard = false;
@@ -62,6 +67,13 @@ WindowPlan splitPieces(const WindowPlan& plan, int64_t cap);
 /// (a short window leaves the last workers fewer, or none). Summing every share's gradient
 /// gives the window's.
 WindowPlan shardOf(const WindowPlan& plan, int rank, int workers);
+
+/// The sample position of the first window boundary at or after `position` for an arm at
+/// `consumed` taking windows of `window` samples, capped by `budget` and, under every policy
+/// but stream, by the end of each `epoch` (dropped samples count as consumed): planWindow's
+/// arithmetic, without taking samples.
+int64_t windowBoundaryAtOrAfter(int64_t consumed, int64_t position, int64_t window, int64_t budget,
+                                int64_t epoch, WindowPolicy policy);
 
 /// Splits rows into consecutive micro-batches of `m` (the last may be shorter).
 std::vector<torch::Tensor> splitMicroBatches(const torch::Tensor& rows, int64_t m);

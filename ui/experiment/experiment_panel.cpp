@@ -22,6 +22,7 @@
 #include "experiment/batch_slider.h"
 #include "experiment/enum_combo.h"
 #include "experiment/memory_estimator.h"
+#include "experiment/pitfall_picker.h"
 #include "experiment/source_pickers.h"
 #include "plots/arm_style.h"
 
@@ -137,6 +138,11 @@ QWidget* ExperimentPanel::buildBatchGroup() {
     connect(arm_checks_[i], &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
   }
   form->addRow(tr("Arms"), arms);
+  // A row of its own: beside the arms it would widen the dock past a 1024×768 screen.
+  pitfalls_ = new PitfallPicker(box);
+  locked_while_running_ << pitfalls_;
+  connect(pitfalls_, &PitfallPicker::chosenChanged, this, &ExperimentPanel::configEdited);
+  form->addRow(tr("Wrong recipes"), pitfalls_);
   connect(micro_slider_, &BatchSlider::valuePreview, this, &ExperimentPanel::updateDerivedLabels);
   connect(accum_slider_, &BatchSlider::valuePreview, this, &ExperimentPanel::updateDerivedLabels);
   connect(micro_slider_, &BatchSlider::valueChanged, this, [this](qint64 m) {
@@ -306,6 +312,7 @@ ExperimentConfig ExperimentPanel::config() const {
   for (int i = 0; i < 3; ++i) {
     if (arm_checks_[i]->isChecked()) c.arms.push_back(kArms[i]);
   }
+  for (const ArmKind arm : pitfalls_->chosen()) c.arms.push_back(arm);
   c.optimizer.kind = enumOf<OptimizerKind>(optimizer_combo_);
   c.optimizer.lr = lr_spin_->value();
   c.optimizer.momentum = momentum_spin_->value();
@@ -346,6 +353,7 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   for (int i = 0; i < 3; ++i) {
     arm_checks_[i]->setChecked(std::find(c.arms.begin(), c.arms.end(), kArms[i]) != c.arms.end());
   }
+  pitfalls_->setChosen(c.arms);
   selectEnum(optimizer_combo_, c.optimizer.kind);
   lr_spin_->setValue(c.optimizer.lr);
   momentum_spin_->setValue(c.optimizer.momentum);

@@ -17,6 +17,7 @@ namespace accumlab::ui {
 
 class BatchSlider;
 class MemoryEstimator;
+class PitfallPicker;
 class SourcePickers;
 
 /// The experiment editor of the main window's dock: data, model, m and K sliders, arms,
@@ -86,6 +87,7 @@ class ExperimentPanel : public QWidget {
   QTimer* memory_probe_timer_;  ///< single shot: settles a burst of edits into one request
   bool running_ = false;
   QCheckBox* arm_checks_[3];
+  PitfallPicker* pitfalls_;  ///< the pitfall arms ("Common mistakes")
   QComboBox* optimizer_combo_;
   QDoubleSpinBox* lr_spin_;
   QDoubleSpinBox* momentum_spin_;

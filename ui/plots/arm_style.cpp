@@ -8,6 +8,10 @@ namespace {
 constexpr QRgb kNoAccumColor = 0xE15759;
 constexpr QRgb kAccumColor = 0x4E79A7;
 constexpr QRgb kBigBatchColor = 0x59A14F;
+// The pitfall arms (Tableau 20's muted half, apart from the arms' and the compared runs'
+// colours), in ArmKind order from pitfall:sum; they are drawn dash-dotted.
+constexpr QRgb kPitfallColors[] = {0xB6992D, 0x499894, 0xD37295, 0x9D7660,
+                                   0x79706E, 0xD4A6C8, 0x86BCB6};
 }  // namespace
 
 QColor armColor(ArmKind arm) {
@@ -18,8 +22,11 @@ QColor armColor(ArmKind arm) {
       return QColor(kAccumColor);
     case ArmKind::kBigBatch:
       return QColor(kBigBatchColor);
+    default:
+      break;
   }
-  return Qt::black;
+  const auto pitfall = static_cast<size_t>(arm) - static_cast<size_t>(ArmKind::kPitfallSum);
+  return QColor(kPitfallColors[pitfall % (sizeof kPitfallColors / sizeof *kPitfallColors)]);
 }
 
 QString armName(ArmKind arm) { return QString::fromStdString(toString(arm)); }
@@ -29,6 +36,7 @@ QString armColorName(ArmKind arm) { return armColor(arm).name(); }
 QPen armPen(ArmKind arm) {
   QPen pen(armColor(arm), 1.0);
   if (arm == ArmKind::kBigBatch) pen.setStyle(Qt::DashLine);
+  if (isPitfall(arm)) pen.setStyle(Qt::DashDotLine);
   return pen;
 }
 
@@ -48,8 +56,9 @@ Qt::PenStyle armLineStyle(ArmKind arm) {
       return Qt::DashLine;
     case ArmKind::kBigBatch:
       return Qt::DotLine;
+    default:
+      return Qt::DashDotLine;  // the pitfall arms
   }
-  return Qt::SolidLine;
 }
 
 QPen comparePen(ArmKind arm, int run, double width) {

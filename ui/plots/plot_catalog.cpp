@@ -160,12 +160,15 @@ std::vector<CanvasDef> makeCatalog() {
           "each update. They start equal to rounding, but training amplifies tiny "
           "differences (a ReLU that flips for one sample in one arm only), so the two "
           "runs part slowly, like two weather simulations; in float64 they stay "
-          "together far longer. That is rounding, not accumulation.<br><b>Read-out:</b> the "
+          "together far longer. That is rounding, not accumulation.<br><b>Dash-dotted: "
+          "wrong recipes.</b> A pitfall arm (Common mistakes) is checked like accum, at its "
+          "own weights: its line is the size of its mistake (pitfall:sum stays at K − "
+          "1).<br><b>Read-out:</b> the "
           "gradient check (largest, kinks excluded), the figure the CLI, <tt>show</tt> "
           "and the report give."),
        {{tr("max relative difference"), true, false}},
        {{"grad_equiv", tr("gradient"), [](const StepRecord& r) { return r.grad_equiv; }, nullptr,
-         false, 0, SeriesLook::kBold, ArmKind::kAccum},
+         false, 0, SeriesLook::kBold, ArmKind::kAccum, true},
         {"grad_equiv_f64", tr("gradient, float64 repeat"),
          [](const StepRecord& r) { return r.grad_equiv_f64; }, nullptr, false, 0,
          SeriesLook::kMarkers, ArmKind::kAccum},

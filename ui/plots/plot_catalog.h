@@ -31,6 +31,12 @@ struct SeriesDef {
   int pane = 0;           ///< index into CanvasDef::panes
   SeriesLook look = SeriesLook::kNormal;
   std::optional<ArmKind> only_arm;  ///< draw for this arm only
+  bool pitfalls_too = false;        ///< with only_arm: also for every pitfall arm
+
+  /// Whether this series has a line for `arm`.
+  bool drawnFor(ArmKind arm) const {
+    return !only_arm || *only_arm == arm || (pitfalls_too && isPitfall(arm));
+  }
 };
 
 /// One stacked axis rectangle of a canvas.

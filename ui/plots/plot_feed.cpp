@@ -201,7 +201,7 @@ void PlotFeed::drawNew(int source) {
     for (size_t c = 0; c < catalog.size(); ++c) {
       for (size_t s = 0; s < catalog[c].series.size(); ++s) {
         const SeriesDef& def = catalog[c].series[s];
-        if (def.only_arm && *def.only_arm != arm.arm) continue;
+        if (!def.drawnFor(arm.arm)) continue;
         y.clear();
         if (def.step_value && step_n > 0) {
           DebiasedEma* ema = nullptr;

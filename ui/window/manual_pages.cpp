@@ -125,6 +125,7 @@ const std::vector<ManualPage>& manualPages() {
       {tr("&Lessons, and writing one"), "lessons.md"},
       {tr("What is &measured, and how"), "measurements.md"},
       {tr("Accumulation, e&xactly"), "accumulation.md"},
+      {tr("Common mis&takes"), "pitfalls.md"},
       {tr("The &command line"), "cli.md"},
   };
   return pages;

@@ -105,7 +105,7 @@ void RunStatusBar::showProgress(const RunData& run) {
   // Progress over all arms: each counts its samples up to the budget (ended arms count full).
   double done = 0, wall_ms = 0;
   bool all_ended = true;
-  QStringList rates;
+  QStringList rates, pitfall_rates;
   for (const ArmSeries& arm : run.arms) {
     // Only a finished arm counts in full: a stopped or failed one shows where it ended.
     const bool finished = arm.has_summary && arm.summary.status == ArmStatus::kFinished;
@@ -129,7 +129,7 @@ void RunStatusBar::showProgress(const RunData& run) {
                     .arg(formatRate(last.samples_per_s / static_cast<double>(workers)))
                     .arg(last.allreduce_ms, 0, 'f', 2);
       }
-      rates << rate;
+      (isPitfall(arm.arm) ? pitfall_rates : rates) << rate;
     }
   }
   const double fraction = done / static_cast<double>(run.arms.size());
@@ -148,7 +148,15 @@ void RunStatusBar::showProgress(const RunData& run) {
   } else if (fraction >= 1.0) {
     eta_->setFullText(tr("took %1").arg(formatDuration(wall_ms / 1000.0)));
   }
+  // The wrong recipes' rates are in the tooltip: all of them side by side would widen the
+  // window past a 1024×768 screen.
+  if (!pitfall_rates.isEmpty()) rates << tr("+%n wrong recipe(s)", "", pitfall_rates.size());
   throughput_->setText(rates.join(" &nbsp; "));
+  throughput_->setToolTip(pitfall_rates.isEmpty()
+                              ? tr("Training samples per second of each arm")
+                              : tr("Training samples per second of each arm; the wrong "
+                                   "recipes: %1")
+                                    .arg(pitfall_rates.join(", ")));
 }
 
 void RunStatusBar::setDevice(const QString& device) { device_->setFullText(device); }

@@ -6,8 +6,21 @@
 
 namespace accumlab {
 
-/// The arms of an experiment (docs/accumulation.md).
-enum class ArmKind { kNoAccum, kAccum, kBigBatch };
+/// The arms of an experiment (docs/accumulation.md). The pitfall arms (docs/pitfalls.md) are
+/// the wrong accumulation recipes people write: each trains with accum's m and K, from the
+/// same weights on the same samples, and differs from accum in one mistake.
+enum class ArmKind {
+  kNoAccum,
+  kAccum,
+  kBigBatch,
+  kPitfallSum,               ///< "pitfall:sum": K micro-batch mean gradients added, not averaged
+  kPitfallLastOnly,          ///< "pitfall:last-only": zeroed inside the loop, the last counts
+  kPitfallDoubleLast,        ///< "pitfall:double-last": the last micro-batch added twice
+  kPitfallMeanOfMeans,       ///< "pitfall:mean-of-means": each micro-batch's mean ÷ K
+  kPitfallClipEach,          ///< "pitfall:clip-each": each micro-batch's gradient clipped
+  kPitfallNoZero,            ///< "pitfall:no-zero": gradients never zeroed between windows
+  kPitfallSchedulePerMicro,  ///< "pitfall:schedule-per-micro": LR schedule per micro-batch
+};
 enum class OptimizerKind { kSgd, kAdam, kAdamW };
 enum class LrSchedule { kConstant, kStep, kCosine };
 /// How the LR of the larger-batch arms (accum, big-batch) is scaled from the base LR.
@@ -121,6 +134,13 @@ void validateConfig(const ExperimentConfig& config);
 /// The LR of an arm before scheduling: the base LR times the scaling rule applied to
 /// `batch_ratio` = B_eff / m (K for accum and big-batch, 1 for no-accum).
 double scaledLearningRate(const OptimizerConfig& config, double batch_ratio);
+
+/// True for the pitfall arms.
+bool isPitfall(ArmKind arm);
+/// True for the arms that add K micro-batches into each update: accum and the pitfalls.
+bool accumulates(ArmKind arm);
+/// Every pitfall arm, in the order the app lists them.
+const std::vector<ArmKind>& pitfallArms();
 
 /// The micro-batch size and accumulation count of one arm under the given m and K.
 int64_t armMicroBatch(ArmKind arm, int64_t m, int64_t k);

@@ -1,0 +1,39 @@
+// The wrong accumulation recipes as changes to a window (docs/pitfalls.md).
+#include "train/pitfalls.h"
+
+namespace accumlab {
+
+void applyPitfall(ArmKind arm, int64_t k, double clip_norm, WindowPlan& plan) {
+  if (!isPitfall(arm) || plan.micro_batches.empty()) return;
+  plan.exact_mean = false;
+  const size_t last = plan.micro_batches.size() - 1;
+  const double K = static_cast<double>(k);
+  for (size_t i = 0; i <= last; ++i) {
+    const double n = static_cast<double>(plan.micro_batches[i].size(0));
+    double& scale = plan.loss_scales[i];
+    switch (arm) {
+      case ArmKind::kPitfallSum:
+        scale = 1.0 / n;
+        break;
+      case ArmKind::kPitfallLastOnly:
+        scale = i == last ? 1.0 / n : 0.0;
+        break;
+      case ArmKind::kPitfallDoubleLast:
+        scale = (i == last ? 2.0 : 1.0) / (n * K);
+        break;
+      case ArmKind::kPitfallMeanOfMeans:
+        scale = 1.0 / (n * K);
+        break;
+      default:
+        break;  // the others keep accum's exact scales
+    }
+  }
+  if (arm == ArmKind::kPitfallClipEach) plan.clip_each = clip_norm;
+  if (arm == ArmKind::kPitfallNoZero) plan.keep_grads = true;
+}
+
+int64_t schedulePosition(ArmKind arm, int64_t samples_seen, int64_t k) {
+  return arm == ArmKind::kPitfallSchedulePerMicro ? samples_seen * k : samples_seen;
+}
+
+}  // namespace accumlab

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <cstdint>
+
+#include "accumlab/experiment_config.h"
+#include "train/window_plan.h"
+
+namespace accumlab {
+
+/// Makes accum's correctly planned window `plan` (`k` micro-batches planned per window) into
+/// what pitfall arm `arm` computes (docs/pitfalls.md); `clip_norm` is the run's --clip-norm.
+/// Each mistake is in the loss scales or in how the window treats .grad:
+/// - sum: each micro-batch's mean loss, added: scale 1/n_i (K× the big batch's gradient);
+/// - last-only: .grad zeroed before each micro-batch, so only the last counts: 1/n_K, others 0;
+/// - double-last: each micro-batch's mean ÷ K, the last added twice: 1/(n_i·K), last 2/(n_K·K);
+/// - mean-of-means: each micro-batch's mean ÷ K: 1/(n_i·K), exact only when all sizes are equal;
+/// - clip-each: each micro-batch's mean gradient clipped to `clip_norm` before it is added;
+/// - no-zero: .grad never zeroed, so each window adds to every earlier window's gradient.
+/// schedule-per-micro changes no window: its LR schedule runs K× too fast (schedulePosition).
+/// A pitfall window measures no gradient noise (its scaled sum is not the mean gradient).
+void applyPitfall(ArmKind arm, int64_t k, double clip_norm, WindowPlan& plan);
+
+/// Where arm `arm`'s LR schedule stands after `samples_seen` samples of windows of `k`: the
+/// samples seen, or K× as many for schedule-per-micro, whose scheduler steps per micro-batch.
+int64_t schedulePosition(ArmKind arm, int64_t samples_seen, int64_t k);
+
+}  // namespace accumlab

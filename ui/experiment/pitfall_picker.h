@@ -1,0 +1,39 @@
+#pragma once
+
+#include <QToolButton>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+
+class QAction;
+
+namespace accumlab::ui {
+
+/// "Common mistakes ▾": a button whose menu adds the pitfall arms (docs/pitfalls.md), the
+/// wrong accumulation recipes, as arms beside accum; each entry's tooltip says the mistake in
+/// plain words with the short loop that makes it. One row, so it fits a 1024×768 screen.
+class PitfallPicker : public QToolButton {
+  Q_OBJECT
+
+ public:
+  explicit PitfallPicker(QWidget* parent = nullptr);
+
+  /// The pitfall arms chosen, in pitfallArms() order.
+  std::vector<ArmKind> chosen() const;
+  /// Chooses the pitfall arms among `arms` (others are ignored); emits nothing.
+  void setChosen(const std::vector<ArmKind>& arms);
+
+  /// The tooltip of pitfall arm `arm`: the mistake, what theory says, the wrong loop.
+  static QString explanation(ArmKind arm);
+
+ signals:
+  /// The user chose or dropped a pitfall arm.
+  void chosenChanged();
+
+ private:
+  void updateText();
+
+  std::vector<QAction*> actions_;  ///< one per pitfallArms() entry
+};
+
+}  // namespace accumlab::ui
