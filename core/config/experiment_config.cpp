@@ -92,6 +92,22 @@ Task parseTask(const std::string& s) { return parseName(kTaskNames, s, "task"); 
 
 bool isPitfall(ArmKind arm) { return arm >= ArmKind::kPitfallSum; }
 
+std::string pitfallUnmet(ArmKind arm, const ExperimentConfig& c) {
+  if (!isPitfall(arm)) return "";
+  if (arm == ArmKind::kPitfallClipEach && c.optimizer.clip_norm <= 0) {
+    return "it clips each micro-batch's gradient to the clip norm, and the experiment has "
+           "none; give one (--clip-norm, or clip_norm in a config file)";
+  }
+  if (arm == ArmKind::kPitfallSchedulePerMicro && c.optimizer.schedule == LrSchedule::kConstant &&
+      c.optimizer.warmup_samples == 0) {
+    return "it steps the LR schedule per micro-batch, and the experiment's LR is constant; give "
+           "it a schedule (--lr-schedule step or cosine, --warmup-samples, or lr_schedule in a "
+           "config file)";
+  }
+  if (c.workers > 1) return "a pitfall arm trains on one worker; use one worker (--workers 1)";
+  return "";
+}
+
 bool accumulates(ArmKind arm) { return arm == ArmKind::kAccum || isPitfall(arm); }
 
 const std::vector<ArmKind>& pitfallArms() {
@@ -335,17 +351,8 @@ void validateConfig(const ExperimentConfig& c) {
   }
   if (c.grad_check_every < 0) fail("the gradient check interval must be zero (off) or positive");
   for (const ArmKind arm : c.arms) {
-    if (!isPitfall(arm)) continue;
-    const std::string name = "arm '" + toString(arm) + "'";
-    if (c.workers > 1) fail(name + " trains on one worker: use --workers 1 with pitfall arms");
-    if (arm == ArmKind::kPitfallClipEach && c.optimizer.clip_norm <= 0) {
-      fail(name + " clips each micro-batch's gradient: give it a norm with --clip-norm");
-    }
-    if (arm == ArmKind::kPitfallSchedulePerMicro && c.optimizer.schedule == LrSchedule::kConstant &&
-        c.optimizer.warmup_samples == 0) {
-      fail(name +
-           " steps the LR schedule per micro-batch: give it a schedule (--lr-schedule "
-           "step or cosine, or --warmup-samples)");
+    if (const std::string why = pitfallUnmet(arm, c); !why.empty()) {
+      fail("arm '" + toString(arm) + "' cannot run: " + why);
     }
   }
 }

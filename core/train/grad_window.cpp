@@ -183,19 +183,12 @@ void GradWindow::addClipped(const torch::Tensor& sum, double scale, double n, do
     p.mutable_grad().reset();
   }
   (sum * scale).backward();
-  torch::NoGradGuard no_grad;
-  double sq = 0;
-  for (const auto& p : params_) {
-    if (p.grad().defined()) sq += p.grad().pow(2).sum().item<double>();
-  }
-  const double norm = std::sqrt(sq) / std::abs(scale * n);  // |g_i|
+  fillMissingGrads();
+  const double norm = std::sqrt(squaredGradNorm(params_)) / std::abs(scale * n);  // |g_i|
   const double factor = std::min(1.0, max_norm / (norm + 1e-6));
+  torch::NoGradGuard no_grad;
   for (size_t j = 0; j < params_.size(); ++j) {
     torch::Tensor own = params_[j].grad();
-    if (!own.defined()) {
-      params_[j].mutable_grad() = before[j];
-      continue;
-    }
     if (factor < 1.0) own.mul_(factor);
     if (before[j].defined()) params_[j].mutable_grad() = before[j].add_(own);
   }

@@ -353,7 +353,7 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   for (int i = 0; i < 3; ++i) {
     arm_checks_[i]->setChecked(std::find(c.arms.begin(), c.arms.end(), kArms[i]) != c.arms.end());
   }
-  pitfalls_->setChosen(c.arms);
+  pitfalls_->setConfig(c);
   selectEnum(optimizer_combo_, c.optimizer.kind);
   lr_spin_->setValue(c.optimizer.lr);
   momentum_spin_->setValue(c.optimizer.momentum);

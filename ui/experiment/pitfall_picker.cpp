@@ -41,10 +41,19 @@ std::vector<ArmKind> PitfallPicker::chosen() const {
   return arms;
 }
 
-void PitfallPicker::setChosen(const std::vector<ArmKind>& arms) {
+void PitfallPicker::setConfig(const ExperimentConfig& config) {
+  const std::vector<ArmKind>& arms = config.arms;
   for (QAction* a : actions_) {
     const QSignalBlocker block(a);
     const auto arm = static_cast<ArmKind>(a->data().toInt());
+    const std::string unmet = pitfallUnmet(arm, config);
+    a->setEnabled(unmet.empty());
+    a->setToolTip(
+        unmet.empty()
+            ? explanation(arm)
+            : explanation(arm) +
+                  QStringLiteral("<p><i>%1</i></p>")
+                      .arg(tr("Not here: %1.").arg(QString::fromStdString(unmet)).toHtmlEscaped()));
     a->setChecked(std::find(arms.begin(), arms.end(), arm) != arms.end());
   }
   updateText();

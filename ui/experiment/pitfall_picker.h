@@ -20,8 +20,10 @@ class PitfallPicker : public QToolButton {
 
   /// The pitfall arms chosen, in pitfallArms() order.
   std::vector<ArmKind> chosen() const;
-  /// Chooses the pitfall arms among `arms` (others are ignored); emits nothing.
-  void setChosen(const std::vector<ArmKind>& arms);
+  /// Chooses the pitfall arms among `config`'s arms and greys out those it cannot run (no
+  /// clip norm for clip-each, a constant LR for schedule-per-micro: the panel edits neither),
+  /// saying why in their tooltips; emits nothing.
+  void setConfig(const ExperimentConfig& config);
 
   /// The tooltip of pitfall arm `arm`: the mistake, what theory says, the wrong loop.
   static QString explanation(ArmKind arm);

@@ -137,6 +137,9 @@ double scaledLearningRate(const OptimizerConfig& config, double batch_ratio);
 
 /// True for the pitfall arms.
 bool isPitfall(ArmKind arm);
+/// Why pitfall arm `arm` cannot run in experiment `config` ("it clips each micro-batch's
+/// gradient to the clip norm, and the experiment has none; …"), or "" when it can.
+std::string pitfallUnmet(ArmKind arm, const ExperimentConfig& config);
 /// True for the arms that add K micro-batches into each update: accum and the pitfalls.
 bool accumulates(ArmKind arm);
 /// Every pitfall arm, in the order the app lists them.

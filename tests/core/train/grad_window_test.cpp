@@ -14,21 +14,7 @@ namespace accumlab {
 namespace {
 
 using testing::TinyLinear;
-
-WindowPlan unevenPlan(const std::vector<int64_t>& sizes, bool divide_by_k) {
-  WindowPlan plan;
-  int64_t begin = 0;
-  for (int64_t s : sizes) {
-    plan.micro_batches.push_back(torch::arange(begin, begin + s, torch::kLong));
-    begin += s;
-  }
-  plan.samples = begin;
-  for (int64_t s : sizes) {
-    plan.loss_scales.push_back(divide_by_k ? 1.0 / (static_cast<double>(s) * sizes.size())
-                                           : 1.0 / static_cast<double>(begin));
-  }
-  return plan;
-}
+using testing::unevenPlan;
 
 TEST(GradWindow, UnevenMicroBatchesGiveSampleMean) {
   TinyLinear t(37);

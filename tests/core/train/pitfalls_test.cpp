@@ -16,23 +16,8 @@ namespace accumlab {
 namespace {
 
 using testing::TinyLinear;
+using testing::unevenPlan;
 using Grads = std::vector<torch::Tensor>;
-
-/// Accum's exact plan of consecutive micro-batches of the given sizes.
-WindowPlan accumPlan(const std::vector<int64_t>& sizes) {
-  WindowPlan plan;
-  int64_t begin = 0;
-  for (int64_t s : sizes) {
-    plan.micro_batches.push_back(torch::arange(begin, begin + s, torch::kLong));
-    begin += s;
-  }
-  plan.samples = begin;
-  plan.consumed = begin;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    plan.loss_scales.push_back(1.0 / static_cast<double>(begin));
-  }
-  return plan;
-}
 
 Grads scaled(const Grads& g, double c) {
   Grads out;
@@ -58,12 +43,12 @@ struct PitfallCase {
     int64_t n = 0;
     for (int64_t s : sizes) n += s;
     t = std::make_unique<TinyLinear>(n);
-    const WindowPlan plan = accumPlan(sizes);
+    const WindowPlan plan = unevenPlan(sizes, false);
     for (const auto& rows : plan.micro_batches) own.push_back(t->meanGradient(rows));
     big = t->meanGradient(torch::arange(n, torch::kLong));
   }
   double run(ArmKind arm, const Grads& expected, double clip_norm = 0) {
-    WindowPlan plan = accumPlan(sizes);
+    WindowPlan plan = unevenPlan(sizes, false);
     applyPitfall(arm, static_cast<int64_t>(sizes.size()), clip_norm, plan);
     GradWindow window(*t->model, t->data, torch::kCPU, torch::kFloat64);
     window.run(plan, true);
@@ -223,6 +208,8 @@ TEST(Pitfalls, ConfigsThatCannotShowTheMistakeAreRefused) {
   ExperimentConfig c;
   c.arms = {ArmKind::kAccum, ArmKind::kPitfallClipEach};
   EXPECT_THROW(validateConfig(c), InputError);  // no --clip-norm
+  EXPECT_NE(pitfallUnmet(ArmKind::kPitfallClipEach, c).find("--clip-norm"), std::string::npos);
+  EXPECT_EQ(pitfallUnmet(ArmKind::kPitfallSum, c), "");
   c.optimizer.clip_norm = 1.0;
   EXPECT_NO_THROW(validateConfig(c));
   c.arms = {ArmKind::kPitfallSchedulePerMicro};

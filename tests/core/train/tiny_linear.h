@@ -10,6 +10,7 @@
 
 #include "data/dataset.h"
 #include "models/model.h"
+#include "train/window_plan.h"
 
 namespace accumlab::testing {
 
@@ -49,5 +50,23 @@ struct TinyLinear {
   Dataset data;
   std::unique_ptr<Model> model;
 };
+
+/// A window of consecutive micro-batches of the given sizes, scaled exactly (1/N) or, with
+/// `divide_by_k`, each by 1/(n_i·K): the mean of the micro-batches' means.
+inline WindowPlan unevenPlan(const std::vector<int64_t>& sizes, bool divide_by_k) {
+  WindowPlan plan;
+  int64_t begin = 0;
+  for (int64_t s : sizes) {
+    plan.micro_batches.push_back(torch::arange(begin, begin + s, torch::kLong));
+    begin += s;
+  }
+  plan.samples = begin;
+  plan.consumed = begin;
+  for (int64_t s : sizes) {
+    plan.loss_scales.push_back(divide_by_k ? 1.0 / (static_cast<double>(s) * sizes.size())
+                                           : 1.0 / static_cast<double>(begin));
+  }
+  return plan;
+}
 
 }  // namespace accumlab::testing
