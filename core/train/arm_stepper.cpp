@@ -61,8 +61,9 @@ int64_t ArmStepper::boundaryAtOrAfter(int64_t position) const {
                                  data_.trainSize(), config_.window_policy);
 }
 
-void ArmStepper::scheduleLr() {
-  const int64_t at = schedulePosition(kind_, stream_.consumed(), accum_);
+void ArmStepper::scheduleLr(int64_t samples_seen, int64_t window_micro_batches) {
+  const int64_t at =
+      schedulePosition(kind_, samples_seen, micro_batch_, accum_, window_micro_batches);
   lr_ = scheduledLr(config_.optimizer, base_lr_, at, budget_, data_.trainSize());
   setLearningRate(*optimizer_, lr_);
 }
@@ -88,6 +89,10 @@ WindowOutcome ArmStepper::step() {
     return train(share, false);
   }
   applyPitfall(kind_, accum_, config_.optimizer.clip_norm, plan);
+  const auto planned = static_cast<int64_t>(plan.batches());
+  if (kind_ == ArmKind::kPitfallSchedulePerMicro && planned != accum_) {
+    scheduleLr(stream_.consumed() - plan.consumed, planned);  // a short window
+  }
   // Since memory ran out, micro-batches run in pieces (which also measure a K = 1 arm's noise).
   if (piece_cap_ > 0) plan = splitPieces(plan, piece_cap_);
   bool probe = false;

@@ -114,8 +114,11 @@ class ArmStepper {
   std::string piecesText() const;
   /// " in the memory budget of 200.0 MiB (they take 190.3 MiB)", or "" without a budget.
   std::string budgetText() const;
-  /// Sets the LR the schedule gives at this arm's position (schedulePosition).
-  void scheduleLr();
+  /// Sets the LR the schedule gives at this arm's position after `samples_seen` samples, for
+  /// a window of `window_micro_batches` (schedulePosition).
+  void scheduleLr(int64_t samples_seen, int64_t window_micro_batches);
+  /// The LR for the next window, a full one.
+  void scheduleLr() { scheduleLr(stream_.consumed(), accum_); }
   /// Derives this arm's micro-batch, K and LR from the experiment's m and K.
   void adoptSizes(int64_t m, int64_t k);
   /// Whether `plan` (just taken from the stream) is gradient-checked: every grad_check_every-th

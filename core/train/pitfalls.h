@@ -20,8 +20,12 @@ namespace accumlab {
 /// A pitfall window measures no gradient noise (its scaled sum is not the mean gradient).
 void applyPitfall(ArmKind arm, int64_t k, double clip_norm, WindowPlan& plan);
 
-/// Where arm `arm`'s LR schedule stands after `samples_seen` samples of windows of `k`: the
-/// samples seen, or K× as many for schedule-per-micro, whose scheduler steps per micro-batch.
-int64_t schedulePosition(ArmKind arm, int64_t samples_seen, int64_t k);
+/// Where arm `arm`'s LR schedule stands for the update of a window of `window_micro_batches`
+/// micro-batches of `m` (`k` planned) after `samples_seen` samples: the samples seen; for
+/// schedule-per-micro, whose loop calls scheduler.step() after every micro-batch (after the
+/// optimizer's step at a window's end), each of those steps counts as a window of m·K, so
+/// the schedule stands at K·samples_seen + (window_micro_batches − 1)·m·K.
+int64_t schedulePosition(ArmKind arm, int64_t samples_seen, int64_t m, int64_t k,
+                         int64_t window_micro_batches);
 
 }  // namespace accumlab

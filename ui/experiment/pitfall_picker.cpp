@@ -116,8 +116,9 @@ QString PitfallPicker::explanation(ArmKind arm) {
           tr("Steps the LR schedule once per micro-batch instead of once per update: the "
              "schedule runs K× too fast (needs a schedule).");
       loop =
-          "for mb in window:\n    (loss_fn(model(mb)) / K).backward()\n"
-          "    scheduler.step()  # per micro-batch\nopt.step()";
+          "for i, mb in enumerate(loader):\n    (loss_fn(model(mb)) / K).backward()\n"
+          "    if (i + 1) % K == 0:\n        opt.step(); opt.zero_grad()\n"
+          "    scheduler.step()  # per micro-batch";
       break;
     default:
       return QString();

@@ -195,9 +195,10 @@ TEST(Pitfalls, SchedulePerMicroRunsTheScheduleKTimesTooFast) {
   FiveWindows f;
   f.config.optimizer.schedule = LrSchedule::kCosine;
   const Grads trained = f.trained(ArmKind::kPitfallSchedulePerMicro);
-  // Cosine over the 60-sample budget, at 3× the samples seen: at 0 after 20 samples.
+  // Cosine over the 60-sample budget, stepped after each micro-batch (each step a window of
+  // 12): before the first update it stands at 24 samples, and reaches 0 after 12 samples.
   const auto lr = [](int64_t seen) {
-    const double progress = std::min(1.0, 3.0 * static_cast<double>(seen) / 60.0);
+    const double progress = std::min(1.0, (3.0 * static_cast<double>(seen) + 24.0) / 60.0);
     return 0.05 * 0.5 * (1.0 + std::cos(M_PI * progress));
   };
   const Grads expected = f.byHand([](const Grads&, const Grads& g) { return g; }, lr);
