@@ -108,7 +108,7 @@ def start_three(cli, db, timeout_s):
     if not line.startswith("Storing as"):
         parent.kill()
         raise Failure(f"run did not report its ids: {line!r} {parent.stderr.read()[:400]}")
-    time.sleep(2.0)  # well into the run: hundreds of windows
+    time.sleep(1.0)  # well into the run: hundreds of windows
     workers = children(parent.pid)
     rank1 = [pid for pid, c in workers.items() if " --rank 1 " in c]
     rank2 = [pid for pid, c in workers.items() if " --rank 2 " in c]
@@ -119,7 +119,7 @@ def start_three(cli, db, timeout_s):
 
 
 def case_hang(cli, folder):
-    timeout_s = 5
+    timeout_s = 3  # the shortest that a loaded machine's slow window does not reach
     parent, _, rank2 = start_three(cli, os.path.join(folder, "hang.sqlite"), timeout_s)
     t0 = time.monotonic()
     os.kill(rank2, signal.SIGSTOP)
