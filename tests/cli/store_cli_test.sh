@@ -154,17 +154,20 @@ PY
     [ "$(sha "$tmp/new.sqlite")" = "$before" ] || fail "newer-schema file changed"
 
     # Locked by another writer: a writer waits the busy timeout (5 s) three times in all, so
-    # a lock held 7 s only delays a run, and one held 20 s ends it with a clear error.
+    # a lock held 7 s only delays a run, and one held past 15 s ends it with a clear error.
     store_run "$tmp/locked.sqlite"
-    hold_lock() {  # hold_lock SECONDS: an exclusive write lock, held in the background
-      rm -f "$tmp/locked.ready"
-      $py - "$tmp/locked.sqlite" "$tmp/locked.ready" "$1" <<'PY' &
-import sqlite3, sys, time
+    hold_lock() {  # hold_lock SECONDS: an exclusive write lock, held in the background until
+      # SECONDS have passed or locked.release exists
+      rm -f "$tmp/locked.ready" "$tmp/locked.release"
+      $py - "$tmp/locked.sqlite" "$tmp/locked.ready" "$1" "$tmp/locked.release" <<'PY' &
+import os, sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute("BEGIN EXCLUSIVE")
 c.execute("UPDATE runs SET name = 'held'")
 open(sys.argv[2], "w").close()
-time.sleep(float(sys.argv[3]))
+end = time.monotonic() + float(sys.argv[3])
+while time.monotonic() < end and not os.path.exists(sys.argv[4]):
+    time.sleep(0.05)
 c.execute("ROLLBACK")
 PY
       holder=$!
@@ -173,10 +176,11 @@ PY
     hold_lock 7
     expect_exit 0 "" run --samples 256 -q --db "$tmp/locked.sqlite"
     wait "$holder"
-    hold_lock 20
+    hold_lock 60  # until the run has given up and a reader has read
     expect_exit 2 "locked.sqlite is locked by another program" run --samples 256 -q --db "$tmp/locked.sqlite"
     grep -q "database is locked" "$tmp/err" && fail "SQLite's raw message reached the user: $(cat "$tmp/err")"
     expect_exit 0 "" list --db "$tmp/locked.sqlite" --json  # readers are not blocked
+    touch "$tmp/locked.release"
     wait "$holder"
     expect_exit 0 "" list --db "$tmp/locked.sqlite" --json
     [ "$(grep -c '"id":' "$tmp/out")" -eq 6 ] || fail "locked DB lost or gained runs"
