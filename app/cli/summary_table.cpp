@@ -142,6 +142,17 @@ std::string gradCheckLine(const RunSummary& summary) {
   return out.str();
 }
 
+/// Each pitfall arm's gradient against the big batch's, in words (pitfallDeviation): "wrong
+/// recipe pitfall:sum: ×4.00 the big-batch gradient on full windows (theory: ×4, K)".
+std::string pitfallLines(const RunSummary& summary) {
+  std::ostringstream out;
+  for (const ArmSummary& a : summary.arms) {
+    const std::string words = pitfallDeviation(a, summary.info.config.dtype);
+    if (!words.empty()) out << "wrong recipe " << toString(a.arm) << ": " << words << '\n';
+  }
+  return out.str();
+}
+
 /// Where accum's and big-batch's weights parted, when they did: a float32 rounding difference
 /// that training amplified, which a reader of "traj diff" must not take for accumulation.
 std::string trajectoryLine(const RunSummary& summary) {
@@ -214,7 +225,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
     if (!a.message.empty()) out << toString(a.arm) << ": " << a.message << '\n';
   }
   out << varianceLines(summary) << memoryLine(summary) << gradCheckLine(summary)
-      << kinkLine(summary) << trajectoryLine(summary);
+      << kinkLine(summary) << pitfallLines(summary) << trajectoryLine(summary);
   out << "loss var: detrended variance of the per-update loss (successive differences) over "
          "the last "
       << summary.info.config.variance_window << " updates; grad check: the " << kGradCheckHeadline

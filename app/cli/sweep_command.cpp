@@ -142,6 +142,9 @@ SweepCommand::SweepCommand(CLI::App& parent) {
   app_->add_option("--lr", lrs_, "Learning rates; each B is fitted at its best one")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
+  app_->add_option("--arm", arm_,
+                   "The recipe every point trains: accum, or a pitfall arm such as pitfall:sum "
+                   "(docs/pitfalls.md), to see how a mistake moves the steps to the target");
   auto* loss =
       app_->add_option("--target-loss", target_loss_,
                        "Target: the smoothed training loss (debiased EMA) at or below this");
@@ -241,7 +244,11 @@ int SweepCommand::train() {
     target.value = by_loss ? target_loss_ : target_accuracy_;
     target.smoothing = smoothing_;
     ExperimentConfig base = options_->resolve();
-    base.arms = {ArmKind::kAccum};
+    base.arms = {parseArmKind(arm_)};
+    if (base.arms.front() != ArmKind::kAccum && !isPitfall(base.arms.front())) {
+      throw InputError("--arm " + arm_ +
+                       ": a sweep trains accum or a pitfall arm (pitfall:sum, …) at each point");
+    }
     if (base.threads == 0) base.threads = 1;  // the workers share the cores
     const std::vector<SweepPoint> points = grid(base);
     for (const SweepPoint& p : points) validateConfig(sweepPointConfig(base, p));

@@ -39,6 +39,7 @@ class SweepCommand {
   std::unique_ptr<ConfigOptions> options_;
   std::vector<int64_t> micro_batches_, accums_, effective_batches_;
   std::vector<double> lrs_;
+  std::string arm_ = "accum";  ///< --arm: the recipe every point trains
   double target_loss_ = 0;
   double target_accuracy_ = 0;
   double smoothing_ = 0.9;

@@ -16,7 +16,11 @@ std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
   const SweepTarget target = sweepTargetFromSpec(sweep.row.spec_json);
   out << "Sweep " << sweep.row.id << (sweep.row.name.empty() ? "" : " \"" + sweep.row.name + "\"")
       << ": " << sweep.row.points << " points, " << sweep.row.reached << " reached the target ("
-      << describeTarget(target) << ")\n";
+      << describeTarget(target) << ")";
+  if (const ArmKind arm = sweepArmFromSpec(sweep.row.spec_json); arm != ArmKind::kAccum) {
+    out << ", every point training the wrong recipe " << toString(arm) << " (docs/pitfalls.md)";
+  }
+  out << "\n";
   TextTable table({"#", "B", "m x K", "lr", "status", "steps→target", "samples→target", "loss var",
                    "probe ratio", "peak tensors", "samples/s", "B_simple", "run"});
   for (const SweepPoint& p : sweep.points) {

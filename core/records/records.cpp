@@ -1,6 +1,7 @@
 #include "accumlab/records.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "accumlab/input_error.h"
 
@@ -43,6 +44,82 @@ std::string armSizesText(const ArmSummary& a, const std::string& x) {
   const bool even = a.micro_batch % a.memory_piece == 0;
   return text + " (as " + (even ? "" : "≤") + std::to_string(a.memory_piece) + x +
          std::to_string(per_batch * a.accum) + ")";
+}
+
+namespace {
+
+std::string printed(const char* format, double a, double b = 0, double c = 0) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, format, a, b, c);
+  return buf;
+}
+
+}  // namespace
+
+std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief) {
+  if (!isPitfall(s.arm) || s.grad_equivalence_checks <= 0) return "";
+  const double level = roundingLevel(dtype);
+  const double mean = s.grad_equivalence_mean_full;
+  const double largest = s.grad_equivalence_rel_diff;
+  const auto full =
+      static_cast<double>(s.grad_equivalence_checks - s.grad_equivalence_uneven_checks);
+  const auto uneven = static_cast<double>(s.grad_equivalence_uneven_checks);
+  const bool exact_on_full = !(mean > level);  // NaN (no full window checked) counts as exact
+  switch (s.arm) {
+    case ArmKind::kPitfallSum:
+      // Σ g_i = K·G on a full window: |K·G − G| / |G| = K − 1, so the update is (1 + d)·G.
+      if (std::isfinite(mean)) {
+        return brief ? printed("×%.2f", 1 + mean)
+                     : printed("×%.2f the big-batch gradient on full windows (theory: ×%.0f, K)",
+                               1 + mean, static_cast<double>(s.accum));
+      }
+      break;
+    case ArmKind::kPitfallSchedulePerMicro:
+      if (!(largest > level)) {
+        return brief ? "exact (the LR is wrong)"
+                     : printed(
+                           "its gradient is exact (%.1e): the mistake is in its LR, which "
+                           "the check cannot see",
+                           largest);
+      }
+      break;
+    case ArmKind::kPitfallMeanOfMeans:
+      if (exact_on_full && s.grad_equivalence_uneven_checks == 0) {
+        return brief ? "exact"
+                     : printed(
+                           "exact (%.1e): every checked window was full; it is wrong only "
+                           "at uneven windows",
+                           largest);
+      }
+      if (exact_on_full) {
+        return brief
+                   ? printed("exact, %.2f off at uneven windows", s.grad_equivalence_largest_uneven)
+                   : printed("exact on full windows (%.1e), %.2f off at %.0f uneven window",
+                             std::isfinite(mean) ? mean : 0.0, s.grad_equivalence_largest_uneven,
+                             uneven) +
+                         (uneven == 1 ? "" : "s") + " (an epoch's or the run's end)";
+      }
+      break;
+    case ArmKind::kPitfallNoZero:
+      if (s.grad_equivalence_checks > 1 && s.grad_equivalence_last > s.grad_equivalence_first) {
+        return brief ? printed("%.3g off, growing", s.grad_equivalence_last)
+                     : printed(
+                           "%.3g off the big-batch gradient at the first check, %.3g at the "
+                           "last: every update adds all earlier gradients again",
+                           s.grad_equivalence_first, s.grad_equivalence_last);
+      }
+      break;
+    default:
+      break;
+  }
+  if (brief) return printed("%.2f off", std::isfinite(mean) ? mean : largest);
+  if (std::isfinite(mean)) {
+    return printed(
+        "typically %.2f off the big-batch gradient (|g − G| / |G|, the mean of %.0f "
+        "checks of full windows; the largest %.2f)",
+        mean, full, largest);
+  }
+  return printed("%.2f off the big-batch gradient (|g − G| / |G|, the largest check)", largest);
 }
 
 }  // namespace accumlab

@@ -54,14 +54,14 @@ std::string pointError(const std::string& err) {
   return last;
 }
 
-/// The accum arm's stored run id from a point's `run --json` summary (0: none).
+/// The stored run id of a point's one arm (accum, or the pitfall arm of `sweep --arm`) from
+/// its `run --json` summary (0: none).
 int64_t storedRunId(const std::string& out_text) {
   const nlohmann::json out = nlohmann::json::parse(out_text, nullptr, false);
-  if (out.is_object() && out.contains("store") && out["store"].contains("run_ids") &&
-      out["store"]["run_ids"].contains("accum")) {
-    return out["store"]["run_ids"]["accum"].get<int64_t>();
-  }
-  return 0;
+  if (!out.is_object() || !out.contains("store") || !out["store"].is_object()) return 0;
+  const nlohmann::json& ids = out["store"].value("run_ids", nlohmann::json::object());
+  if (!ids.is_object() || ids.size() != 1 || !ids.begin()->is_number_integer()) return 0;
+  return ids.begin()->get<int64_t>();
 }
 
 std::string number(double value) {

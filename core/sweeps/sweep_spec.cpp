@@ -84,4 +84,16 @@ SweepTarget sweepTargetFromSpec(const std::string& spec_json) {
   return j.is_object() ? targetFrom(j) : SweepTarget{};
 }
 
+ArmKind sweepArmFromSpec(const std::string& spec_json) {
+  const json j = json::parse(spec_json, nullptr, false);
+  if (!j.is_object() || !j.contains("config") || !j["config"].is_object()) return ArmKind::kAccum;
+  const json& arms = j["config"].value("arms", json::array());
+  if (!arms.is_array() || arms.size() != 1 || !arms[0].is_string()) return ArmKind::kAccum;
+  try {
+    return parseArmKind(arms[0].get<std::string>());
+  } catch (const InputError&) {
+    return ArmKind::kAccum;
+  }
+}
+
 }  // namespace accumlab

@@ -171,6 +171,7 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
       accum_ == 1 ? 1 : static_cast<int64_t>(plan.shard ? plan.window_batches : pieces.batches());
   if (group_) rec.allreduce_ms = group_->lastSeconds() * 1000.0;
   rec.window_samples = plan.samples;
+  grad_checks_.add(rec, accum_);  // once the record knows its window
   rec.probe = probe;
   rec.loss = r.loss;
   // A probe's halves are a measurement aid, not micro-batches of the update: the window

@@ -227,6 +227,11 @@ void ArmStepper::save(torch::serialize::OutputArchive& archive, const std::strin
   putInt(archive, prefix + ".grad_kinks", grad_checks_.kinks);
   putDouble(archive, prefix + ".max_grad_kink", grad_checks_.max_kink);
   putDouble(archive, prefix + ".max_grad_equiv_without_kinks", grad_checks_.max_without_kinks);
+  putInt(archive, prefix + ".grad_uneven_checks", grad_checks_.uneven_checks);
+  putDouble(archive, prefix + ".max_grad_equiv_uneven", grad_checks_.max_uneven);
+  putDouble(archive, prefix + ".sum_grad_equiv_full", grad_checks_.sum_full);
+  putDouble(archive, prefix + ".first_grad_equiv", grad_checks_.first);
+  putDouble(archive, prefix + ".last_grad_equiv", grad_checks_.last);
   putInt(archive, prefix + ".peak_tensor_bytes", peak_tensor_bytes_);
 }
 
@@ -256,6 +261,11 @@ void ArmStepper::load(torch::serialize::InputArchive& archive, const std::string
   grad_checks_.max_kink = getDouble(archive, prefix + ".max_grad_kink", path);
   grad_checks_.max_without_kinks =
       getDouble(archive, prefix + ".max_grad_equiv_without_kinks", path);
+  grad_checks_.uneven_checks = getInt(archive, prefix + ".grad_uneven_checks", path);
+  grad_checks_.max_uneven = getDouble(archive, prefix + ".max_grad_equiv_uneven", path);
+  grad_checks_.sum_full = getDouble(archive, prefix + ".sum_grad_equiv_full", path);
+  grad_checks_.first = getDouble(archive, prefix + ".first_grad_equiv", path);
+  grad_checks_.last = getDouble(archive, prefix + ".last_grad_equiv", path);
   peak_tensor_bytes_ = getInt(archive, prefix + ".peak_tensor_bytes", path);
   // A restored state is where a resume would go wrong: the first window after it is checked.
   check_next_window_ = true;

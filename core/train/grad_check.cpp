@@ -154,7 +154,6 @@ void ArmStepper::recordGradCheck(const WindowPlan& plan, double equiv, StepRecor
       equiv > roundingLevel(DType::kFloat32) && !model_->batchDependent()) {
     if (const std::optional<double> wide = repeatInFloat64(plan)) rec.grad_equiv_f64 = *wide;
   }
-  grad_checks_.add(rec);
 }
 
 }  // namespace accumlab

@@ -130,7 +130,28 @@ PY
     expect_exit 2 "no sweep 7" show-sweep 7 --db "$db"
     expect_exit 2 "unknown dataset" sweep --db "$db" -B 8,16 -m 8 --target-loss 0.5 --data nosuch
     expect_exit 2 "needs image samples" sweep --db "$db" -B 8,16 -m 8 --target-loss 0.5 --model cnn
+    expect_exit 2 "a sweep trains accum or a pitfall arm" sweep --db "$db" -B 8,16 -m 8 --target-loss 0.5 --arm big-batch
+    expect_exit 2 "arm 'nosuch'" sweep --db "$db" -B 8,16 -m 8 --target-loss 0.5 --arm nosuch
     [ ! -f "$db" ] || [ "$("$cli" list --sweeps --json --db "$db")" = "[]" ] || fail "bad input stored a sweep"
+    ;;
+  pitfall)
+    # --arm: every point trains the wrong recipe instead of accum, stored under its name.
+    "$cli" sweep --db "$db" --data blobs -m 8 -B 8,16,32 --lr 0.01 --samples 6000 \
+      --probe-repeats 0 --target-loss 0.3 --jobs 2 --arm pitfall:sum --json \
+      >"$tmp/out" 2>"$tmp/err" || fail "sweep --arm failed: $(cat "$tmp/err")"
+    "$cli" list --json --db "$db" >"$tmp/runs" || fail "list failed"
+    $py - "$tmp/out" "$tmp/runs" <<'PY' || fail "sweep --arm is wrong: $(head -c 1500 "$tmp/out")"
+import json, sys
+out, runs = (json.load(open(f)) for f in sys.argv[1:])
+by_id = {r["id"]: r for r in runs}
+assert len(out["points"]) == 3, out
+for p in out["points"]:
+    r = by_id[p["run_id"]]
+    assert r["arm"] == "pitfall:sum" and r["accum"] == p["accum"], r
+PY
+    "$cli" show-sweep 1 --db "$db" >"$tmp/table" || fail "show-sweep failed"
+    grep -q "every point training the wrong recipe pitfall:sum" "$tmp/table" ||
+      fail "show-sweep does not name the recipe: $(head -3 "$tmp/table")"
     ;;
   jsonl)
     # `--progress jsonl`: only JSON objects on stderr, one per line, with typed fields; the

@@ -1,6 +1,7 @@
 // SweepPanel: shows a stored sweep's points, fits and plots, and runs a new sweep through
 // accumlab-cli (ACCUMLAB_CLI), refreshing as its points finish.
 #include <qcustomplot.h>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QLabel>
@@ -114,6 +115,12 @@ class SweepPanelTest : public QObject {
     panel.findChild<QLineEdit*>("sweepMicroBatch")->setText("8, 16");  // B = 16, 32 twice
     panel.findChild<QDoubleSpinBox*>("sweepTarget")->setValue(0.3);
     panel.findChild<QSpinBox*>("sweepJobs")->setValue(2);
+    // The recipe: accum (the right one), or each wrong recipe (`sweep --arm`).
+    auto* recipe = panel.findChild<QComboBox*>("sweepRecipe");
+    QVERIFY(recipe);
+    QCOMPARE(recipe->count(), 1 + static_cast<int>(pitfallArms().size()));
+    QCOMPARE(recipe->currentData().toString(), QString("accum"));
+    QCOMPARE(recipe->itemData(1).toString(), QString("pitfall:sum"));
     QSignalSpy errors(&panel, &SweepPanel::errorOccurred);
     QVERIFY(panel.startSweep());
     QVERIFY(panel.isRunning());
@@ -121,6 +128,7 @@ class SweepPanelTest : public QObject {
     QCOMPARE(errors.count(), 0);
     const SweepDetail sweep = store.sweep(panel.shownSweep());
     QCOMPARE(sweep.row.name, std::string());
+    QVERIFY(sweepArmFromSpec(sweep.row.spec_json) == ArmKind::kAccum);
     QCOMPARE(sweep.points.size(), size_t{5});  // (8,1) (8,2) (16,1) (8,4) (16,2)
     for (const SweepPoint& p : sweep.points) QCOMPARE(toString(p.status), std::string("reached"));
     QCOMPARE(panel.findChild<QTableWidget*>("sweepPoints")->rowCount(), 5);

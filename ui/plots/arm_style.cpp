@@ -31,6 +31,12 @@ QColor armColor(ArmKind arm) {
 
 QString armName(ArmKind arm) { return QString::fromStdString(toString(arm)); }
 
+QString armLegendName(ArmKind arm) {
+  // "pitfall:schedule-per-micro" six times over crowds a legend row at 1024×768.
+  return isPitfall(arm) ? QStringLiteral("✗ ") + armName(arm).remove(QStringLiteral("pitfall:"))
+                        : armName(arm);
+}
+
 QString armColorName(ArmKind arm) { return armColor(arm).name(); }
 
 QPen armPen(ArmKind arm) {

@@ -12,6 +12,8 @@ namespace accumlab::ui {
 QColor armColor(ArmKind arm);
 /// The arm's name as shown to people ("no-accum", "accum", "big-batch").
 QString armName(ArmKind arm);
+/// The arm's name in a plot's legend: a pitfall arm as "✗ sum", short and marked wrong.
+QString armLegendName(ArmKind arm);
 /// The 1 px pen of an arm's line in one run (big-batch dashed, so that it shows where it lies
 /// on accum).
 QPen armPen(ArmKind arm);

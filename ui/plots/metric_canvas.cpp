@@ -238,7 +238,7 @@ QCPGraph* MetricCanvas::graphFor(int source, ArmKind arm, int series, const QStr
     // Evaluations are sparse (often one per epoch): a marker per point keeps them visible.
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, pen.color(), 5));
   }
-  QString name = def.look == SeriesLook::kReference ? def.legend : armName(arm);
+  QString name = def.look == SeriesLook::kReference ? def.legend : armLegendName(arm);
   if (def.look != SeriesLook::kReference && !def.legend.isEmpty()) name += " " + def.legend;
   if (!run_label.isEmpty()) name = run_label + ": " + name;
   g->setName(name);

@@ -79,9 +79,11 @@ EquivalenceReadout equivalenceReadout(const RunData& run) {
     GradCheckTally tally;
     double widest_repeat = kNaN;  // the largest float64 repeat of a kink
     int64_t largest_at = 0;       // the update of the headline check
+    int64_t previous_k = 0;       // as tallyGradChecks() plans a window
     for (const StepRecord& r : accum->steps) {
       const double before = tally.max_without_kinks;
-      tally.add(r);
+      tally.add(r, std::max(r.accum, previous_k));
+      previous_k = r.accum;
       if (isKinkCheck(r) && !(r.grad_equiv_f64 <= widest_repeat)) widest_repeat = r.grad_equiv_f64;
       if (tally.max_without_kinks != before && !std::isnan(tally.max_without_kinks))
         largest_at = r.step;
@@ -149,6 +151,23 @@ EquivalenceReadout equivalenceReadout(const RunData& run) {
       }
     }
   }
+  // Each wrong recipe's distance from the big batch, in words (pitfallDeviation).
+  QStringList wrong;
+  for (const ArmSeries& arm : run.arms) {
+    if (!isPitfall(arm.arm) || arm.steps.empty()) continue;
+    ArmSummary s;
+    s.arm = arm.arm;
+    s.accum = run.info.config.accum;
+    setGradChecks(s, tallyGradChecks(arm.steps));
+    const std::string brief = pitfallDeviation(s, run.info.config.dtype, true);
+    if (brief.empty()) continue;
+    const QString name = QString::fromStdString(toString(arm.arm)).remove("pitfall:");
+    wrong << QObject::tr("%1 %2").arg(name, QString::fromStdString(brief).toHtmlEscaped());
+    more << QObject::tr("%1: %2").arg(
+        QString::fromStdString(toString(arm.arm)),
+        QString::fromStdString(pitfallDeviation(s, run.info.config.dtype)).toHtmlEscaped());
+  }
+  if (!wrong.isEmpty()) parts << QObject::tr("wrong recipes: %1").arg(wrong.join(", "));
   out.text = parts.join(" · ");
   out.more = more.join("<br>");
   return out;

@@ -56,9 +56,7 @@ ArmSummary summaryOf(const ArmSeries& arm) {
     for (const StepRecord& r : arm.steps)
       s.peak_tensor_bytes = std::max(s.peak_tensor_bytes, r.peak_tensor_bytes);
     s.equivalence_rel_diff = last.weight_rel_diff;
-    GradCheckTally checks;
-    for (const StepRecord& r : arm.steps) checks.add(r);
-    setGradChecks(s, checks);
+    setGradChecks(s, tallyGradChecks(arm.steps));
   }
   if (!arm.evals.empty()) {
     s.val_loss = arm.evals.back().loss;

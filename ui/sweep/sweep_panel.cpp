@@ -97,6 +97,16 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   jobs_->setRange(1, 64);
   jobs_->setValue(std::max(1, QThread::idealThreadCount()));
   jobs_->setToolTip(tr("Points trained at once, one thread each"));
+  recipe_ = new QComboBox(this);
+  recipe_->setObjectName("sweepRecipe");
+  recipe_->addItem(tr("accum (right)"), QString::fromStdString(toString(ArmKind::kAccum)));
+  for (const ArmKind arm : pitfallArms()) {
+    const QString name = QString::fromStdString(toString(arm));
+    recipe_->addItem(name, name);
+  }
+  recipe_->setToolTip(
+      tr("The recipe every point trains: accum, the right one, or a common mistake (Help → "
+         "Common mistakes), to see how the mistake moves the steps to the target"));
   run_ = new QPushButton(tr("Run sweep"), this);
   run_->setObjectName("runSweep");
   run_->setToolTip(
@@ -113,6 +123,7 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   grid->addWidget(lrs_, 0, 7, 1, 2);
   grid->addWidget(new QLabel(tr("target loss"), this), 1, 0, 1, 2, Qt::AlignLeft);
   grid->addWidget(target_, 1, 2);
+  grid->addWidget(recipe_, 1, 3);
   grid->addWidget(new QLabel(tr("jobs"), this), 1, 4);
   grid->addWidget(jobs_, 1, 5);
   grid->addWidget(run_, 1, 7);
@@ -200,14 +211,17 @@ void SweepPanel::refresh() {
     }
   }
   for (const SweepRow& r : rows) {
-    picker_->addItem(
+    QString text =
         tr("%1 · %2 · %3 points, %4 reached · %5")
             .arg(r.id)
             .arg(QString::fromStdString(r.name.empty() ? r.created_at : r.name))
             .arg(r.points)
             .arg(r.reached)
-            .arg(QString::fromStdString(describeTarget(sweepTargetFromSpec(r.spec_json)))),
-        QVariant::fromValue<qlonglong>(r.id));
+            .arg(QString::fromStdString(describeTarget(sweepTargetFromSpec(r.spec_json))));
+    if (const ArmKind arm = sweepArmFromSpec(r.spec_json); arm != ArmKind::kAccum) {
+      text += tr(" · %1").arg(QString::fromStdString(toString(arm)));
+    }
+    picker_->addItem(text, QVariant::fromValue<qlonglong>(r.id));
   }
   if (rows.empty()) {
     summary_->setText(store_ ? tr("No sweeps yet: set the grid above and press Run sweep.")
@@ -341,6 +355,8 @@ bool SweepPanel::startSweep() {
                       QString::number(target_->value(), 'g', 10),
                       "--jobs",
                       QString::number(jobs_->value()),
+                      "--arm",
+                      recipe_->currentData().toString(),
                       "--progress",
                       "jsonl"};
   if (!lrs_->text().trimmed().isEmpty()) args << "--lr" << lrs_->text().remove(' ');

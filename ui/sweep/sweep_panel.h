@@ -77,6 +77,7 @@ class SweepPanel : public QWidget {
   QLineEdit* lrs_;
   QDoubleSpinBox* target_;
   QSpinBox* jobs_;
+  QComboBox* recipe_;  ///< the arm every point trains: accum or a pitfall arm
   QPushButton* run_;
   QPushButton* stop_;
   QLabel* summary_;

@@ -193,20 +193,41 @@ inline constexpr char kGradCheckHeadline[] = "gradient check (largest, kinks exc
 /// shows the same digits.
 inline constexpr char kGradCheckFormat[] = "%.2e";
 
-/// An accum arm's gradient checks (StepRecord::grad_equiv), summed up.
+/// An accum or pitfall arm's gradient checks (StepRecord::grad_equiv), summed up.
 struct GradCheckTally {
   int64_t checks = 0;
   int64_t kinks = 0;                ///< checks that were kinks (isKinkCheck)
   double max_kink = kNaN;           ///< the largest kink
   double max_without_kinks = kNaN;  ///< the largest of the others: accumulation's own error
+  /// Checks of uneven windows (not K full micro-batches: an epoch's or the run's end) and the
+  /// largest of them; the sum of the checks of full windows; the first and the last check. A
+  /// pitfall arm's mistake can show at uneven windows only (mean-of-means) or grow (no-zero).
+  int64_t uneven_checks = 0;
+  double max_uneven = kNaN;
+  double sum_full = 0;
+  double first = kNaN;
+  double last = kNaN;
 
-  /// Adds the step's check, if it has one.
-  void add(const StepRecord& r) {
+  /// Adds the step's check, if it has one; `planned_k` is the K its window was planned with.
+  void add(const StepRecord& r, int64_t planned_k) {
     if (!std::isfinite(r.grad_equiv)) return;
     ++checks;
     const bool kink = isKinkCheck(r);
     kinks += kink;
     raise(kink ? max_kink : max_without_kinks, r.grad_equiv);
+    if (r.window_samples != r.micro_batch * planned_k) {
+      ++uneven_checks;
+      raise(max_uneven, r.grad_equiv);
+    } else {
+      sum_full += r.grad_equiv;
+    }
+    if (std::isnan(first)) first = r.grad_equiv;
+    last = r.grad_equiv;
+  }
+  /// The mean check of the full windows (NaN without one).
+  double meanFull() const {
+    const int64_t full = checks - uneven_checks;
+    return full > 0 ? sum_full / static_cast<double>(full) : kNaN;
   }
   /// The largest check of all.
   double max() const {
@@ -257,6 +278,13 @@ struct ArmSummary {
   int64_t grad_equivalence_kinks = 0;
   double grad_equivalence_largest_kink = kNaN;
   double grad_equivalence_rel_diff_without_kinks = kNaN;
+  /// The checks' mean over full windows, the count and the largest of those at uneven
+  /// windows, the first and the last check (GradCheckTally; what pitfallDeviation() says).
+  double grad_equivalence_mean_full = kNaN;
+  int64_t grad_equivalence_uneven_checks = 0;
+  double grad_equivalence_largest_uneven = kNaN;
+  double grad_equivalence_first = kNaN;
+  double grad_equivalence_last = kNaN;
   int64_t diverged_at_step = -1;
   double wall_s = 0;
   /// The model normalises over its batch (BatchNorm): accum and big-batch train different
@@ -279,7 +307,30 @@ inline void setGradChecks(ArmSummary& s, const GradCheckTally& t) {
   s.grad_equivalence_kinks = t.kinks;
   s.grad_equivalence_largest_kink = t.max_kink;
   s.grad_equivalence_rel_diff_without_kinks = t.max_without_kinks;
+  s.grad_equivalence_mean_full = t.meanFull();
+  s.grad_equivalence_uneven_checks = t.uneven_checks;
+  s.grad_equivalence_largest_uneven = t.max_uneven;
+  s.grad_equivalence_first = t.first;
+  s.grad_equivalence_last = t.last;
 }
+
+/// An arm's gradient checks from its records alone: each window is taken as planned with the
+/// larger of its own and the previous window's micro-batch count (the store keeps no planned K).
+inline GradCheckTally tallyGradChecks(const std::vector<StepRecord>& steps) {
+  GradCheckTally t;
+  int64_t previous = 0;
+  for (const StepRecord& r : steps) {
+    t.add(r, std::max(r.accum, previous));
+    previous = r.accum;
+  }
+  return t;
+}
+
+/// How far pitfall arm `s` (docs/pitfalls.md) is from the big batch, in words, from its
+/// gradient checks: "×4.00 the big-batch gradient (theory: ×4)", "exact on full windows
+/// (2.1e-16), 0.50 off at 1 uneven window", "typically 0.88 off the big-batch gradient".
+/// `brief`: the figure alone, for a read-out ("×4.00", "0.88 off"). Empty without checks.
+std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief = false);
 
 /// What the run was: the resolved config and where it ran.
 struct RunInfo {

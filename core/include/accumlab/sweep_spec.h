@@ -44,5 +44,8 @@ SweepSpec sweepSpecFromJson(const std::string& text, const std::string& source);
 /// The spec's target, or the default target when the text holds none or is not a spec
 /// (never throws: for listing stored sweeps).
 SweepTarget sweepTargetFromSpec(const std::string& spec_json);
+/// The arm every point of the sweep trains: accum, or a pitfall arm (`sweep --arm`); accum
+/// when the text holds none (never throws).
+ArmKind sweepArmFromSpec(const std::string& spec_json);
 
 }  // namespace accumlab

@@ -38,10 +38,11 @@ TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
   a.weights_digest = "abc123";
   // Distinct values, none a default, so a field read into another member shows.
   int64_t n = 11;
-  for (int64_t* v : {&a.micro_batch, &a.accum, &a.memory_piece, &a.steps, &a.samples_seen,
-                     &a.loss_variance_count, &a.peak_memory_bytes, &a.peak_tensor_bytes,
-                     &a.trajectories_parted_at_step, &a.grad_equivalence_checks,
-                     &a.grad_equivalence_kinks, &a.diverged_at_step}) {
+  for (int64_t* v :
+       {&a.micro_batch, &a.accum, &a.memory_piece, &a.steps, &a.samples_seen,
+        &a.loss_variance_count, &a.peak_memory_bytes, &a.peak_tensor_bytes,
+        &a.trajectories_parted_at_step, &a.grad_equivalence_checks, &a.grad_equivalence_kinks,
+        &a.diverged_at_step, &a.grad_equivalence_uneven_checks}) {
     *v = n++;
   }
   double x = 0.5;
@@ -49,13 +50,15 @@ TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
        {&a.final_train_loss, &a.val_loss, &a.val_accuracy, &a.loss_variance,
         &a.loss_variance_detrended, &a.noise_per_update, &a.b_simple, &a.samples_per_s,
         &a.equivalence_rel_diff, &a.grad_equivalence_rel_diff, &a.grad_equivalence_largest_kink,
-        &a.grad_equivalence_rel_diff_without_kinks, &a.wall_s, &a.allreduce_s}) {
+        &a.grad_equivalence_rel_diff_without_kinks, &a.wall_s, &a.allreduce_s,
+        &a.grad_equivalence_mean_full, &a.grad_equivalence_largest_uneven,
+        &a.grad_equivalence_first, &a.grad_equivalence_last}) {
     *v = (x += 0.25);
   }
   a.batch_dependent = true;
   a.stochastic = true;
   const nlohmann::json j = store::armSummaryToJson(a);
-  EXPECT_EQ(j.size(), 4u + 12u + 14u + 2u) << j.dump();
+  EXPECT_EQ(j.size(), 4u + 13u + 18u + 2u) << j.dump();
   const ArmSummary b = store::armSummaryFromJson(j);
   EXPECT_EQ(store::armSummaryToJson(b), j);
   EXPECT_EQ(b.message, a.message);

@@ -85,5 +85,18 @@ TEST(SweepSpec, AHandWrittenSpecKeepsTheDefaults) {
   EXPECT_TRUE(std::isnan(sweepTargetFromSpec("not json").value));
 }
 
+TEST(SweepSpec, TellsTheArmItsPointsTrain) {
+  SweepSpec spec;
+  spec.config = ExperimentConfig{};
+  spec.config->arms = {ArmKind::kAccum};
+  EXPECT_EQ(sweepArmFromSpec(sweepSpecToJson(spec)), ArmKind::kAccum);
+  spec.config->arms = {ArmKind::kPitfallSum};
+  EXPECT_EQ(sweepArmFromSpec(sweepSpecToJson(spec)), ArmKind::kPitfallSum);
+  // Anything else reads as accum, and never throws.
+  EXPECT_EQ(sweepArmFromSpec("not json"), ArmKind::kAccum);
+  EXPECT_EQ(sweepArmFromSpec(R"({"config": {"arms": ["nosuch"]}})"), ArmKind::kAccum);
+  EXPECT_EQ(sweepArmFromSpec(R"({"target": {"kind": "loss", "value": 0.5}})"), ArmKind::kAccum);
+}
+
 }  // namespace
 }  // namespace accumlab

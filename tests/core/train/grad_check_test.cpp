@@ -180,14 +180,14 @@ TEST(GradCheckTally, KeepsTheLargestKinkApartFromARealDifference) {
     StepRecord r;
     r.grad_equiv = f32;
     r.grad_equiv_f64 = f64;
-    t.add(r);
+    t.add(r, 4);
   };
   EXPECT_TRUE(std::isnan(t.max()));
-  check(4e-7, kNaN);     // at rounding: not repeated
-  check(3e-3, 2e-16);    // a kink
-  check(0.75, 0.75);     // real: float64 finds it too
-  check(1e-2, 1.5e-16);  // a larger kink
-  t.add(StepRecord{});   // an unchecked step
+  check(4e-7, kNaN);       // at rounding: not repeated
+  check(3e-3, 2e-16);      // a kink
+  check(0.75, 0.75);       // real: float64 finds it too
+  check(1e-2, 1.5e-16);    // a larger kink
+  t.add(StepRecord{}, 4);  // an unchecked step
   EXPECT_EQ(t.checks, 4);
   EXPECT_EQ(t.kinks, 2);
   EXPECT_EQ(t.max_kink, 1e-2);

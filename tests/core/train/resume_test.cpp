@@ -132,9 +132,9 @@ TEST_P(ResumeTest, ContinuesBitForBitAfterACrash) {
     // The accum arm's checks: the uninterrupted run's before the resume, the resumed run's after.
     GradCheckTally checks;
     for (const StepRecord& r : whole.of(ArmKind::kAccum)) {
-      if (r.step < first_resumed) checks.add(r);
+      if (r.step < first_resumed) checks.add(r, config.accum);
     }
-    for (const StepRecord& r : rest.of(ArmKind::kAccum)) checks.add(r);
+    for (const StepRecord& r : rest.of(ArmKind::kAccum)) checks.add(r, config.accum);
     // Nothing is missing: each arm's resumed steps run on to the end without a gap.
     for (ArmKind arm : config.arms) {
       const auto mine = rest.of(arm);
