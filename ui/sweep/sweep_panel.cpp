@@ -99,6 +99,10 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   jobs_->setToolTip(tr("Points trained at once, one thread each"));
   recipe_ = new QComboBox(this);
   recipe_->setObjectName("sweepRecipe");
+  // As narrow as "accum (right)": the longest recipe's name would widen the tab past 1024 px
+  // (its list still shows whole).
+  recipe_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  recipe_->setMinimumContentsLength(12);
   recipe_->addItem(tr("accum (right)"), QString::fromStdString(toString(ArmKind::kAccum)));
   for (const ArmKind arm : pitfallArms()) {
     const QString name = QString::fromStdString(toString(arm));
