@@ -72,4 +72,12 @@ assert text.count("<tr") == 5, text.count("<tr")  # header + 4 points
 PY
 expect2 report --sweep 9 --db "$tmp/runs.sqlite" --out "$tmp/x.html"
 expect2 report 1 --sweep 1 --db "$tmp/runs.sqlite" --out "$tmp/x.html"
+
+# A wrong recipe is reported as far from the big batch as the CLI and the app say it is.
+"$cli" run --samples 2048 --accum 4 --arms accum,big-batch,pitfall:sum --grad-check-every 2 \
+  --db "$tmp/pitfalls.sqlite" -q >/dev/null 2>"$tmp/err" || fail "pitfall run failed: $(cat "$tmp/err")"
+"$cli" report 1 --db "$tmp/pitfalls.sqlite" --out "$tmp/pitfalls.html" >/dev/null 2>"$tmp/err" ||
+  fail "pitfall report failed: $(cat "$tmp/err")"
+grep -q "Wrong recipe <b>pitfall:sum</b>: ×4.00 the big-batch gradient" "$tmp/pitfalls.html" ||
+  fail "the report does not say how far pitfall:sum is: $(grep -o 'Wrong recipe[^<]*<b>[^<]*</b>[^<]*' "$tmp/pitfalls.html")"
 exit 0

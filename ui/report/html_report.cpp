@@ -176,6 +176,21 @@ QString varianceParagraph(const RunData& run) {
   return lines.isEmpty() ? QString() : "<p>" + lines.join("<br>") + "</p>";
 }
 
+/// Each wrong recipe's distance from the big batch, in the words of the app and the CLI
+/// (pitfallDeviation).
+QString pitfallParagraph(const RunData& run) {
+  QStringList lines;
+  for (const ArmSeries& arm : run.arms) {
+    if (!isPitfall(arm.arm)) continue;
+    ArmSummary s = summaryOf(arm);
+    if (!arm.has_summary) s.accum = run.info.config.accum;
+    const std::string words = pitfallDeviation(s, run.info.config.dtype);
+    if (words.empty()) continue;
+    lines << QObject::tr("Wrong recipe <b>%1</b>: %2").arg(esc(toString(arm.arm)), esc(words));
+  }
+  return lines.isEmpty() ? QString() : "<p>" + lines.join("<br>") + "</p>";
+}
+
 QString eventsList(const RunData& run) {
   QString html;
   for (const EventRecord& e : run.events) {
@@ -298,7 +313,8 @@ QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<Plot
                 .arg(esc(run.info.dataset.empty() ? run.info.config.data : run.info.dataset),
                      esc(run.info.model.empty() ? run.info.config.model : run.info.model),
                      esc(run.info.device.empty() ? run.info.config.device : run.info.device));
-    html += "<h3>Summary</h3>" + summaryTable(run) + varianceParagraph(run) + eventsList(run);
+    html += "<h3>Summary</h3>" + summaryTable(run) + varianceParagraph(run) +
+            pitfallParagraph(run) + eventsList(run);
     html += "<details><summary>Configuration</summary>" + configTable(run) + "</details>";
   }
   html += "<h2>Plots</h2>" + reportFigures(plots);
