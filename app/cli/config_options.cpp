@@ -179,6 +179,12 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
   add(
       "--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
   if (auto* o = add(
+          "--arm-threads", [](auto& c) -> auto& { return c.arm_threads; },
+          "Arms trained at once, each on its own thread (1: one after another, the default; "
+          "0: one per core)")) {
+    o->check(kNonNegative);
+  }
+  if (auto* o = add(
           "--workers", [](auto& c) -> auto& { return c.workers; },
           "N data-parallel processes on this machine: each accum window takes m·K·N samples, "
           "each worker accumulates K micro-batches alone, one all-reduce per window")) {

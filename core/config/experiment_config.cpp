@@ -172,6 +172,7 @@ std::string configToJson(const ExperimentConfig& c, int indent) {
       {"noise_ema", c.noise_ema},
       {"memory_budget", c.memory_budget},
       {"threads", c.threads},
+      {"arm_threads", c.arm_threads},
       {"workers", c.workers},
   };
   return j.dump(indent);
@@ -302,6 +303,7 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
   read(j, "noise_ema", c.noise_ema, source);
   read(j, "memory_budget", c.memory_budget, source);
   read(j, "threads", c.threads, source);
+  read(j, "arm_threads", c.arm_threads, source);
   read(j, "workers", c.workers, source);
   return c;
 }
@@ -342,6 +344,7 @@ void validateConfig(const ExperimentConfig& c) {
   if (!(c.noise_ema >= 0 && c.noise_ema < 1)) fail("noise EMA factor must be in [0, 1)");
   if (c.memory_budget < 0) fail("the memory budget must be zero (no limit) or positive");
   if (c.threads < 0) fail("threads must be zero (default) or positive");
+  if (c.arm_threads < 0) fail("arm threads must be zero (one per core) or positive");
   if (c.workers < 1 || c.workers > kMaxWorkers) {
     fail("workers must be between 1 and " + std::to_string(kMaxWorkers) + ", got " +
          std::to_string(c.workers));

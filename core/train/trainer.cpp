@@ -1,10 +1,13 @@
 #include "accumlab/trainer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
@@ -29,6 +32,9 @@ constexpr double kMemoryPollMs = 200.0;
 
 /// Samples trained between two variance probes, at least, per sample a probe runs forward.
 constexpr int64_t kProbeSpacing = 2;
+
+/// While this thread trains an arm in a round (trainRound), what it would tell the sink.
+thread_local std::vector<std::function<void()>>* t_held = nullptr;
 
 }  // namespace
 
@@ -78,7 +84,15 @@ void Trainer::Impl::emitEvent(EventKind kind, std::optional<ArmKind> arm,
   e.kind = kind;
   e.arm = arm;
   e.message = message;
-  sink->onEvent(e);
+  publish([this, e] { sink->onEvent(e); });
+}
+
+void Trainer::Impl::publish(std::function<void()> tell) {
+  if (t_held) {
+    t_held->push_back(std::move(tell));
+  } else {
+    tell();
+  }
 }
 
 void Trainer::Impl::pauseIfRequested(int64_t at) {
@@ -195,7 +209,8 @@ void Trainer::Impl::finishArm(ArmRun& arm, ArmStatus status, const std::string& 
   if (status == ArmStatus::kFinished || status == ArmStatus::kStopped) {
     if (!arm.last_eval || arm.last_eval->step != arm.stepper->steps()) evaluateArm(arm);
   }
-  sink->onArmFinished(summarize(arm));
+  // Summarised when told: in a round, after the arm's records have reached its recorder.
+  publish([this, &arm] { sink->onArmFinished(summarize(arm)); });
 }
 
 void Trainer::Impl::evaluateArm(ArmRun& arm) {
@@ -209,7 +224,7 @@ void Trainer::Impl::evaluateArm(ArmRun& arm) {
   e.loss = r.loss;
   e.accuracy = r.accuracy;
   arm.last_eval = e;
-  sink->onEval(e);
+  publish([this, e] { sink->onEval(e); });
 }
 
 ArmRun* Trainer::Impl::probedArm() {
@@ -237,11 +252,10 @@ void Trainer::Impl::probeArm(ArmRun& arm) {
   last_probe = rec;
   probe_log.push_back(rec);
   ++probes;
-  sink->onProbe(rec);
+  publish([this, rec] { sink->onProbe(rec); });
 }
 
 void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
-  rec.wall_ms = msSince(start);
   rec.memory_bytes = memoryNow();
   arm.recorder.complete(rec);
   if (rec.arm == ArmKind::kBigBatch) {
@@ -291,7 +305,9 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
       if (!out.split_message.empty()) {
         emitEvent(EventKind::kOutOfMemory, name, out.split_message, stepper.samplesSeen());
       }
-      record(arm, out.record);
+      // The record pairs big-batch with accum's weights: on the run's thread, in order.
+      out.record.wall_ms = msSince(start);
+      publish([this, &arm, rec = out.record]() mutable { record(arm, rec); });
       break;
   }
   if (stepper.samplesSeen() >= arm.next_eval) {
@@ -314,6 +330,118 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
     while (next_probe <= stepper.samplesSeen()) next_probe += gap;
   }
   if (stepper.samplesLeft() <= 0) finishArm(arm, ArmStatus::kFinished, "");
+}
+
+void Trainer::Impl::trainWindowOrFail(ArmRun& arm) {
+  try {
+    trainWindow(arm);
+  } catch (const InputError&) {
+    throw;
+  } catch (const WorkerLost& e) {
+    // The run cannot go on without the lost worker: the arms of this rank stop with it.
+    finishArm(arm, ArmStatus::kFailed, e.what());
+    emitEvent(EventKind::kFailed, arm.stepper->kind(), e.what(), arm.stepper->samplesSeen());
+    for (auto& a : arms) {
+      if (a->status == ArmStatus::kRunning) {
+        finishArm(*a, ArmStatus::kStopped, std::string("stopped: ") + e.what());
+      }
+    }
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    const ArmStepper& stepper = *arm.stepper;
+    if (isOutOfMemory(e)) {
+      finishArm(arm, ArmStatus::kFailed,
+                "out of memory with a micro-batch of " + std::to_string(stepper.microBatch()) +
+                    "; use a smaller micro-batch and a larger K to keep m·K = " +
+                    std::to_string(stepper.effectiveBatch()));
+    } else {
+      finishArm(arm, ArmStatus::kFailed, "training failed: " + what);
+    }
+    emitEvent(EventKind::kFailed, stepper.kind(), arm.message, stepper.samplesSeen());
+  }
+}
+
+int64_t Trainer::Impl::roundHorizon() {
+  int64_t at = 0;
+  bool level = true;
+  bool first = true;
+  for (auto& arm : arms) {
+    if (arm->status != ArmStatus::kRunning) continue;
+    const int64_t seen = arm->stepper->samplesSeen();
+    if (!first && seen != at) level = false;
+    at = first ? seen : std::max(at, seen);
+    first = false;
+  }
+  if (level) ++at;  // all at one boundary: the next one
+  for (;;) {
+    int64_t next = at;
+    for (auto& arm : arms) {
+      if (arm->status == ArmStatus::kRunning) {
+        next = std::max(next, arm->stepper->boundaryAtOrAfter(at));
+      }
+    }
+    if (next == at) return at;
+    at = next;
+  }
+}
+
+int Trainer::Impl::parallelArms(int64_t horizon) {
+  if (config.arm_threads == 1 || group || device.type() != torch::kCPU || pending ||
+      control.paused() || control.stopRequested()) {
+    return 1;
+  }
+  // Random layers draw from LibTorch's process-wide generators, which each arm reseeds for
+  // its windows (ArmRandom): those arms keep to one thread, in the sample clock's order.
+  int running = 0;
+  for (auto& arm : arms) {
+    if (arm->status != ArmStatus::kRunning) continue;
+    if (arm->stepper->model().stochastic()) return 1;
+    ++running;
+  }
+  // A checkpoint is taken with every arm at rest on the sample clock.
+  if (checkpoint_every > 0 && next_checkpoint <= horizon) return 1;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const int wanted = config.arm_threads > 0 ? config.arm_threads : static_cast<int>(cores);
+  return std::min(wanted, running);
+}
+
+void Trainer::Impl::trainRound(int64_t horizon, int threads) {
+  std::vector<ArmRun*> running;
+  for (auto& arm : arms) {
+    if (arm->status == ArmStatus::kRunning) running.push_back(arm.get());
+  }
+  // Each arm's windows up to the horizon depend on that arm alone: its weights, optimizer,
+  // sample stream and memory ledger. What it tells the sink waits in its own list.
+  std::vector<std::vector<std::function<void()>>> held(running.size());
+  std::vector<std::exception_ptr> failed(running.size());
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i = next++; i < running.size(); i = next++) {
+      t_held = &held[i];
+      ArmRun& arm = *running[i];
+      try {
+        while (arm.status == ArmStatus::kRunning && arm.stepper->samplesSeen() < horizon &&
+               !control.stopRequested()) {
+          trainWindowOrFail(arm);
+        }
+      } catch (...) {
+        failed[i] = std::current_exception();
+      }
+      t_held = nullptr;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  // Told in arm order: accum's records before big-batch's, whose record pairs with them.
+  for (auto& list : held) {
+    for (auto& tell : list) tell();
+  }
+  for (const std::exception_ptr& e : failed) {
+    if (e) std::rethrow_exception(e);
+  }
 }
 
 RunSummary Trainer::run(MetricsSink& sink) {
@@ -383,34 +511,13 @@ RunSummary Trainer::run(MetricsSink& sink) {
       break;
     }
     d.scheduleSizeChange();
-    d.applyDueChange(*arm);
-    try {
-      d.trainWindow(*arm);
-    } catch (const InputError&) {
-      throw;
-    } catch (const WorkerLost& e) {
-      // The run cannot go on without the lost worker: the arms of this rank stop with it.
-      d.finishArm(*arm, ArmStatus::kFailed, e.what());
-      d.emitEvent(EventKind::kFailed, arm->stepper->kind(), e.what(), arm->stepper->samplesSeen());
-      for (auto& a : d.arms) {
-        if (a->status == ArmStatus::kRunning) {
-          d.finishArm(*a, ArmStatus::kStopped, std::string("stopped: ") + e.what());
-        }
-      }
-    } catch (const std::exception& e) {
-      std::string what = e.what();
-      what = what.substr(0, what.find('\n'));
-      const ArmStepper& stepper = *arm->stepper;
-      if (isOutOfMemory(e)) {
-        d.finishArm(*arm, ArmStatus::kFailed,
-                    "out of memory with a micro-batch of " + std::to_string(stepper.microBatch()) +
-                        "; use a smaller micro-batch and a larger K to keep m·K = " +
-                        std::to_string(stepper.effectiveBatch()));
-      } else {
-        d.finishArm(*arm, ArmStatus::kFailed, "training failed: " + what);
-      }
-      d.emitEvent(EventKind::kFailed, stepper.kind(), arm->message, stepper.samplesSeen());
+    const int64_t horizon = d.roundHorizon();
+    if (const int threads = d.parallelArms(horizon); threads > 1) {
+      d.trainRound(horizon, threads);
+      continue;
     }
+    d.applyDueChange(*arm);
+    d.trainWindowOrFail(*arm);
   }
   for (auto& arm : d.arms) summary.arms.push_back(d.summarize(*arm));
   summary.variance_probe = d.last_probe;

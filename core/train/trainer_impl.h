@@ -110,6 +110,21 @@ struct Trainer::Impl {
   void applyDueChange(ArmRun& arm);
   int64_t commonBoundary();
   void trainWindow(ArmRun& arm);
+  /// trainWindow, with a failure made the arm's end (an InputError is thrown on).
+  void trainWindowOrFail(ArmRun& arm);
+  /// How many arms may train at once now (1: one after another): config.arm_threads, on the
+  /// CPU, for arms that draw no random numbers, with no change, pause or checkpoint due
+  /// before `horizon`.
+  int parallelArms(int64_t horizon);
+  /// The first window boundary of every running arm past the one furthest ahead (or past
+  /// their common position): where a round of parallel training ends.
+  int64_t roundHorizon();
+  /// Trains every running arm up to `horizon` on `threads` threads; what each arm tells the
+  /// sink is held back and told afterwards, arm after arm, so that the sink and the pairing
+  /// of accum with big-batch stay on this thread.
+  void trainRound(int64_t horizon, int threads);
+  /// Tells the sink now, or holds it back while this thread trains in a round.
+  void publish(std::function<void()> tell);
   void record(ArmRun& arm, StepRecord& rec);
   void finishArm(ArmRun& arm, ArmStatus status, const std::string& message);
   void evaluateArm(ArmRun& arm);

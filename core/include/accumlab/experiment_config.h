@@ -90,6 +90,9 @@ struct ExperimentConfig {
   /// (docs/measurements.md).
   int64_t memory_budget = 0;
   int threads = 0;  ///< CPU intra-op threads; 0 = the documented default
+  /// Arms trained at once, each on its own thread, between the points that tie them (docs/
+  /// performance.md): 1 (default) = one after another on the sample clock, 0 = one per core.
+  int arm_threads = 1;
   /// N: data-parallel worker processes (docs/data-parallel.md). Each accum window takes m·K·N
   /// samples; every worker accumulates its K micro-batches alone, then one all-reduce of the
   /// gradient sums gives every worker the same update. 1 = one process.
