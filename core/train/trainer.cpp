@@ -1,13 +1,10 @@
 #include "accumlab/trainer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
@@ -22,7 +19,8 @@
 
 // Trainer schedules the arms on the sample clock and controls the run (pause, stop, mid-run
 // changes, evaluations, probes, checkpoints due); trainer_arms.cpp makes and summarises the
-// arms, trainer_checkpoint.cpp saves and restores the run.
+// arms, trainer_rounds.cpp trains them in parallel rounds, checkpoint.cpp saves and restores
+// the run.
 namespace accumlab {
 
 namespace {
@@ -32,9 +30,6 @@ constexpr double kMemoryPollMs = 200.0;
 
 /// Samples trained between two variance probes, at least, per sample a probe runs forward.
 constexpr int64_t kProbeSpacing = 2;
-
-/// While this thread trains an arm in a round (trainRound), what it would tell the sink.
-thread_local std::vector<std::function<void()>>* t_held = nullptr;
 
 }  // namespace
 
@@ -87,14 +82,6 @@ void Trainer::Impl::emitEvent(EventKind kind, std::optional<ArmKind> arm,
   publish([this, e] { sink->onEvent(e); });
 }
 
-void Trainer::Impl::publish(std::function<void()> tell) {
-  if (t_held) {
-    t_held->push_back(std::move(tell));
-  } else {
-    tell();
-  }
-}
-
 void Trainer::Impl::pauseIfRequested(int64_t at) {
   if (!control.paused() || control.stopRequested()) return;
   if (group) {
@@ -126,12 +113,16 @@ std::optional<int64_t> Trainer::Impl::acceptedSize(std::optional<int64_t> reques
 }
 
 int64_t Trainer::Impl::commonBoundary() {
-  // Every arm's windows are m·K or m long and restart at the same epoch ends, so their
-  // boundaries nest; iterate to the first position that is a boundary of all of them.
   int64_t at = 0;
   for (auto& arm : arms) {
     if (arm->status == ArmStatus::kRunning) at = std::max(at, arm->stepper->samplesSeen());
   }
+  return boundaryOfAll(at);
+}
+
+int64_t Trainer::Impl::boundaryOfAll(int64_t at) {
+  // Every arm's windows are m·K or m long and restart at the same epoch ends, so their
+  // boundaries nest; iterate to the first position that is a boundary of all of them.
   for (;;) {
     int64_t next = at;
     for (auto& arm : arms) {
@@ -359,88 +350,6 @@ void Trainer::Impl::trainWindowOrFail(ArmRun& arm) {
       finishArm(arm, ArmStatus::kFailed, "training failed: " + what);
     }
     emitEvent(EventKind::kFailed, stepper.kind(), arm.message, stepper.samplesSeen());
-  }
-}
-
-int64_t Trainer::Impl::roundHorizon() {
-  int64_t at = 0;
-  bool level = true;
-  bool first = true;
-  for (auto& arm : arms) {
-    if (arm->status != ArmStatus::kRunning) continue;
-    const int64_t seen = arm->stepper->samplesSeen();
-    if (!first && seen != at) level = false;
-    at = first ? seen : std::max(at, seen);
-    first = false;
-  }
-  if (level) ++at;  // all at one boundary: the next one
-  for (;;) {
-    int64_t next = at;
-    for (auto& arm : arms) {
-      if (arm->status == ArmStatus::kRunning) {
-        next = std::max(next, arm->stepper->boundaryAtOrAfter(at));
-      }
-    }
-    if (next == at) return at;
-    at = next;
-  }
-}
-
-int Trainer::Impl::parallelArms(int64_t horizon) {
-  if (config.arm_threads == 1 || group || device.type() != torch::kCPU || pending ||
-      control.paused() || control.stopRequested()) {
-    return 1;
-  }
-  // Random layers draw from LibTorch's process-wide generators, which each arm reseeds for
-  // its windows (ArmRandom): those arms keep to one thread, in the sample clock's order.
-  int running = 0;
-  for (auto& arm : arms) {
-    if (arm->status != ArmStatus::kRunning) continue;
-    if (arm->stepper->model().stochastic()) return 1;
-    ++running;
-  }
-  // A checkpoint is taken with every arm at rest on the sample clock.
-  if (checkpoint_every > 0 && next_checkpoint <= horizon) return 1;
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const int wanted = config.arm_threads > 0 ? config.arm_threads : static_cast<int>(cores);
-  return std::min(wanted, running);
-}
-
-void Trainer::Impl::trainRound(int64_t horizon, int threads) {
-  std::vector<ArmRun*> running;
-  for (auto& arm : arms) {
-    if (arm->status == ArmStatus::kRunning) running.push_back(arm.get());
-  }
-  // Each arm's windows up to the horizon depend on that arm alone: its weights, optimizer,
-  // sample stream and memory ledger. What it tells the sink waits in its own list.
-  std::vector<std::vector<std::function<void()>>> held(running.size());
-  std::vector<std::exception_ptr> failed(running.size());
-  std::atomic<size_t> next{0};
-  const auto work = [&] {
-    for (size_t i = next++; i < running.size(); i = next++) {
-      t_held = &held[i];
-      ArmRun& arm = *running[i];
-      try {
-        while (arm.status == ArmStatus::kRunning && arm.stepper->samplesSeen() < horizon &&
-               !control.stopRequested()) {
-          trainWindowOrFail(arm);
-        }
-      } catch (...) {
-        failed[i] = std::current_exception();
-      }
-      t_held = nullptr;
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  // Told in arm order: accum's records before big-batch's, whose record pairs with them.
-  for (auto& list : held) {
-    for (auto& tell : list) tell();
-  }
-  for (const std::exception_ptr& e : failed) {
-    if (e) std::rethrow_exception(e);
   }
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 
 // The state of a Trainer's run, shared by the files that make it up (private to core/train):
-// trainer.cpp schedules the arms and controls the run, trainer_arms.cpp makes the arms and
-// summarises them, trainer_checkpoint.cpp saves and restores the run.
+// trainer.cpp schedules the arms and controls the run, trainer_rounds.cpp trains arms in
+// parallel rounds, trainer_arms.cpp makes the arms and summarises them, checkpoint.cpp saves
+// and restores the run.
 #include <c10/core/DeviceGuard.h>
 
 #include <chrono>
@@ -109,6 +110,8 @@ struct Trainer::Impl {
                                       const char* what);
   void applyDueChange(ArmRun& arm);
   int64_t commonBoundary();
+  /// The first position at or after `at` that is a window boundary of every running arm.
+  int64_t boundaryOfAll(int64_t at);
   void trainWindow(ArmRun& arm);
   /// trainWindow, with a failure made the arm's end (an InputError is thrown on).
   void trainWindowOrFail(ArmRun& arm);
