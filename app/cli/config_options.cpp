@@ -73,13 +73,15 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
                      ->check(CLI::ExistingFile);
   app_->add_option("--preset", preset_,
                    "Start from a named experiment: default (the app's first one: Fashion-MNIST "
-                   "when installed); options given here override it")
+                   "when installed) or fortunes (text: a character GRU on the fortune quotes); "
+                   "options given here override it")
       ->excludes(config);
   add(
       "--name", [](auto& c) -> auto& { return c.name; }, "A name for the experiment");
   add(
       "--data", [](auto& c) -> auto& { return c.data; },
-      "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, csv:FILE");
+      "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, csv:FILE, "
+      "fortunes, text:FILE");
   add(
       "--label", [](auto& c) -> auto& { return c.label; }, "CSV label column (name or index)");
   addText("--task", task_, "classification | regression (CSV)",
@@ -87,12 +89,23 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
   add(
       "--val-fraction", [](auto& c) -> auto& { return c.val_fraction; },
       "Held-out share when the dataset has no test split");
+  addText("--text-split", text_split_, "Text data: a sequence per line (default) or paragraph",
+          [](auto& c, const std::string& t) { c.text_split = parseTextSplit(t); });
+  if (auto* o = add(
+          "--max-len", [](auto& c) -> auto& { return c.max_len; },
+          "Text data: bytes kept of each sequence (default 256)")) {
+    o->check(CLI::Range(int64_t{1}, kMaxTextLength));
+  }
+  addText("--token-loss", token_loss_,
+          "Text data: tokens (default: the window's per-token mean, exact) | sequences (each "
+          "sequence's mean, then their mean: another objective)",
+          [](auto& c, const std::string& t) { c.token_loss = parseTokenLoss(t); });
   add(
       "--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; },
       "Size of a synthetic dataset");
   add(
       "--model", [](auto& c) -> auto& { return c.model; },
-      "logreg, mlp, mlp:256,128, cnn, cnn_bn, torchscript:FILE.pt");
+      "logreg, mlp, mlp:256,128, cnn, cnn_bn, charlm, charlm-transformer, torchscript:FILE.pt");
   if (auto* o = add(
           "--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; },
           "Micro-batch size m")) {

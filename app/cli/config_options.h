@@ -43,6 +43,7 @@ class ConfigOptions {
   std::string config_file_;
   std::string preset_;  ///< --preset NAME: the config the options apply to, instead of a file
   std::string memory_budget_, arms_, optimizer_, scaling_, schedule_, policy_, dtype_, task_;
+  std::string text_split_, token_loss_;
   bool no_noise_ = false;
   std::vector<std::pair<CLI::Option*, std::function<void(ExperimentConfig&)>>> overrides_;
 };

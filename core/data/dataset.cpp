@@ -15,24 +15,77 @@ torch::Tensor convertInputs(const torch::Tensor& raw, double scale, torch::Dtype
   return x;
 }
 
+namespace {
+
+// Text rows cut to the longest of them: a batch pads to its own longest sequence.
+torch::Tensor textRows(const torch::Tensor& x, const torch::Tensor& len) {
+  const int64_t longest = len.numel() > 0 ? len.max().item<int64_t>() : 1;
+  return x.slice(1, 0, longest);
+}
+
+torch::Tensor textInputs(const torch::Tensor& rows, const torch::Device& device) {
+  return rows.slice(1, 0, rows.size(1) - 1).to(torch::kLong).to(device);
+}
+
+// The byte after each input position; positions at or past a row's kTextEnd are ignored.
+torch::Tensor textTargets(const torch::Tensor& rows, const torch::Tensor& len,
+                          const torch::Device& device) {
+  torch::Tensor y = rows.slice(1, 1, rows.size(1)).to(torch::kLong);
+  const torch::Tensor position = torch::arange(y.size(1), torch::kLong).unsqueeze(0);
+  y.masked_fill_(position.ge((len - 1).unsqueeze(1)), kIgnoredTarget);
+  return y.to(device);
+}
+
+double textWeight(const torch::Tensor& len, TokenLoss mode) {
+  if (mode == TokenLoss::kSequences) return static_cast<double>(len.numel());
+  return static_cast<double>((len.sum().item<int64_t>() - len.numel()));
+}
+
+}  // namespace
+
+double Dataset::trainWeight(const torch::Tensor& rows) const {
+  if (!isText()) return static_cast<double>(rows.numel());
+  return textWeight(train_len.index_select(0, rows), token_loss);
+}
+
+double Dataset::valWeight(int64_t begin, int64_t end) const {
+  if (!isText()) return static_cast<double>(end - begin);
+  return textWeight(val_len.slice(0, begin, end), token_loss);
+}
+
 torch::Tensor Dataset::trainInputs(const torch::Tensor& rows, torch::Dtype dtype,
                                    const torch::Device& device) const {
+  if (isText()) {
+    return textInputs(textRows(train_x.index_select(0, rows), train_len.index_select(0, rows)),
+                      device);
+  }
   return convertInputs(train_x.index_select(0, rows), scale, dtype, device);
 }
 
 torch::Tensor Dataset::trainTargets(const torch::Tensor& rows, torch::Dtype dtype,
                                     const torch::Device& device) const {
+  if (isText()) {
+    const torch::Tensor len = train_len.index_select(0, rows);
+    return textTargets(textRows(train_x.index_select(0, rows), len), len, device);
+  }
   torch::Tensor y = train_y.index_select(0, rows).to(device);
   return task == Task::kRegression ? y.to(dtype) : y;
 }
 
 torch::Tensor Dataset::valInputs(int64_t begin, int64_t end, torch::Dtype dtype,
                                  const torch::Device& device) const {
+  if (isText()) {
+    return textInputs(textRows(val_x.slice(0, begin, end), val_len.slice(0, begin, end)), device);
+  }
   return convertInputs(val_x.slice(0, begin, end), scale, dtype, device);
 }
 
 torch::Tensor Dataset::valTargets(int64_t begin, int64_t end, torch::Dtype dtype,
                                   const torch::Device& device) const {
+  if (isText()) {
+    const torch::Tensor len = val_len.slice(0, begin, end);
+    return textTargets(textRows(val_x.slice(0, begin, end), len), len, device);
+  }
   torch::Tensor y = val_y.slice(0, begin, end).to(device);
   return task == Task::kRegression ? y.to(dtype) : y;
 }
@@ -42,7 +95,12 @@ std::string Dataset::describe() const {
   out << name << ": " << trainSize() << " train / " << valSize() << " validation, sample [";
   for (size_t i = 0; i < sample_shape.size(); ++i) out << (i ? "x" : "") << sample_shape[i];
   out << "], ";
-  if (task == Task::kClassification) {
+  if (isText()) {
+    const int64_t tokens = (train_len.sum().item<int64_t>() - train_len.numel());
+    out << "text of bytes, " << tokens << " train tokens, sequences of "
+        << train_len.min().item<int64_t>() - 1 << " to " << train_len.max().item<int64_t>() - 1
+        << " tokens";
+  } else if (task == Task::kClassification) {
     out << num_outputs << " classes";
     // The label mapping, so that a run's record says which index is which class.
     constexpr size_t kNamesShown = 12;
@@ -75,6 +133,16 @@ void splitTrainVal(Dataset& ds, const torch::Tensor& full_x, const torch::Tensor
   ds.train_y = full_y.index_select(0, train_rows).contiguous();
   ds.val_x = full_x.index_select(0, val_rows).contiguous();
   ds.val_y = full_y.index_select(0, val_rows).contiguous();
+}
+
+void splitTextTrainVal(Dataset& ds, const torch::Tensor& full_x, const torch::Tensor& full_len,
+                       double val_fraction, uint64_t seed) {
+  splitTrainVal(ds, full_x, full_len, val_fraction, seed);
+  ds.train_len = ds.train_y;
+  ds.val_len = ds.val_y;
+  // Targets come from the rows themselves; the lengths stand in for labels nowhere.
+  ds.train_y = torch::Tensor();
+  ds.val_y = torch::Tensor();
 }
 
 void requireTwoClasses(const torch::Tensor& y, const std::string& source) {

@@ -7,6 +7,7 @@
 #include "data/cifar10_reader.h"
 #include "data/csv_reader.h"
 #include "data/idx_reader.h"
+#include "data/text_reader.h"
 
 namespace accumlab {
 namespace {
@@ -61,6 +62,8 @@ Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth) {
   if (kind == "csv" && !arg.empty()) {
     return loadCsv(arg, config.label, config.task, config.val_fraction, config.seed);
   }
+  if (kind == "text" && !arg.empty()) return loadTextFile(arg, config);
+  if (kind == "fortunes" && arg.empty()) return loadFortunes(kFortunesDir, config);
   Dataset ds;
   if (kind == "fashion-mnist" && arg.empty()) {
     if (!std::filesystem::is_directory(kFashionMnistDir)) {
@@ -77,7 +80,7 @@ Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth) {
   } else {
     throw InputError("unknown dataset '" + spec +
                      "': use spirals, blobs, blobs:1x28x28, linreg, fashion-mnist, idx:DIR, "
-                     "cifar10:DIR or csv:FILE");
+                     "cifar10:DIR, csv:FILE, fortunes or text:FILE");
   }
   if (config.task == Task::kRegression) {
     throw InputError("dataset '" + spec + "' is a classification dataset; --task regression " +

@@ -34,7 +34,8 @@ MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small, int6
   const torch::Device device = resolveDevice(c.device);
   const torch::Dtype dtype = c.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
   const Dataset data = loadDataset(c);
-  auto factory = makeModelFactory(c.model, data.sample_shape, data.num_outputs, c.seed);
+  auto factory =
+      makeModelFactory(c.model, data.sample_shape, data.num_outputs, c.seed, data.isText());
 
   auto peakAt = [&](int64_t m, int64_t k) -> int64_t {
     c.micro_batch = m;

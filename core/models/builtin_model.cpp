@@ -84,13 +84,49 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 
 std::unique_ptr<ModelFactory> makeBuiltinFactory(const std::string& spec,
                                                  const std::vector<int64_t>& shape, int64_t outputs,
-                                                 uint64_t seed) {
+                                                 uint64_t seed, bool text) {
   constexpr const char* kDefaultHidden = "128,128";
+  constexpr int64_t kCharEmbedding = 32;
+  constexpr int64_t kCharHidden = 64;
+  constexpr int64_t kTransformerWidth = 64;
+  constexpr int64_t kTransformerHeads = 4;
+  constexpr int64_t kTransformerLayers = 2;
   int64_t inputs = 1;
   for (int64_t s : shape) inputs *= s;
   const std::string name = spec.substr(0, spec.find(':'));
   const std::string args =
       spec.find(':') == std::string::npos ? "" : spec.substr(spec.find(':') + 1);
+  const bool sequence_model = name == "charlm" || name == "charlm-transformer";
+  if (sequence_model && !text) {
+    throw InputError("model '" + spec +
+                     "' predicts the next byte of text; use it with text "
+                     "data (fortunes or text:FILE), or pick mlp, logreg or cnn for this dataset");
+  }
+  if (text && (name == "logreg" || name == "mlp" || name == "cnn" || name == "cnn_bn")) {
+    throw InputError("model '" + spec +
+                     "' takes samples of one size, and text data holds "
+                     "sequences of bytes: use charlm, charlm-transformer or a TorchScript "
+                     "sequence model");
+  }
+  if (name == "charlm") {
+    const auto hidden = parseHidden(spec, args.empty() ? std::to_string(kCharHidden) : args);
+    if (hidden.size() != 1) {
+      throw InputError("model '" + spec + "': charlm takes one hidden size, like charlm:128");
+    }
+    const std::string resolved = "charlm:" + std::to_string(hidden[0]);
+    return std::make_unique<BuiltinFactory>(
+        [=] { return CharGru(outputs, kCharEmbedding, hidden[0]).ptr(); }, resolved, false, seed);
+  }
+  if (name == "charlm-transformer" && args.empty()) {
+    const int64_t positions = shape.empty() ? 1 : shape[0];
+    return std::make_unique<BuiltinFactory>(
+        [=] {
+          return CharTransformer(outputs, kTransformerWidth, kTransformerHeads, kTransformerLayers,
+                                 positions)
+              .ptr();
+        },
+        spec, false, seed);
+  }
   if (name == "logreg" && args.empty()) {
     return std::make_unique<BuiltinFactory>(
         [=] { return Mlp(inputs, std::vector<int64_t>{}, outputs).ptr(); }, spec, false, seed);

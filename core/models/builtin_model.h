@@ -8,7 +8,7 @@
 
 namespace accumlab {
 
-/// A built-in network (logreg, mlp, cnn, cnn_bn) as a Model.
+/// A built-in network (logreg, mlp, cnn, cnn_bn, charlm, charlm-transformer) as a Model.
 class BuiltinModel : public Model {
  public:
   BuiltinModel(std::shared_ptr<NetImpl> net, std::string spec, bool batch_dependent);
@@ -30,8 +30,9 @@ class BuiltinModel : public Model {
 };
 
 /// Factory for the built-in specs; returns nullptr when `spec` names no built-in model.
+/// Throws InputError when the model does not fit the data (`text`: byte sequences).
 std::unique_ptr<ModelFactory> makeBuiltinFactory(const std::string& spec,
                                                  const std::vector<int64_t>& sample_shape,
-                                                 int64_t outputs, uint64_t seed);
+                                                 int64_t outputs, uint64_t seed, bool text);
 
 }  // namespace accumlab

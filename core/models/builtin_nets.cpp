@@ -1,5 +1,8 @@
 #include "models/builtin_nets.h"
 
+#include <cmath>
+#include <limits>
+
 namespace accumlab {
 
 MlpImpl::MlpImpl(int64_t inputs, const std::vector<int64_t>& hidden, int64_t outputs) {
@@ -57,6 +60,60 @@ torch::Tensor CnnImpl::forward(torch::Tensor x) {
   x = torch::relu(fc1->forward(x.flatten(1)));
   x = torch::relu(fc2->forward(x));
   return head->forward(x);
+}
+
+CharGruImpl::CharGruImpl(int64_t vocabulary, int64_t embedding, int64_t hidden) {
+  embed = register_module("embed", torch::nn::Embedding(vocabulary, embedding));
+  gru = register_module("gru",
+                        torch::nn::GRU(torch::nn::GRUOptions(embedding, hidden).batch_first(true)));
+  head = register_module("head", torch::nn::Linear(hidden, vocabulary));
+}
+
+torch::Tensor CharGruImpl::forward(torch::Tensor x) {
+  torch::Tensor h = std::get<0>(gru->forward(embed->forward(x)));
+  return head->forward(h);
+}
+
+CharTransformerImpl::CharTransformerImpl(int64_t vocabulary, int64_t width, int64_t heads_,
+                                         int64_t layers, int64_t positions)
+    : heads(heads_) {
+  embed = register_module("embed", torch::nn::Embedding(vocabulary, width));
+  position = register_module("position", torch::nn::Embedding(positions, width));
+  for (int64_t i = 0; i < layers; ++i) {
+    const std::string n = std::to_string(i);
+    norm1.push_back(
+        register_module("norm1_" + n, torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}))));
+    qkv.push_back(register_module("qkv" + n, torch::nn::Linear(width, 3 * width)));
+    proj.push_back(register_module("proj" + n, torch::nn::Linear(width, width)));
+    norm2.push_back(
+        register_module("norm2_" + n, torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}))));
+    up.push_back(register_module("up" + n, torch::nn::Linear(width, 4 * width)));
+    down.push_back(register_module("down" + n, torch::nn::Linear(4 * width, width)));
+  }
+  norm_out =
+      register_module("norm_out", torch::nn::LayerNorm(torch::nn::LayerNormOptions({width})));
+  head = register_module("head", torch::nn::Linear(width, vocabulary));
+}
+
+torch::Tensor CharTransformerImpl::forward(torch::Tensor x) {
+  const int64_t b = x.size(0), t = x.size(1);
+  torch::Tensor h =
+      embed->forward(x) + position->forward(torch::arange(t, x.options().dtype(torch::kLong)));
+  const int64_t width = h.size(2), d = width / heads;
+  // Position i attends to positions ≤ i: everything above the diagonal is masked out.
+  const torch::Tensor future = torch::ones({t, t}, x.options().dtype(torch::kBool)).triu(1);
+  for (size_t i = 0; i < qkv.size(); ++i) {
+    auto parts = qkv[i]->forward(norm1[i]->forward(h)).chunk(3, 2);
+    auto split = [&](const torch::Tensor& p) { return p.view({b, t, heads, d}).transpose(1, 2); };
+    const torch::Tensor q = split(parts[0]), k = split(parts[1]), v = split(parts[2]);
+    torch::Tensor scores =
+        torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(d));
+    scores = scores.masked_fill(future, -std::numeric_limits<double>::infinity());
+    torch::Tensor attended = torch::matmul(torch::softmax(scores, -1), v);
+    h = h + proj[i]->forward(attended.transpose(1, 2).reshape({b, t, width}));
+    h = h + down[i]->forward(torch::gelu(up[i]->forward(norm2[i]->forward(h))));
+  }
+  return head->forward(norm_out->forward(h));
 }
 
 }  // namespace accumlab

@@ -34,4 +34,34 @@ struct CnnImpl : NetImpl {
 };
 TORCH_MODULE(Cnn);
 
+/// charlm: next-byte prediction. Byte embedding, a GRU, a linear head over the bytes:
+/// int64 tokens [B, T] → logits [B, T, vocabulary]. A position sees only the bytes before it,
+/// so padding after a sequence never changes its logits.
+struct CharGruImpl : NetImpl {
+  CharGruImpl(int64_t vocabulary, int64_t embedding, int64_t hidden);
+  torch::Tensor forward(torch::Tensor x) override;
+
+  torch::nn::Embedding embed{nullptr};
+  torch::nn::GRU gru{nullptr};
+  torch::nn::Linear head{nullptr};
+};
+TORCH_MODULE(CharGru);
+
+/// charlm-transformer: byte and position embeddings, `layers` pre-norm blocks of causal
+/// multi-head self-attention and a 4× MLP (no dropout: training draws no random numbers),
+/// a final LayerNorm and a linear head: int64 tokens [B, T ≤ positions] → [B, T, vocabulary].
+struct CharTransformerImpl : NetImpl {
+  CharTransformerImpl(int64_t vocabulary, int64_t width, int64_t heads, int64_t layers,
+                      int64_t positions);
+  torch::Tensor forward(torch::Tensor x) override;
+
+  int64_t heads;
+  torch::nn::Embedding embed{nullptr}, position{nullptr};
+  std::vector<torch::nn::LayerNorm> norm1, norm2;
+  std::vector<torch::nn::Linear> qkv, proj, up, down;
+  torch::nn::LayerNorm norm_out{nullptr};
+  torch::nn::Linear head{nullptr};
+};
+TORCH_MODULE(CharTransformer);
+
 }  // namespace accumlab

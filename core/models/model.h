@@ -48,9 +48,11 @@ class ModelFactory {
 };
 
 /// Factory for a model SPEC (docs/data-and-models.md) fitted to a dataset's sample shape and
-/// outputs. Throws InputError for an unknown spec or a model that cannot take this shape.
+/// outputs; `text`: the dataset is byte sequences (Dataset::isText), whose models are charlm,
+/// charlm-transformer or a TorchScript sequence model. Throws InputError for an unknown spec
+/// or a model that cannot take this data.
 std::unique_ptr<ModelFactory> makeModelFactory(const std::string& spec,
                                                const std::vector<int64_t>& sample_shape,
-                                               int64_t outputs, uint64_t seed);
+                                               int64_t outputs, uint64_t seed, bool text = false);
 
 }  // namespace accumlab

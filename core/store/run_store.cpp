@@ -201,7 +201,7 @@ bool RunStore::wouldOverwrite(const std::string& db_path, const std::string& pat
 void RunStore::refuseReadingStore(const ExperimentConfig& config, const std::string& db_path) {
   for (const auto& [spec, what] : {std::pair<std::string, const char*>{config.data, "dataset"},
                                    std::pair<std::string, const char*>{config.model, "model"}}) {
-    for (const char* prefix : {"csv:", "torchscript:"}) {
+    for (const char* prefix : {"csv:", "text:", "torchscript:"}) {
       if (spec.rfind(prefix, 0) != 0) continue;
       const std::string file = spec.substr(std::string(prefix).size());
       if (wouldOverwrite(db_path, file)) {

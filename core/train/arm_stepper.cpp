@@ -38,6 +38,9 @@ ArmStepper::ArmStepper(ArmKind kind, std::unique_ptr<Model> model, const Dataset
       stream_(data.trainSize(), config.seed),
       random_(config.seed, device),
       optimizer_(makeOptimizer(config.optimizer, params_, config.optimizer.lr)) {
+  if (data.isText()) {
+    weigh_ = [&data](const torch::Tensor& rows) { return data.trainWeight(rows); };
+  }
   adoptSizes(config.micro_batch, config.accum);
 }
 
@@ -72,7 +75,8 @@ WindowOutcome ArmStepper::step() {
   // Everything this window allocates is the arm's: its plan, batches, activations, gradients
   // and the optimizer state (created lazily at the first step).
   const auto charge = memory_->charge();
-  WindowPlan plan = planWindow(stream_, micro_batch_, accum_, config_.window_policy, samplesLeft());
+  WindowPlan plan =
+      planWindow(stream_, micro_batch_, accum_, config_.window_policy, samplesLeft(), weigh_);
   // The peak starts from the bytes alive now, the plan's rows included; the budget applies
   // from here (the rows are taken from the stream, so they are not refused halfway).
   memory_->beginWindow();

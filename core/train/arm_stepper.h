@@ -149,6 +149,7 @@ class ArmStepper {
   int64_t budget_;
   GradWindow window_;
   SampleStream stream_;
+  RowWeight weigh_;  ///< text: a window's loss terms are its tokens; else empty (rows)
   ArmRandom random_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   int64_t micro_batch_ = 0;

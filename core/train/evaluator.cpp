@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <limits>
 
+#include "train/loss.h"
+
 namespace accumlab {
 
 namespace {
 constexpr int64_t kEvalBatch = 1024;  // large enough to amortise per-call overhead
-}
+// Text logits are [batch, T, 256]: 64 sequences of 256 bytes hold 17 MB of float32 logits.
+constexpr int64_t kTextEvalBatch = 64;
+}  // namespace
 
 EvalResult evaluate(Model& model, const Dataset& data, const torch::Device& device,
                     torch::Dtype dtype) {
@@ -21,24 +25,23 @@ EvalResult evaluate(Model& model, const Dataset& data, const torch::Device& devi
       torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat64).device(device));
   torch::Tensor correct =
       torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
-  namespace F = torch::nn::functional;
-  for (int64_t begin = 0; begin < n; begin += kEvalBatch) {
-    const int64_t end = std::min(n, begin + kEvalBatch);
+  double weight = 0, predictions = 0;
+  const int64_t batch = data.isText() ? kTextEvalBatch : kEvalBatch;
+  for (int64_t begin = 0; begin < n; begin += batch) {
+    const int64_t end = std::min(n, begin + batch);
     torch::Tensor out = model.forward(data.valInputs(begin, end, dtype, device));
     torch::Tensor y = data.valTargets(begin, end, dtype, device);
+    loss_sum += summedLoss(data, out, y).to(torch::kFloat64);
+    weight += data.valWeight(begin, end);
     if (data.task == Task::kClassification) {
-      loss_sum += F::cross_entropy(out, y, F::CrossEntropyFuncOptions().reduction(torch::kSum))
-                      .to(torch::kFloat64);
-      correct += out.argmax(1).eq(y).sum();
-    } else {
-      loss_sum += F::mse_loss(out, y.view_as(out), F::MSELossFuncOptions().reduction(torch::kSum))
-                      .to(torch::kFloat64);
+      correct += correctPredictions(data, out, y);
+      predictions += predictionCount(data, y);
     }
   }
   model.setTraining(true);
-  r.loss = loss_sum.item<double>() / static_cast<double>(n);
+  r.loss = loss_sum.item<double>() / weight;
   r.accuracy = data.task == Task::kClassification
-                   ? static_cast<double>(correct.item<int64_t>()) / static_cast<double>(n)
+                   ? static_cast<double>(correct.item<int64_t>()) / predictions
                    : std::numeric_limits<double>::quiet_NaN();
   return r;
 }

@@ -8,8 +8,8 @@
 namespace accumlab {
 
 struct EvalResult {
-  double loss = 0;      ///< mean per-sample loss on the validation split
-  double accuracy = 0;  ///< NaN for regression
+  double loss = 0;      ///< mean per-sample (text: per-token) loss on the validation split
+  double accuracy = 0;  ///< of labels, or text's next bytes; NaN for regression
 };
 
 /// Evaluates on the whole validation split in eval mode without gradients; restores train

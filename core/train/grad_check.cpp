@@ -17,7 +17,10 @@ namespace {
 WindowPlan asOneBatch(const WindowPlan& plan) {
   WindowPlan big;
   big.micro_batches = {torch::cat(plan.micro_batches)};
-  big.loss_scales = {1.0 / static_cast<double>(plan.samples)};
+  big.weigh = plan.weigh;
+  big.weight = plan.weightOf(big.micro_batches.front());
+  big.weights = {big.weight};
+  big.loss_scales = {1.0 / big.weight};
   big.samples = plan.samples;
   big.consumed = plan.consumed;
   return big;

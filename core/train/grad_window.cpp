@@ -1,5 +1,7 @@
 #include "train/grad_window.h"
 
+#include "train/loss.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -95,17 +97,6 @@ void GradWindow::fillMissingGrads() {
   for (auto& p : params_) {
     if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
   }
-}
-
-torch::Tensor GradWindow::lossSum(const torch::Tensor& output, const torch::Tensor& target) const {
-  if (data_.task == Task::kClassification) {
-    return torch::nn::functional::cross_entropy(
-        output, target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-  }
-  // Per-sample loss: squared error summed over the targets.
-  return torch::nn::functional::mse_loss(
-      output, target.view_as(output),
-      torch::nn::functional::MSELossFuncOptions().reduction(torch::kSum));
 }
 
 namespace {
@@ -213,9 +204,9 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   for (size_t i = 0; i < k; ++i) {
     const torch::Tensor& rows = plan.micro_batches[i];
     torch::Tensor output = model_.forward(data_.trainInputs(rows, dtype_, device_));
-    torch::Tensor sum = lossSum(output, data_.trainTargets(rows, dtype_, device_));
+    torch::Tensor sum = summedLoss(data_, output, data_.trainTargets(rows, dtype_, device_));
     if (plan.clip_each > 0) {
-      addClipped(sum, plan.loss_scales[i], static_cast<double>(rows.size(0)), plan.clip_each);
+      addClipped(sum, plan.loss_scales[i], plan.weights[i], plan.clip_each);
     } else {
       (sum * plan.loss_scales[i]).backward();
     }
@@ -229,7 +220,7 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
   fillMissingGrads();
   // A shard's gradient is a part: its norm is taken once the workers have summed it.
   if (!plan.shard) r.grad_sq = squaredGradNorm(params_);
-  r.samples = static_cast<double>(plan.samples);
+  r.samples = plan.weight;
   std::vector<double> squares;
   {
     std::lock_guard<std::mutex> lock(hook_mutex_);
@@ -252,7 +243,7 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
     const size_t g = plan.batch_of.empty() ? i : plan.batch_of[i];
     r.loss_sum += s[i];
     group_sum[g] += s[i];
-    group_rows[g] += static_cast<double>(plan.micro_batches[i].size(0));
+    group_rows[g] += plan.weights[i];
   }
   for (size_t g = 0; g < groups; ++g) {
     const double mean = group_sum[g] / group_rows[g];
@@ -264,7 +255,7 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
     size_t begin = 0;
     for (size_t i = 0; i < k; ++i) {
       // The hook saw c·g_i, c = the micro-batch's loss scale times its size.
-      const double n = static_cast<double>(plan.micro_batches[i].size(0));
+      const double n = plan.weights[i];
       const double c = plan.loss_scales[i] * n;
       double sq = 0;
       for (size_t j = begin; j < squares_end[i]; ++j) sq += squares[j];

@@ -22,7 +22,7 @@ struct WindowResult {
   double g_small_sq = 0;    ///< mean over micro-batches of |g_i|² (g_i = mean gradient)
   double g_big_sq = 0;      ///< |G|², G = the window's sample-weighted mean gradient
   double b_small = 0;       ///< mean micro-batch size
-  double b_big = 0;         ///< samples in the window
+  double b_big = 0;         ///< samples in the window (text: loss terms, e.g. tokens)
   double grad_sq = 0;       ///< |.grad|² after the window: the applied gradient, pre-clip
                             ///< (a shard leaves it 0: the workers' sum is what is applied)
 
@@ -35,7 +35,7 @@ struct WindowResult {
   double small_sq_sum = 0;  ///< Σ over measured micro-batches of |g_i|²
   double inv_size_sum = 0;  ///< Σ over measured micro-batches of 1/n_i
   double measured = 0;      ///< micro-batches whose gradient norm was measured
-  double samples = 0;       ///< samples of the window
+  double samples = 0;       ///< loss terms of the window: samples, or text's tokens
 
   /// Derives loss, the micro-batch statistics, finiteness and the noise figures from the sums
   /// and grad_sq.
@@ -70,7 +70,6 @@ class GradWindow {
   torch::Dtype dtype() const { return dtype_; }
 
  private:
-  torch::Tensor lossSum(const torch::Tensor& output, const torch::Tensor& target) const;
   /// Backward of one micro-batch's `sum` of losses times `scale` (`n` samples), its mean
   /// gradient clipped to `max_norm` before it is added to .grad (pitfall clip-each).
   void addClipped(const torch::Tensor& sum, double scale, double n, double max_norm);

@@ -9,7 +9,7 @@ void applyPitfall(ArmKind arm, int64_t k, double clip_norm, WindowPlan& plan) {
   const size_t last = plan.micro_batches.size() - 1;
   const double K = static_cast<double>(k);
   for (size_t i = 0; i <= last; ++i) {
-    const double n = static_cast<double>(plan.micro_batches[i].size(0));
+    const double n = plan.weights[i];  // rows, or a text batch's tokens
     double& scale = plan.loss_scales[i];
     switch (arm) {
       case ArmKind::kPitfallSum:

@@ -83,6 +83,19 @@ void Trainer::Impl::checkModelFits(Model& model) {
                      detail + "); pick a model made for this input shape");
   }
   model.setTraining(true);
+  if (data.isText()) {
+    if (out.dim() != 3 || out.size(0) != 1 || out.size(1) != x.size(1) ||
+        out.size(2) != data.num_outputs) {
+      throw InputError("model '" + model.spec() + "' outputs " + shapeText(out.sizes()) +
+                       " for a sequence of " + shapeText(x.sizes()) +
+                       " byte tokens, but text "
+                       "data needs [1x" +
+                       std::to_string(x.size(1)) + "x" + std::to_string(data.num_outputs) +
+                       "] (a logit per byte value at every position); change the model's "
+                       "last layer");
+    }
+    return;
+  }
   if (out.dim() != 2 || out.size(0) != 1 || out.size(1) != data.num_outputs) {
     throw InputError(
         "model '" + model.spec() + "' outputs " + shapeText(out.sizes()) +
@@ -135,12 +148,15 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
           ? config.samples
           : static_cast<int64_t>(std::ceil(config.epochs * static_cast<double>(data.trainSize())));
   eval_period = config.eval_every > 0 ? config.eval_every : data.trainSize();
-  probe_period = config.probe_repeats < 2 || !leads() ? 0
-                 : config.probe_every > 0             ? config.probe_every
-                                                      : eval_period;
+  // The probe's theory (a variance ratio of K) is for means of equally weighted samples; a
+  // text batch's per-token mean weighs its sequences by their lengths (docs/sequences.md).
+  probe_period = config.probe_repeats < 2 || !leads() || data.isText() ? 0
+                 : config.probe_every > 0                              ? config.probe_every
+                                                                       : eval_period;
   next_probe = probe_period;
 
-  auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed);
+  auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed,
+                                  data.isText());
   for (ArmKind kind : config.arms) {
     // The arm's model, stepper and optimizer are its tensors (its peaks count them).
     auto memory = std::make_unique<ArmMemory>(device, config.memory_budget);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "accumlab/variance_ratio.h"
+#include "train/loss.h"
 
 namespace accumlab {
 
@@ -28,19 +29,12 @@ torch::Tensor rowSlice(const std::vector<int64_t>& rows, size_t begin, size_t en
                        torch::kLong);
 }
 
-/// Per-sample losses (float64) of `rows`, as the training loss defines them: cross-entropy,
-/// or the squared error summed over the targets.
-torch::Tensor sampleLosses(Model& model, const Dataset& data, const torch::Tensor& rows,
-                           const torch::Device& device, torch::Dtype dtype) {
-  namespace F = torch::nn::functional;
+/// Per-sample losses (float64) of `rows`, as the training loss defines them (train/loss.h).
+torch::Tensor probeLosses(Model& model, const Dataset& data, const torch::Tensor& rows,
+                          const torch::Device& device, torch::Dtype dtype) {
   torch::Tensor out = model.forward(data.trainInputs(rows, dtype, device));
-  torch::Tensor y = data.trainTargets(rows, dtype, device);
-  torch::Tensor losses =
-      data.task == Task::kClassification
-          ? F::cross_entropy(out, y, F::CrossEntropyFuncOptions().reduction(torch::kNone))
-          : F::mse_loss(out, y.view_as(out), F::MSELossFuncOptions().reduction(torch::kNone))
-                .sum(1);
-  return losses.to(torch::kCPU, torch::kFloat64);
+  return sampleLosses(data, out, data.trainTargets(rows, dtype, device))
+      .to(torch::kCPU, torch::kFloat64);
 }
 
 /// Mean loss of each consecutive group of `group` rows, every group a batch of its own
@@ -51,7 +45,7 @@ std::vector<double> groupMeansByBatch(Model& model, const Dataset& data,
   std::vector<double> means;
   for (size_t begin = 0; begin < rows.size(); begin += static_cast<size_t>(group)) {
     torch::Tensor idx = rowSlice(rows, begin, begin + static_cast<size_t>(group));
-    means.push_back(sampleLosses(model, data, idx, device, dtype).mean().item<double>());
+    means.push_back(probeLosses(model, data, idx, device, dtype).mean().item<double>());
   }
   return means;
 }
@@ -66,7 +60,7 @@ std::vector<double> lossesBySample(Model& model, const Dataset& data,
   for (size_t begin = 0; begin < rows.size(); begin += kChunk) {
     const size_t end = std::min(rows.size(), begin + static_cast<size_t>(kChunk));
     torch::Tensor l =
-        sampleLosses(model, data, rowSlice(rows, begin, end), device, dtype).contiguous();
+        probeLosses(model, data, rowSlice(rows, begin, end), device, dtype).contiguous();
     const double* p = l.data_ptr<double>();
     losses.insert(losses.end(), p, p + l.numel());
   }

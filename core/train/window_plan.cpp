@@ -14,8 +14,9 @@ std::vector<torch::Tensor> splitMicroBatches(const torch::Tensor& rows, int64_t 
 }
 
 WindowPlan planWindow(SampleStream& stream, int64_t m, int64_t k, WindowPolicy policy,
-                      int64_t budget_left) {
+                      int64_t budget_left, const RowWeight& weigh) {
   WindowPlan plan;
+  plan.weigh = weigh;
   const int64_t full = m * k;
   int64_t take = std::min(full, budget_left);
   if (policy != WindowPolicy::kStream) take = std::min(take, stream.remainingInEpoch());
@@ -30,13 +31,18 @@ WindowPlan planWindow(SampleStream& stream, int64_t m, int64_t k, WindowPolicy p
   plan.micro_batches = splitMicroBatches(rows, m);
   plan.samples = take;
   plan.exact_mean = !(plan.partial && policy == WindowPolicy::kFlushDivideByK);
+  // Every micro-batch's loss terms are counted before any backward: the window's total
+  // divides each summed loss (for text, the fixed trainers' "tokens in the whole batch").
   for (const auto& mb : plan.micro_batches) {
+    plan.weights.push_back(plan.weightOf(mb));
+    plan.weight += plan.weights.back();
+  }
+  for (const double n : plan.weights) {
     // sum/N_window gives the sample-weighted mean gradient; Lightning's mean/K does not
     // when the window is short or uneven.
-    const double n = static_cast<double>(mb.size(0));
     plan.loss_scales.push_back(policy == WindowPolicy::kFlushDivideByK
                                    ? 1.0 / (n * static_cast<double>(k))
-                                   : 1.0 / static_cast<double>(take));
+                                   : 1.0 / plan.weight);
   }
   return plan;
 }
@@ -52,6 +58,7 @@ WindowPlan splitInHalves(const WindowPlan& plan) {
   const int64_t half = rows.size(0) / 2;
   out.micro_batches = {rows.slice(0, 0, half), rows.slice(0, half, rows.size(0))};
   out.loss_scales = {plan.loss_scales.front(), plan.loss_scales.front()};
+  out.weights = {plan.weightOf(out.micro_batches[0]), plan.weightOf(out.micro_batches[1])};
   return out;
 }
 
@@ -59,12 +66,14 @@ WindowPlan splitPieces(const WindowPlan& plan, int64_t cap) {
   WindowPlan out = plan;
   out.micro_batches.clear();
   out.loss_scales.clear();
+  out.weights.clear();
   out.batch_of.clear();
   for (size_t i = 0; i < plan.micro_batches.size(); ++i) {
     // The parent's original index, so that splitting a split plan still maps to the plan's
     // micro-batches.
     const size_t parent = plan.batch_of.empty() ? i : plan.batch_of[i];
     for (auto& piece : splitMicroBatches(plan.micro_batches[i], cap)) {
+      out.weights.push_back(plan.weightOf(piece));
       out.micro_batches.push_back(std::move(piece));
       out.loss_scales.push_back(plan.loss_scales[i]);
       out.batch_of.push_back(parent);
@@ -77,6 +86,7 @@ WindowPlan shardOf(const WindowPlan& plan, int rank, int workers) {
   WindowPlan out = plan;
   out.micro_batches.clear();
   out.loss_scales.clear();
+  out.weights.clear();
   out.batch_of.clear();
   out.shard = true;
   out.window_batches = plan.batches();
@@ -84,6 +94,7 @@ WindowPlan shardOf(const WindowPlan& plan, int rank, int workers) {
        i += static_cast<size_t>(workers)) {
     out.micro_batches.push_back(plan.micro_batches[i]);
     out.loss_scales.push_back(plan.loss_scales[i]);
+    out.weights.push_back(plan.weights[i]);
   }
   return out;
 }

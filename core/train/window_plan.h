@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "accumlab/experiment_config.h"
@@ -10,14 +11,23 @@
 
 namespace accumlab {
 
+/// The loss terms of some train rows (Dataset::trainWeight): for text under --token-loss
+/// tokens, their target tokens. Empty: one per row.
+using RowWeight = std::function<double(const torch::Tensor& rows)>;
+
 /// The micro-batches of one window and how each micro-batch's summed loss is scaled.
 struct WindowPlan {
   std::vector<torch::Tensor> micro_batches;  ///< row indices into the train split
   std::vector<double> loss_scales;           ///< multiplies each micro-batch's summed loss
-  int64_t samples = 0;                       ///< samples trained in this window
-  int64_t consumed = 0;                      ///< samples taken from the stream (incl. dropped)
-  bool partial = false;                      ///< fewer than m·K samples
-  bool dropped = false;                      ///< a partial window discarded by `drop`
+  /// Loss terms of each micro-batch (its rows, or a text batch's target tokens), counted
+  /// before the window's first backward: the exact scale is 1 / the window's weight.
+  std::vector<double> weights;
+  double weight = 0;     ///< loss terms of the whole window
+  RowWeight weigh;       ///< how weights count; empty: rows
+  int64_t samples = 0;   ///< samples trained in this window
+  int64_t consumed = 0;  ///< samples taken from the stream (incl. dropped)
+  bool partial = false;  ///< fewer than m·K samples
+  bool dropped = false;  ///< a partial window discarded by `drop`
   /// True when the scaled gradient sum is the sample-weighted mean gradient (false for a
   /// short window under `flush-divide-by-K` and for a pitfall arm's window).
   bool exact_mean = true;
@@ -37,6 +47,10 @@ struct WindowPlan {
 
   /// The planned micro-batches: pieces cut from one count once.
   size_t batches() const { return batch_of.empty() ? micro_batches.size() : batch_of.back() + 1; }
+  /// The loss terms of `rows`.
+  double weightOf(const torch::Tensor& rows) const {
+    return weigh ? weigh(rows) : static_cast<double>(rows.size(0));
+  }
 };
 
 /// Plans the next window of an arm with micro-batch `m` and `k` micro-batches per window.
@@ -44,9 +58,10 @@ struct WindowPlan {
 /// `stream` windows cross epoch ends; the other policies end a window at the epoch end and
 /// then update exactly (`flush-exact`), under-scaled by mean/K (`flush-divide-by-K`) or not
 /// at all (`drop`). A window cut short by the budget follows the same policy, except under
-/// `stream`, where it is normalised exactly.
+/// `stream`, where it is normalised exactly. `weigh` counts loss terms (text: tokens); the
+/// exact scale divides each summed loss by the window's.
 WindowPlan planWindow(SampleStream& stream, int64_t m, int64_t k, WindowPolicy policy,
-                      int64_t budget_left);
+                      int64_t budget_left, const RowWeight& weigh = {});
 
 /// The same window with its single micro-batch cut in two halves (same scales, so the same
 /// update): lets a K = 1 arm measure gradient noise at two batch sizes.

@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <exception>
 
@@ -19,6 +20,14 @@ bool looksLikeIdxFolder(const QDir& dir) {
 bool looksLikeCifarFolder(const QDir& dir) {
   return dir.exists("data_batch_1.bin") || dir.exists("test_batch.bin");
 }
+
+// A .txt file is a table when its first line has a comma or a tab, else text to train on.
+bool firstLineHasDelimiter(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return true;  // let the CSV reader name the problem
+  const QByteArray line = file.readLine(65536);
+  return line.contains(',') || line.contains('\t');
+}
 }  // namespace
 
 bool fashionMnistInstalled() { return QFileInfo(kFashionMnistDir).isDir(); }
@@ -28,6 +37,12 @@ std::vector<SourceChoice> builtinDatasets() {
   if (fashionMnistInstalled()) {
     out.push_back({tr("Fashion-MNIST (60k images, 10 classes)"), "fashion-mnist",
                    tr("28×28 grey images of clothes from %1").arg(kFashionMnistDir)});
+  }
+  if (QFileInfo(QString(kFortunesDir) + "/fortunes").isFile()) {
+    out.push_back({tr("Fortunes (text, 15k quotes)"), "fortunes",
+                   tr("Quotes from %1, one line to a paragraph each: sequences of very "
+                      "different lengths, for the charlm models (docs/sequences.md)")
+                       .arg(kFortunesDir)});
   }
   out.push_back({tr("Spirals (synthetic, 2-D)"), "spirals",
                  tr("Interleaved spirals: small, fast, clearly non-linear")});
@@ -50,6 +65,10 @@ std::vector<SourceChoice> builtinModels() {
       {tr("CNN with BatchNorm"), "cnn_bn",
        tr("BatchNorm normalises per micro-batch, so accumulation no longer equals the big "
           "batch: watch the weight-difference plot")},
+      {tr("Character LM (GRU)"), "charlm",
+       tr("For text: byte embedding, a GRU of 64 units, the next byte over 256 values")},
+      {tr("Character LM (transformer)"), "charlm-transformer",
+       tr("For text: two causal self-attention layers of width 64")},
   };
 }
 
@@ -83,6 +102,16 @@ bool openSource(const QString& path, OpenedSource* out, QString* error) {
     *out = {true, "torchscript:" + abs, "TorchScript: " + info.fileName()};
     return true;
   }
+  if (suffix == "txt" && !firstLineHasDelimiter(abs)) {
+    try {
+      checkTextFile(abs.toStdString(), "text");
+    } catch (const std::exception& e) {
+      *error = QString::fromStdString(e.what());
+      return false;
+    }
+    *out = {false, "text:" + abs, "Text: " + info.fileName()};
+    return true;
+  }
   if (suffix == "csv" || suffix == "tsv" || suffix == "txt") {
     // Random bytes would be accepted here and fail at Run as an "empty cell".
     try {
@@ -102,8 +131,8 @@ bool openSource(const QString& path, OpenedSource* out, QString* error) {
     *out = {false, "cifar10:" + info.absolutePath(), "CIFAR-10: " + info.dir().dirName()};
     return true;
   }
-  *error = tr("%1 is not a CSV file, an IDX or CIFAR-10 file or folder, or a TorchScript model "
-              "(.pt); open one of those.")
+  *error = tr("%1 is not a CSV or text file, an IDX or CIFAR-10 file or folder, or a TorchScript "
+              "model (.pt); open one of those.")
                .arg(abs);
   return false;
 }

@@ -116,9 +116,9 @@ void SourcePickers::onPickerActivated(QComboBox* combo) {
   } else if (data == kOpenFolder) {
     path = file_dialogs::folder(this, tr("Open an IDX or CIFAR-10 folder"));
   } else {
-    path = file_dialogs::openFile(
-        this, tr("Open a dataset file"), QString(),
-        tr("CSV files (*.csv *.tsv *.txt);;IDX files (*-ubyte *-ubyte.gz);;All files (*)"));
+    path = file_dialogs::openFile(this, tr("Open a dataset file"), QString(),
+                                  tr("CSV and text files (*.csv *.tsv *.txt);;IDX files (*-ubyte "
+                                     "*-ubyte.gz);;All files (*)"));
   }
   if (path.isEmpty()) return;
   QString error;

@@ -20,7 +20,7 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
   const QCommandLineOption preset(
       "preset",
       QCoreApplication::translate(
-          "main", "Start from a named experiment instead of the last one: default."),
+          "main", "Start from a named experiment instead of the last one: default or fortunes."),
       "NAME");
   const QCommandLineOption data(
       "data", QCoreApplication::translate("main", "Data SPEC (e.g. fashion-mnist, csv:FILE)."),

@@ -29,6 +29,13 @@ enum class LrScaling { kNone, kLinear, kSqrt };
 enum class WindowPolicy { kStream, kFlushExact, kFlushDivideByK, kDrop };
 enum class DType { kFloat32, kFloat64 };
 enum class Task { kAuto, kClassification, kRegression };
+/// What a text dataset holds as one sequence (docs/sequences.md).
+enum class TextSplit { kLine, kParagraph };
+/// How a text batch's token losses make its loss (docs/sequences.md): `tokens` divides the sum
+/// of every target token's loss by the window's target tokens (the big batch's per-token
+/// mean); `sequences` takes each sequence's mean over its tokens, then the mean over
+/// sequences: another objective, where a short sequence's tokens weigh more.
+enum class TokenLoss { kTokens, kSequences };
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
@@ -56,11 +63,14 @@ struct ExperimentConfig {
   std::string data = "spirals";  ///< data SPEC (docs/data-and-models.md)
   std::string label;             ///< CSV label column (name or index)
   Task task = Task::kAuto;
-  double val_fraction = 0.1;      ///< held-out share when the dataset has no test split
-  int64_t synthetic_samples = 0;  ///< size of a synthetic dataset; 0 = its default
-  std::string model = "mlp";      ///< model SPEC (docs/data-and-models.md)
-  int64_t micro_batch = 8;        ///< m
-  int64_t accum = 8;              ///< K
+  double val_fraction = 0.1;                ///< held-out share when the dataset has no test split
+  TextSplit text_split = TextSplit::kLine;  ///< text data: a sequence per line or paragraph
+  int64_t max_len = 256;  ///< text data: bytes kept of each sequence (longer ones are cut)
+  TokenLoss token_loss = TokenLoss::kTokens;  ///< text data: how token losses are averaged
+  int64_t synthetic_samples = 0;              ///< size of a synthetic dataset; 0 = its default
+  std::string model = "mlp";                  ///< model SPEC (docs/data-and-models.md)
+  int64_t micro_batch = 8;                    ///< m
+  int64_t accum = 8;                          ///< K
   std::vector<ArmKind> arms = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
   OptimizerConfig optimizer;
   WindowPolicy window_policy = WindowPolicy::kStream;
@@ -101,6 +111,10 @@ struct ExperimentConfig {
 
 /// Where Debian's dataset-fashion-mnist package installs the files.
 inline constexpr char kFashionMnistDir[] = "/usr/share/datasets/fashion-mnist";
+/// Where Debian's fortunes and fortunes-min packages install the quotes (`--data fortunes`).
+inline constexpr char kFortunesDir[] = "/usr/share/games/fortunes";
+/// The longest text sequence a run may keep, in bytes.
+inline constexpr int64_t kMaxTextLength = 4096;
 
 /// The default experiment (`--preset default`, and the app's first one): Fashion-MNIST with
 /// an MLP when it is installed (at an LR where the noisy no-accum arm still learns, for five
@@ -116,6 +130,8 @@ std::string toString(LrScaling v);
 std::string toString(WindowPolicy v);
 std::string toString(DType v);
 std::string toString(Task v);
+std::string toString(TextSplit v);
+std::string toString(TokenLoss v);
 
 /// Parsers for the names above; throw InputError naming the field and the accepted values.
 ArmKind parseArmKind(const std::string& s);
@@ -125,6 +141,8 @@ LrScaling parseLrScaling(const std::string& s);
 WindowPolicy parseWindowPolicy(const std::string& s);
 DType parseDType(const std::string& s);
 Task parseTask(const std::string& s);
+TextSplit parseTextSplit(const std::string& s);
+TokenLoss parseTokenLoss(const std::string& s);
 
 /// Returns the config as a JSON object text.
 std::string configToJson(const ExperimentConfig& config, int indent = 2);

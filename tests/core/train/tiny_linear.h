@@ -62,7 +62,9 @@ inline WindowPlan unevenPlan(const std::vector<int64_t>& sizes, bool divide_by_k
   }
   plan.samples = begin;
   plan.consumed = begin;
+  plan.weight = static_cast<double>(begin);
   for (int64_t s : sizes) {
+    plan.weights.push_back(static_cast<double>(s));
     plan.loss_scales.push_back(divide_by_k ? 1.0 / (static_cast<double>(s) * sizes.size())
                                            : 1.0 / static_cast<double>(begin));
   }

@@ -1,0 +1,194 @@
+#include "data/text_reader.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "accumlab/input_error.h"
+#include "accumlab/text_file.h"
+
+namespace accumlab {
+
+namespace {
+
+// Larger text files would make rows of a size nobody trains on a laptop.
+constexpr std::uintmax_t kMaxTextBytes = 256u << 20;
+
+std::string readWhole(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path + " is a folder; --data text:FILE takes a UTF-8 text file");
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxTextBytes) {
+    throw InputError(path + " holds " + std::to_string(size >> 20) +
+                     " MiB of text; a text dataset takes at most 256 MiB");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + " cannot be read (missing or permission denied?)");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Throws when `text` holds a byte that is not text, naming its line and offset.
+void requireText(const std::string& text, const std::string& source) {
+  const size_t at = firstNonTextByte(text);
+  if (at == std::string::npos) return;
+  const auto line =
+      1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
+  const bool control = static_cast<unsigned char>(text[at]) < 0x80;
+  throw InputError(source + " is not UTF-8 text: " + (control ? "byte " : "invalid UTF-8 byte ") +
+                   byte + " on line " + std::to_string(line) + " (byte offset " +
+                   std::to_string(at) + "); a text dataset takes UTF-8 text");
+}
+
+// The lines of `text`, without their line ends (LF or CR LF) and the byte-order mark.
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t begin = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    size_t stop = end;
+    if (stop > begin && text[stop - 1] == '\r') --stop;
+    lines.push_back(text.substr(begin, stop - begin));
+    begin = end + 1;
+  }
+  return lines;
+}
+
+bool blank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
+
+void add(TextSequences& out, std::string sequence, int64_t max_len) {
+  if (static_cast<int64_t>(sequence.size()) > max_len) {
+    sequence.resize(static_cast<size_t>(max_len));
+    ++out.cut;
+  }
+  out.sequences.push_back(std::move(sequence));
+}
+
+void requireSome(const TextSequences& out, const std::string& source, const char* what) {
+  if (out.sequences.empty()) {
+    throw InputError(source + " holds no " + what +
+                     " with text; a text dataset needs at least two sequences");
+  }
+}
+
+}  // namespace
+
+TextSequences splitText(const std::string& text, const std::string& source, TextSplit split,
+                        int64_t max_len) {
+  requireText(text, source);
+  TextSequences out;
+  std::string paragraph;
+  for (const std::string& line : linesOf(text)) {
+    if (split == TextSplit::kLine) {
+      if (!blank(line)) add(out, line, max_len);
+      continue;
+    }
+    if (blank(line)) {
+      if (!paragraph.empty()) add(out, std::move(paragraph), max_len);
+      paragraph.clear();
+    } else {
+      paragraph += (paragraph.empty() ? "" : "\n") + line;
+    }
+  }
+  if (!paragraph.empty()) add(out, std::move(paragraph), max_len);
+  requireSome(out, source, split == TextSplit::kLine ? "line" : "paragraph");
+  return out;
+}
+
+TextSequences splitFortunes(const std::string& text, const std::string& source, int64_t max_len) {
+  TextSequences out;
+  std::string quote;
+  auto end_quote = [&] {
+    // A few quotes draw with backspaces (overstrike) or hold Latin-1 bytes: left out.
+    if (firstNonTextByte(quote) != std::string::npos) {
+      ++out.skipped;
+    } else if (!blank(quote)) {
+      add(out, std::move(quote), max_len);
+    }
+    quote.clear();
+  };
+  for (const std::string& line : linesOf(text)) {
+    if (line == "%") {
+      end_quote();
+    } else {
+      quote += (quote.empty() ? "" : "\n") + line;
+    }
+  }
+  end_quote();
+  requireSome(out, source, "quote");
+  return out;
+}
+
+Dataset makeTextDataset(const TextSequences& text, const std::string& name,
+                        const ExperimentConfig& config) {
+  const int64_t n = static_cast<int64_t>(text.sequences.size());
+  if (n < 2) {
+    throw InputError(name + " holds " + std::to_string(n) +
+                     " sequence; a text dataset needs at least two (one to validate on)");
+  }
+  size_t longest = 0;
+  for (const auto& s : text.sequences) longest = std::max(longest, s.size());
+  const int64_t width = static_cast<int64_t>(longest) + 2;  // kTextStart … kTextEnd
+  torch::Tensor x = torch::full({n, width}, kTextPad, torch::kUInt8);
+  torch::Tensor len = torch::empty({n}, torch::kLong);
+  uint8_t* rows = x.data_ptr<uint8_t>();
+  int64_t* lengths = len.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string& s = text.sequences[static_cast<size_t>(i)];
+    uint8_t* row = rows + i * width;
+    row[0] = kTextStart;
+    std::copy(s.begin(), s.end(), row + 1);
+    row[s.size() + 1] = kTextEnd;
+    lengths[i] = static_cast<int64_t>(s.size()) + 2;
+  }
+  Dataset ds;
+  ds.name = name;
+  ds.task = Task::kClassification;
+  ds.num_outputs = kTextVocabulary;
+  ds.sample_shape = {width};
+  ds.token_loss = config.token_loss;
+  splitTextTrainVal(ds, x, len, config.val_fraction, config.seed);
+  return ds;
+}
+
+Dataset loadTextFile(const std::string& path, const ExperimentConfig& config) {
+  const std::string text = readWhole(path);
+  if (text.empty()) throw InputError(path + " is empty; a text dataset needs lines of text");
+  return makeTextDataset(splitText(text, path, config.text_split, config.max_len), "text:" + path,
+                         config);
+}
+
+Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const auto& p = entry.path();
+    // name.dat is fortune's index of name; name.u8 links to name.
+    if (!entry.is_regular_file() || entry.is_symlink() || p.has_extension()) continue;
+    files.push_back(p);
+  }
+  if (files.empty()) {
+    throw InputError(std::string("the fortunes are not installed in ") + dir +
+                     ": install the Debian package fortunes (scripts/setup does), or give a "
+                     "text file with --data text:FILE");
+  }
+  std::sort(files.begin(), files.end());
+  TextSequences all;
+  for (const auto& f : files) {
+    TextSequences one = splitFortunes(readWhole(f.string()), f.string(), config.max_len);
+    all.cut += one.cut;
+    all.skipped += one.skipped;
+    for (auto& s : one.sequences) all.sequences.push_back(std::move(s));
+  }
+  return makeTextDataset(all, "fortunes", config);
+}
+
+}  // namespace accumlab
