@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests of `accumlab-cli lesson`. Usage: lesson_cli_test.sh CASE PATH/TO/accumlab-cli
-# CASE is one of: list, 1 … 7 (run that shipped lesson with its full budget and the default
+# CASE is one of: list, 1 … 9 (run that shipped lesson with its full budget and the default
 # seed: every check must hold), wrong, bad_files, bad_prediction.
 source "$(dirname "$0")/cli_lib.sh"
 
@@ -9,14 +9,15 @@ lessons="$(dirname "$0")/../../resources/lessons"
 
 # A right answer to each shipped lesson's question (what its theory says).
 declare -A answer=([1]=8 [2]=8 [3]="Only the MLP" [4]="flush-divide-by-K" [5]=100 [6]=10
-                   [7]="Only A, the mean via a counter" [8]="SGD's; Adam hardly notices")
+                   [7]="Only A, the mean via a counter" [8]="SGD's; Adam hardly notices"
+                   [9]="Only A, divided by the window's tokens")
 
 case "$case_name" in
   list)
     "$cli" lesson list --db "$db" >"$tmp/out" 2>"$tmp/err" || fail "lesson list failed: $(cat "$tmp/err")"
     for id in noisy-micro-batch accumulate-k exactly-the-big-batch short-last-window \
               bigger-batch-stops-paying memory-against-time which-recipe-is-right \
-              does-the-sum-hurt-adam; do
+              does-the-sum-hurt-adam tokens-not-micro-batches; do
       grep -q "$id" "$tmp/out" || fail "lesson list lacks $id: $(cat "$tmp/out")"
     done
     "$cli" lesson list --json --db "$db" >"$tmp/json" || fail "lesson list --json failed"
@@ -28,7 +29,7 @@ assert lessons[4]["sweep"] and lessons[4]["runs"] == 21, lessons[4]
 assert all("latest" not in l for l in lessons), lessons  # nothing tried yet
 PY
     ;;
-  [1-8])
+  [1-9])
     n="$case_name"
     start=$(date +%s%N)
     "$cli" lesson run "$n" --predict "${answer[$n]}" --db "$db" --json -q >"$tmp/out" 2>"$tmp/err"
