@@ -101,6 +101,19 @@ std::string memoryLine(const RunSummary& summary) {
   return out.str();
 }
 
+/// Text runs: each arm's throughput in target tokens beside its samples (sequences) per second.
+std::string tokensLine(const RunSummary& summary) {
+  std::ostringstream out;
+  for (const ArmSummary& a : summary.arms) {
+    if (!std::isfinite(a.tokens_per_s)) continue;
+    out << (out.tellp() == 0 ? "tokens/s: " : " · ") << toString(a.arm) << " "
+        << num(a.tokens_per_s, "%.0f");
+  }
+  if (out.tellp() == 0) return "";
+  out << " (target tokens: each sequence's bytes and its end; samples/s counts sequences)\n";
+  return out.str();
+}
+
 /// The gradient checks that were kinks, when there were: float32 rounding at a ReLU's 0, which a
 /// reader of "grad check" must not take for accumulation (their float64 repeats agreed).
 std::string kinkLine(const RunSummary& summary) {
@@ -224,8 +237,9 @@ std::string formatSummaryTable(const RunSummary& summary) {
   for (const ArmSummary& a : summary.arms) {
     if (!a.message.empty()) out << toString(a.arm) << ": " << a.message << '\n';
   }
-  out << varianceLines(summary) << memoryLine(summary) << gradCheckLine(summary)
-      << kinkLine(summary) << pitfallLines(summary) << trajectoryLine(summary);
+  out << varianceLines(summary) << tokensLine(summary) << memoryLine(summary)
+      << gradCheckLine(summary) << kinkLine(summary) << pitfallLines(summary)
+      << trajectoryLine(summary);
   out << "loss var: detrended variance of the per-update loss (successive differences) over "
          "the last "
       << summary.info.config.variance_window << " updates; grad check: the " << kGradCheckHeadline

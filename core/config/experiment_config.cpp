@@ -102,6 +102,14 @@ TokenLoss parseTokenLoss(const std::string& s) {
   return parseName(kTokenLossNames, s, "token loss");
 }
 
+bool isTextData(const std::string& spec) {
+  return spec == "fortunes" || spec.rfind("text:", 0) == 0;
+}
+
+bool probesVariance(const ExperimentConfig& c) {
+  return c.probe_repeats >= 2 && !isTextData(c.data);
+}
+
 bool isPitfall(ArmKind arm) { return arm >= ArmKind::kPitfallSum; }
 
 std::string pitfallUnmet(ArmKind arm, const ExperimentConfig& c) {

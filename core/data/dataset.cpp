@@ -48,6 +48,10 @@ double Dataset::trainWeight(const torch::Tensor& rows) const {
   return textWeight(train_len.index_select(0, rows), token_loss);
 }
 
+double Dataset::trainTokens(const torch::Tensor& rows) const {
+  return textWeight(train_len.index_select(0, rows), TokenLoss::kTokens);
+}
+
 double Dataset::valWeight(int64_t begin, int64_t end) const {
   if (!isText()) return static_cast<double>(end - begin);
   return textWeight(val_len.slice(0, begin, end), token_loss);

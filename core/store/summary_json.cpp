@@ -49,6 +49,7 @@ const std::vector<SummaryField>& summaryFields() {
       real("noise_per_update", &A::noise_per_update),
       real("b_simple", &A::b_simple),
       real("samples_per_s", &A::samples_per_s),
+      real("tokens_per_s", &A::tokens_per_s),
       integer("peak_memory_bytes", &A::peak_memory_bytes),
       integer("peak_tensor_bytes", &A::peak_tensor_bytes, true),
       real("equivalence_rel_diff", &A::equivalence_rel_diff),

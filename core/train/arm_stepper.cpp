@@ -80,6 +80,12 @@ WindowOutcome ArmStepper::step() {
   // The peak starts from the bytes alive now, the plan's rows included; the budget applies
   // from here (the rows are taken from the stream, so they are not refused halfway).
   memory_->beginWindow();
+  if (data_.isText() && !plan.dropped) {
+    for (const auto& rows : plan.micro_batches) {
+      counted_tokens_ += data_.trainTokens(rows);
+      counted_samples_ += static_cast<double>(rows.size(0));
+    }
+  }
   if (plan.dropped) {
     WindowOutcome out;
     out.end = WindowEnd::kDropped;

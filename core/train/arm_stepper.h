@@ -87,6 +87,11 @@ class ArmStepper {
   double lr() const { return lr_; }
   /// Seconds spent training this arm's windows.
   double trainSeconds() const { return train_seconds_; }
+  /// Text: target tokens per sequence of the windows this process trained (so that a
+  /// resumed run's throughput needs no new checkpoint field); NaN for other data.
+  double tokensPerSample() const {
+    return counted_samples_ > 0 ? counted_tokens_ / counted_samples_ : kNaN;
+  }
   /// The gradient checks so far: count, kinks and largest differences.
   const GradCheckTally& gradChecks() const { return grad_checks_; }
   /// The largest peak tensor bytes of a window so far; -1 before the first or unmeasured.
@@ -163,6 +168,8 @@ class ArmStepper {
   /// Not saved: load() sets it.
   bool check_next_window_ = false;
   double train_seconds_ = 0;
+  double counted_tokens_ = 0;   ///< text: target tokens of the windows trained here
+  double counted_samples_ = 0;  ///< and their samples
   GradCheckTally grad_checks_;
   int64_t peak_tensor_bytes_ = -1;
   WorkerGroup* group_ = nullptr;  ///< data-parallel accum arm: the other ranks

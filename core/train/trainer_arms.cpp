@@ -148,11 +148,9 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
           ? config.samples
           : static_cast<int64_t>(std::ceil(config.epochs * static_cast<double>(data.trainSize())));
   eval_period = config.eval_every > 0 ? config.eval_every : data.trainSize();
-  // The probe's theory (a variance ratio of K) is for means of equally weighted samples; a
-  // text batch's per-token mean weighs its sequences by their lengths (docs/sequences.md).
-  probe_period = config.probe_repeats < 2 || !leads() || data.isText() ? 0
-                 : config.probe_every > 0                              ? config.probe_every
-                                                                       : eval_period;
+  probe_period = !probesVariance(config) || !leads() ? 0
+                 : config.probe_every > 0            ? config.probe_every
+                                                     : eval_period;
   next_probe = probe_period;
 
   auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed,
@@ -229,6 +227,7 @@ ArmSummary Trainer::Impl::summarize(ArmRun& arm) {
   s.samples_per_s = stepper.trainSeconds() > 0
                         ? static_cast<double>(stepper.samplesSeen()) / stepper.trainSeconds()
                         : kNaN;
+  s.tokens_per_s = s.samples_per_s * stepper.tokensPerSample();
   s.peak_memory_bytes = peakMemory(device);
   s.peak_tensor_bytes = stepper.peakTensorBytes();
   s.equivalence_rel_diff = arm.equivalence_rel_diff;

@@ -428,7 +428,14 @@ PlotFeed::VarianceReadout PlotFeed::varianceReadout(const RunData& run) const {
     if (!arms.isEmpty()) out.more = out.more.isEmpty() ? arms : out.more + "<br>" + arms;
   }
   if (out.text.isEmpty() && k > 0 && !out.more.isEmpty()) {
-    out.text = QObject::tr("theory %1 at one set of weights (waiting for the first probe)").arg(k);
+    out.text =
+        probesVariance(run.info.config)
+            ? QObject::tr("theory %1 at one set of weights (waiting for the first probe)").arg(k)
+        : isTextData(run.info.config.data)
+            ? QObject::tr(
+                  "no same-weights probe on text: a per-token mean weighs "
+                  "sequences by their lengths, so its ratio is not K")
+            : QObject::tr("no same-weights probe (probe repeats 0)");
   }
   return out;
 }

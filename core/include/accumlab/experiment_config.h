@@ -156,6 +156,12 @@ void validateConfig(const ExperimentConfig& config);
 /// `batch_ratio` = B_eff / m (K for accum and big-batch, 1 for no-accum).
 double scaledLearningRate(const OptimizerConfig& config, double batch_ratio);
 
+/// True when the data SPEC names text (fortunes, text:FILE): sequences of byte tokens.
+bool isTextData(const std::string& data_spec);
+/// True when a run of `config` probes the loss variance at fixed weights: R ≥ 2, and not on
+/// text, where the probe's theory does not hold (docs/sequences.md).
+bool probesVariance(const ExperimentConfig& config);
+
 /// True for the pitfall arms.
 bool isPitfall(ArmKind arm);
 /// Why pitfall arm `arm` cannot run in experiment `config` ("it clips each micro-batch's

@@ -262,6 +262,7 @@ struct ArmSummary {
   double noise_per_update = kNaN;         ///< trΣ/B_eff at the end, B_eff = this arm's m·K
   double b_simple = kNaN;
   double samples_per_s = kNaN;
+  double tokens_per_s = kNaN;  ///< text: target tokens trained per second; NaN otherwise
   int64_t peak_memory_bytes = 0;
   int64_t peak_tensor_bytes = -1;  ///< largest per-window peak of tensor bytes; -1: unmeasured
   double equivalence_rel_diff =

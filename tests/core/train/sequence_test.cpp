@@ -105,6 +105,11 @@ TEST_P(TextAccumEqualsBigBatch, InFloat64After100Steps) {
   // Per-token means of micro-batches with different token counts: not the big batch.
   EXPECT_GT(wrong.grad_equivalence_mean_full, 1e-3);
   EXPECT_GT(std::abs(wrong.final_train_loss - big.final_train_loss), 1e-6);
+  // Throughput in tokens beside sequences: lines of 1 to 8 words hold about 25 tokens each.
+  EXPECT_GT(accum.tokens_per_s, 5 * accum.samples_per_s);
+  // No same-weights probe on text: its theory is for equally weighted samples.
+  EXPECT_FALSE(probesVariance(c));
+  EXPECT_EQ(s.variance_probes, 0);
 }
 
 std::string caseName(const ::testing::TestParamInfo<TextCase>& info) {
@@ -255,6 +260,18 @@ TEST(TextWindow, SequenceMeansWeighEverySequenceAlike) {
   }
   EXPECT_NEAR(summedLoss(t.data, out, y).item<double>(), per.sum().item<double>(), 1e-12);
   EXPECT_DOUBLE_EQ(t.data.trainWeight(rows), static_cast<double>(rows.size(0)));
+}
+
+TEST(TextData, IsNamedByItsSpecAndHasNoProbe) {
+  ExperimentConfig c;
+  EXPECT_TRUE(probesVariance(c));
+  EXPECT_FALSE(isTextData(c.data));
+  for (const char* spec : {"fortunes", "text:notes.txt"}) {
+    c.data = spec;
+    EXPECT_TRUE(isTextData(spec));
+    EXPECT_FALSE(probesVariance(c)) << spec;
+  }
+  EXPECT_FALSE(isTextData("csv:text.csv"));
 }
 
 TEST(TextModels, RefuseDataTheyCannotRead) {
