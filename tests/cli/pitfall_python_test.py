@@ -203,9 +203,11 @@ def python_arm(arm, model_path, train, val, rows, samples, opt):
     return records
 
 
-def engine(cli, data, model, arms, samples, opt, folder, seed):
+def engine(cli, data, model, arms, samples, opt, folder, seed, extra=()):
+    """Trains `arms` on data SPEC `data` with the CLI in float64 and returns each arm's
+    per-update rows of its CSV export; `extra` are more options for `run`."""
     db = os.path.join(folder, "runs-%s-%d.db" % (opt["name"], len(os.listdir(folder))))
-    cmd = [cli, "run", "--data", "idx:" + data, "--model", "torchscript:" + model,
+    cmd = [cli, "run", "--data", data, "--model", "torchscript:" + model, *extra,
            "--dtype", "float64", "--arms", ",".join(arms), "-m", str(M), "-k", str(K),
            "--samples", str(samples), "--seed", str(seed), "--optimizer", opt["optimizer"],
            "--lr", str(opt["lr"]), "--eval-every", str(10 * samples), "--threads", "1",
@@ -216,7 +218,9 @@ def engine(cli, data, model, arms, samples, opt, folder, seed):
         cmd += ["--clip-norm", str(opt["clip"])]
     if opt.get("cosine"):
         cmd += ["--lr-schedule", "cosine"]
-    subprocess.run(cmd, check=True, capture_output=True)
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit("accumlab-cli run failed: " + done.stderr.strip())
     exported = os.path.join(folder, "export.csv")
     ids = [str(i + 1) for i in range(len(arms))]
     subprocess.run([cli, "export", *ids, "--db", db, "--format", "csv", "-o", exported],
@@ -283,7 +287,7 @@ def main():
     rows = sample_stream(TRAIN, args.seed, samples)
     failures = []
     for opt, arms in runs:
-        ours = engine(args.cli, data, model, arms, samples, opt, folder, args.seed)
+        ours = engine(args.cli, "idx:" + data, model, arms, samples, opt, folder, args.seed)
         theirs = {arm: python_arm(arm, model, train, val, rows, samples, opt) for arm in arms}
         worst, bad = compare(opt["name"], arms, ours, theirs)
         failures += bad

@@ -17,14 +17,13 @@ the final validation loss, must agree to 1e-10 (relative), with SGD and with Ada
 import argparse
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pitfall_python_test import compare, relative, sample_stream  # noqa: E402
+from pitfall_python_test import compare, engine, relative, sample_stream  # noqa: E402
 
 M, K = 4, 3
 LINES = 150
@@ -129,31 +128,6 @@ def python_arm(arm, model_path, train, val, order, samples, opt):
     return records
 
 
-def engine(cli, text, model, arms, samples, opt, folder, seed):
-    import csv
-    db = os.path.join(folder, "runs-%s.db" % opt["name"])
-    cmd = [cli, "run", "--data", "text:" + text, "--model", "torchscript:" + model,
-           "--max-len", str(MAX_LEN), "--dtype", "float64", "--arms", ",".join(arms),
-           "-m", str(M), "-k", str(K), "--samples", str(samples), "--seed", str(seed),
-           "--optimizer", opt["optimizer"], "--lr", str(opt["lr"]),
-           "--eval-every", str(10 * samples), "--threads", "1", "--no-noise-stats",
-           "--db", db, "-q"]
-    if opt["optimizer"] == "sgd":
-        cmd += ["--momentum", "0.9"]
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit("accumlab-cli run failed: " + done.stderr.strip())
-    exported = os.path.join(folder, "export-%s.csv" % opt["name"])
-    ids = [str(i + 1) for i in range(len(arms))]
-    subprocess.run([cli, "export", *ids, "--db", db, "--format", "csv", "-o", exported],
-                   check=True, capture_output=True)
-    out = {arm: [] for arm in arms}
-    with open(exported) as f:
-        for row in csv.DictReader(f):
-            out[row["arm"]].append(row)
-    return out
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cli")
@@ -174,7 +148,8 @@ def main():
     failures = []
     for opt in ({"name": "sgd", "optimizer": "sgd", "lr": 0.1},
                 {"name": "adam", "optimizer": "adam", "lr": 0.01}):
-        ours = engine(args.cli, text, model, arms, samples, opt, folder, args.seed)
+        ours = engine(args.cli, "text:" + text, model, arms, samples, opt, folder, args.seed,
+                      ["--max-len", str(MAX_LEN)])
         theirs = {arm: python_arm(arm, model, train, val, order, samples, opt) for arm in arms}
         worst, bad = compare(opt["name"], arms, ours, theirs)
         failures += bad
