@@ -59,6 +59,17 @@ void ProgressSink::onEvent(const EventRecord& e) {
   if (interactive_) draw(true);
 }
 
+void ProgressSink::onEval(const EvalRecord& e) {
+  if (e.text_sample.empty()) return;
+  if (interactive_ && drawn_lines_ > 0) {
+    std::fprintf(out_, "\033[%dA\033[J", drawn_lines_);
+    drawn_lines_ = 0;
+  }
+  std::fprintf(out_, "writes %s at %lld: %s\n", toString(e.arm).c_str(),
+               static_cast<long long>(e.samples_seen), e.text_sample.c_str());
+  if (interactive_) draw(true);
+}
+
 void ProgressSink::onArmFinished(const ArmSummary& s) {
   const std::string name = toString(s.arm);
   ArmLine& line = arms_[name];

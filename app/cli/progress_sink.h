@@ -19,6 +19,8 @@ class ProgressSink : public MetricsSink {
   void onRunStarted(const RunInfo& info) override;
   void onStep(const StepRecord& record) override;
   void onEvent(const EventRecord& record) override;
+  /// Text runs: the line each arm writes at an evaluation, above the arm lines.
+  void onEval(const EvalRecord& record) override;
   void onArmFinished(const ArmSummary& summary) override;
   void onRunFinished(const RunSummary& summary) override;
 

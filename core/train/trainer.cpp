@@ -14,6 +14,7 @@
 #include "train/arm_random.h"
 #include "train/device_select.h"
 #include "train/evaluator.h"
+#include "train/text_sample.h"
 #include "train/trainer_impl.h"
 #include "train/variance_probe.h"
 
@@ -214,6 +215,13 @@ void Trainer::Impl::evaluateArm(ArmRun& arm) {
   e.wall_ms = msSince(start);
   e.loss = r.loss;
   e.accuracy = r.accuracy;
+  if (data.isText()) {
+    // One seed per evaluation point, the same for every arm: their lines differ by their
+    // weights alone. A row holds kTextStart … kTextEnd: its inputs are one token shorter.
+    e.text_sample =
+        sampleTextLine(arm.stepper->model(), device, data.sample_shape.front() - 1,
+                       config.seed ^ (0x7E47ULL * static_cast<uint64_t>(e.samples_seen + 1)));
+  }
   arm.last_eval = e;
   publish([this, e] { sink->onEval(e); });
 }

@@ -65,6 +65,31 @@ struct EquivalenceReadout {
   QString more;  ///< in its tooltip
 };
 
+/// Text runs: the line each arm wrote at its latest evaluation (the same seed for every arm),
+/// so a class sees the models learn to write.
+EquivalenceReadout textSampleReadout(const RunData& run) {
+  // One short line per arm next to the title, so the plot keeps its room at 1024×768; the
+  // whole lines are in the tooltip.
+  constexpr int kShown = 26;
+  EquivalenceReadout out;
+  QStringList shown, whole;
+  for (const ArmSeries& arm : run.arms) {
+    if (arm.evals.empty() || arm.evals.back().text_sample.empty()) continue;
+    const QString name = armLegendName(arm.arm).toHtmlEscaped();
+    const QString line = QString::fromStdString(arm.evals.back().text_sample);
+    const QString cut = line.size() > kShown ? line.left(kShown) + QChar(0x2026) : line;
+    shown << QStringLiteral("<b>%1</b>: %2").arg(name, cut.toHtmlEscaped());
+    whole << QStringLiteral("<b>%1</b> writes: %2").arg(name, line.toHtmlEscaped());
+  }
+  if (shown.isEmpty()) return out;
+  out.text = shown.join("<br>");
+  out.more = whole.join("<br>") + "<br><br>" +
+             QObject::tr(
+                 "At each evaluation every arm writes one line from the same start and "
+                 "the same random draws: the lines differ by the weights alone.");
+  return out;
+}
+
 /// The gradient check's headline (kGradCheckHeadline: the largest check that was not a kink,
 /// the figure the CLI, `show`, JSON and the report give) and, when the trajectories have parted,
 /// the update where they left rounding level: from there on training amplifies a rounding
@@ -374,6 +399,10 @@ void PlotFeed::updateReadouts() {
       const auto [text, more] =
           every_run([this](const RunData& run) { return varianceReadout(run); });
       c->setReadout(text, more);
+    } else if (id == "validation") {
+      const auto [text, more] =
+          every_run([](const RunData& run) { return textSampleReadout(run); });
+      if (!text.isEmpty()) c->setReadout(text, more);
     } else if (id == "equivalence") {
       const auto [text, more] =
           every_run([](const RunData& run) { return equivalenceReadout(run); });

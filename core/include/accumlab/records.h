@@ -79,6 +79,9 @@ struct EvalRecord {
   double wall_ms = 0;
   double loss = kNaN;
   double accuracy = kNaN;  ///< NaN for regression
+  /// Text: a line the arm's model writes at this evaluation, every arm from the same seed
+  /// (docs/sequences.md); empty for other data. Not stored.
+  std::string text_sample;
 };
 
 /// The picture of one probe: its R micro-batch mean losses and its R window mean losses

@@ -7,11 +7,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <string>
 #include <tuple>
 
 #include "accumlab/input_error.h"
+#include "accumlab/text_file.h"
 #include "accumlab/trainer.h"
 #include "data/text_reader.h"
 #include "models/model.h"
@@ -20,6 +22,7 @@
 #include "train/grad_window.h"
 #include "train/loss.h"
 #include "train/pitfalls.h"
+#include "train/text_sample.h"
 #include "train/window_plan.h"
 
 namespace accumlab {
@@ -110,6 +113,14 @@ TEST_P(TextAccumEqualsBigBatch, InFloat64After100Steps) {
   // No same-weights probe on text: its theory is for equally weighted samples.
   EXPECT_FALSE(probesVariance(c));
   EXPECT_EQ(s.variance_probes, 0);
+  // Every evaluation of every arm wrote a line; accum and big-batch, at the same weights and
+  // from the same seed, wrote the same one.
+  std::map<ArmKind, std::string> last;
+  for (const EvalRecord& e : sink.evals) {
+    EXPECT_FALSE(e.text_sample.empty() && e.samples_seen > 0) << toString(e.arm);
+    last[e.arm] = e.text_sample;
+  }
+  if (model == "charlm:16" && !clip) EXPECT_EQ(last[ArmKind::kAccum], last[ArmKind::kBigBatch]);
 }
 
 std::string caseName(const ::testing::TestParamInfo<TextCase>& info) {
@@ -260,6 +271,23 @@ TEST(TextWindow, SequenceMeansWeighEverySequenceAlike) {
   }
   EXPECT_NEAR(summedLoss(t.data, out, y).item<double>(), per.sum().item<double>(), 1e-12);
   EXPECT_DOUBLE_EQ(t.data.trainWeight(rows), static_cast<double>(rows.size(0)));
+}
+
+TEST(TextSample, IsTheSameLineForTheSameWeightsAndSeedAndLeavesTrainingAlone) {
+  TextWindow a("charlm:8");
+  TextWindow b("charlm:8");
+  torch::manual_seed(99);
+  const double before = torch::rand({1}).item<double>();
+  torch::manual_seed(99);
+  const std::string line = sampleTextLine(*a.model, torch::kCPU, 20, 7);
+  // The global generator, which dropout would draw from, did not move.
+  EXPECT_EQ(torch::rand({1}).item<double>(), before);
+  EXPECT_EQ(sampleTextLine(*b.model, torch::kCPU, 20, 7), line);
+  EXPECT_LE(line.size(), 20u * 3);  // 20 bytes at most, " / " for a line break
+  EXPECT_EQ(firstNonTextByte(line), std::string::npos) << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  // An untrained model writes noise: another seed, another line.
+  EXPECT_NE(sampleTextLine(*a.model, torch::kCPU, 20, 8), line);
 }
 
 TEST(TextData, IsNamedByItsSpecAndHasNoProbe) {
