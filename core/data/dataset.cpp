@@ -100,10 +100,9 @@ std::string Dataset::describe() const {
   for (size_t i = 0; i < sample_shape.size(); ++i) out << (i ? "x" : "") << sample_shape[i];
   out << "], ";
   if (isText()) {
-    const int64_t tokens = (train_len.sum().item<int64_t>() - train_len.numel());
-    out << "text of bytes, " << tokens << " train tokens, sequences of "
-        << train_len.min().item<int64_t>() - 1 << " to " << train_len.max().item<int64_t>() - 1
-        << " tokens";
+    out << "text of bytes, " << static_cast<int64_t>(textWeight(train_len, TokenLoss::kTokens))
+        << " train tokens, sequences of " << train_len.min().item<int64_t>() - 1 << " to "
+        << train_len.max().item<int64_t>() - 1 << " tokens";
   } else if (task == Task::kClassification) {
     out << num_outputs << " classes";
     // The label mapping, so that a run's record says which index is which class.

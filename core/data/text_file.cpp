@@ -1,5 +1,6 @@
 #include "accumlab/text_file.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -45,8 +46,11 @@ std::string problemAt(const std::string& path, const std::string& kind, const st
   char byte[8];
   std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
   const bool control = static_cast<unsigned char>(text[at]) < 0x80;
+  const auto line =
+      1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
   return path + " is not a text " + kind + " file: " + (control ? "byte " : "invalid UTF-8 byte ") +
-         byte + " at offset " + std::to_string(at) + " (save it as UTF-8 text)";
+         byte + " at offset " + std::to_string(at) + ", line " + std::to_string(line) +
+         " (save it as UTF-8 text)";
 }
 
 }  // namespace

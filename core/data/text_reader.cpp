@@ -1,7 +1,6 @@
 #include "data/text_reader.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -33,18 +32,11 @@ std::string readWhole(const std::string& path) {
   return buffer.str();
 }
 
-// Throws when `text` holds a byte that is not text, naming its line and offset.
+// Throws when `text` holds a byte that is not text, naming its offset and line.
 void requireText(const std::string& text, const std::string& source) {
-  const size_t at = firstNonTextByte(text);
-  if (at == std::string::npos) return;
-  const auto line =
-      1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
-  char byte[8];
-  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[at]));
-  const bool control = static_cast<unsigned char>(text[at]) < 0x80;
-  throw InputError(source + " is not UTF-8 text: " + (control ? "byte " : "invalid UTF-8 byte ") +
-                   byte + " on line " + std::to_string(line) + " (byte offset " +
-                   std::to_string(at) + "); a text dataset takes UTF-8 text");
+  if (const std::string problem = nonTextProblem(source, "dataset", text); !problem.empty()) {
+    throw InputError(problem);
+  }
 }
 
 // The lines of `text`, without their line ends (LF or CR LF) and the byte-order mark.

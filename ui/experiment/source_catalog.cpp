@@ -104,7 +104,7 @@ bool openSource(const QString& path, OpenedSource* out, QString* error) {
   }
   if (suffix == "txt" && !firstLineHasDelimiter(abs)) {
     try {
-      checkTextFile(abs.toStdString(), "text");
+      checkTextFile(abs.toStdString(), "dataset");
     } catch (const std::exception& e) {
       *error = QString::fromStdString(e.what());
       return false;

@@ -59,19 +59,13 @@ QString sci(double v) { return QString::number(v, 'e', 1); }
 /// The gradient check's headline figure as every place writes it (kGradCheckFormat).
 QString gradCheckText(double v) { return QString::asprintf(kGradCheckFormat, v); }
 
-/// The equivalence plot's read-out.
-struct EquivalenceReadout {
-  QString text;  ///< next to the title
-  QString more;  ///< in its tooltip
-};
-
 /// Text runs: the line each arm wrote at its latest evaluation (the same seed for every arm),
 /// so a class sees the models learn to write.
-EquivalenceReadout textSampleReadout(const RunData& run) {
+PaneReadout textSampleReadout(const RunData& run) {
   // One short line per arm next to the title, so the plot keeps its room at 1024×768; the
   // whole lines are in the tooltip.
   constexpr int kShown = 26;
-  EquivalenceReadout out;
+  PaneReadout out;
   QStringList shown, whole;
   for (const ArmSeries& arm : run.arms) {
     if (arm.evals.empty() || arm.evals.back().text_sample.empty()) continue;
@@ -94,8 +88,8 @@ EquivalenceReadout textSampleReadout(const RunData& run) {
 /// the figure the CLI, `show`, JSON and the report give) and, when the trajectories have parted,
 /// the update where they left rounding level: from there on training amplifies a rounding
 /// difference, which is not accumulation.
-EquivalenceReadout equivalenceReadout(const RunData& run) {
-  EquivalenceReadout out;
+PaneReadout equivalenceReadout(const RunData& run) {
+  PaneReadout out;
   const ArmSeries* accum = run.find(ArmKind::kAccum);
   const ArmSeries* big = run.find(ArmKind::kBigBatch);
   const double level = roundingLevel(run.info.config.dtype);
@@ -411,7 +405,7 @@ void PlotFeed::updateReadouts() {
   }
 }
 
-PlotFeed::VarianceReadout PlotFeed::varianceReadout(const RunData& run) const {
+PaneReadout PlotFeed::varianceReadout(const RunData& run) const {
   // The headline is every probe of the run pooled, each at its own frozen weights (where the
   // ratio is K); the latest alone is the last dot of the plot. The arms' own ratio is no test
   // of K (other weights, see "?"): it goes to the tooltip.
@@ -419,7 +413,7 @@ PlotFeed::VarianceReadout PlotFeed::varianceReadout(const RunData& run) const {
   const ArmSeries* accum = run.find(ArmKind::kAccum);
   // Without an accum arm, big-batch's update is the same batch of m·K samples.
   if (accum == nullptr || accum->steps.empty()) accum = run.find(ArmKind::kBigBatch);
-  VarianceReadout out;
+  PaneReadout out;
   int64_t k = 0;
   if (const auto pooled = poolProbes(run.probes); pooled && std::isfinite(pooled->ratio)) {
     out.text = QObject::tr("same weights <b>%1×</b> %2 · theory %3 · %n probe(s) pooled", "",

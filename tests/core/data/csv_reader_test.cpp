@@ -126,8 +126,9 @@ TEST(CsvReader, BinaryOrNonUtf8FilesAreNotTextCsv) {
   std::string bytes = "a,b,y\n1,2,0\n30,4,";
   bytes += std::string("\0\x9f\x01zz", 5);
   testing::writeText(file, bytes);
-  EXPECT_EQ(messageOf([&] { loadCsv(file, "", Task::kAuto, 0.1, 1); }),
-            file + " is not a text CSV file: byte 0x00 at offset 17 (save it as UTF-8 text)");
+  EXPECT_EQ(
+      messageOf([&] { loadCsv(file, "", Task::kAuto, 0.1, 1); }),
+      file + " is not a text CSV file: byte 0x00 at offset 17, line 3 (save it as UTF-8 text)");
   EXPECT_THROW(checkTextFile(file, "CSV"), InputError);
   // Latin-1 'é' is not UTF-8; the UTF-8 'é' and a byte-order mark are.
   EXPECT_EQ(firstNonTextByte("caf\xe9,1\n"), 3u);

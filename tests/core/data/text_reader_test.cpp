@@ -63,14 +63,17 @@ TEST(TextReader, NamesTheLineAndByteOfAControlByte) {
   const std::string m = messageOf(
       [] { splitText(std::string("ok\nfine\nbad\x01here\n"), "x.txt", TextSplit::kLine, 256); });
   EXPECT_NE(m.find("x.txt"), std::string::npos) << m;
-  EXPECT_NE(m.find("byte 0x01 on line 3"), std::string::npos) << m;
-  EXPECT_NE(m.find("byte offset 11"), std::string::npos) << m;
+  EXPECT_NE(m.find("x.txt is not a text dataset file: byte 0x01 at offset 11, line 3 (save it as "
+                   "UTF-8 text)"),
+            std::string::npos)
+      << m;
 }
 
 TEST(TextReader, NamesInvalidUtf8) {
   const std::string m =
       messageOf([] { splitText("caf\xC3\n\xFFz\n", "y.txt", TextSplit::kLine, 256); });
-  EXPECT_NE(m.find("y.txt is not UTF-8 text: invalid UTF-8 byte 0xC3 on line 1"), std::string::npos)
+  EXPECT_NE(m.find("y.txt is not a text dataset file: invalid UTF-8 byte 0xC3 at offset 3, line 1"),
+            std::string::npos)
       << m;
 }
 
@@ -99,7 +102,7 @@ TEST(TextReader, NamesEmptyMissingAndBinaryFiles) {
   testing::writeFile(dir / "model.pt", {'P', 'K', 3, 4, 0, 0});
   EXPECT_NE(messageOf([&] {
               loadTextFile(dir / "model.pt", c);
-            }).find("model.pt is not UTF-8 text: byte 0x03 on line 1"),
+            }).find("model.pt is not a text dataset file: byte 0x03 at offset 2, line 1"),
             std::string::npos);
   EXPECT_NE(messageOf([&] { loadTextFile(dir.path(), c); }).find("is a folder"), std::string::npos);
   EXPECT_NE(messageOf([&] {
