@@ -106,9 +106,7 @@ bool isTextData(const std::string& spec) {
   return spec == "fortunes" || spec.rfind("text:", 0) == 0;
 }
 
-bool probesVariance(const ExperimentConfig& c) {
-  return c.probe_repeats >= 2 && !isTextData(c.data);
-}
+bool probesVariance(const ExperimentConfig& c) { return c.probe_repeats >= 2; }
 
 bool isPitfall(ArmKind arm) { return arm >= ArmKind::kPitfallSum; }
 

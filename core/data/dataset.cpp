@@ -36,9 +36,15 @@ torch::Tensor textTargets(const torch::Tensor& rows, const torch::Tensor& len,
   return y.to(device);
 }
 
+/// Each text row's loss terms: one sequence, or its target tokens (one per stored byte
+/// after kTextStart); float64.
+torch::Tensor textRowWeights(const torch::Tensor& len, TokenLoss mode) {
+  if (mode == TokenLoss::kSequences) return torch::ones(len.sizes(), torch::kFloat64);
+  return (len - 1).to(torch::kFloat64);
+}
+
 double textWeight(const torch::Tensor& len, TokenLoss mode) {
-  if (mode == TokenLoss::kSequences) return static_cast<double>(len.numel());
-  return static_cast<double>((len.sum().item<int64_t>() - len.numel()));
+  return textRowWeights(len, mode).sum().item<double>();
 }
 
 }  // namespace
@@ -46,6 +52,11 @@ double textWeight(const torch::Tensor& len, TokenLoss mode) {
 double Dataset::trainWeight(const torch::Tensor& rows) const {
   if (!isText()) return static_cast<double>(rows.numel());
   return textWeight(train_len.index_select(0, rows), token_loss);
+}
+
+torch::Tensor Dataset::trainRowWeights(const torch::Tensor& rows) const {
+  if (!isText()) return torch::ones({rows.numel()}, torch::kFloat64);
+  return textRowWeights(train_len.index_select(0, rows), token_loss);
 }
 
 double Dataset::trainTokens(const torch::Tensor& rows) const {

@@ -44,6 +44,8 @@ struct Dataset {
   /// The loss terms the given train rows bring to a mean: one per sample, or for text under
   /// --token-loss tokens their target tokens (one per stored byte after kTextStart).
   double trainWeight(const torch::Tensor& rows) const;
+  /// The same per row: float64 [rows], adding up to trainWeight.
+  torch::Tensor trainRowWeights(const torch::Tensor& rows) const;
   /// Text: the target tokens of the given train rows, whatever --token-loss says.
   double trainTokens(const torch::Tensor& rows) const;
   /// The loss terms of validation rows [begin, end).

@@ -71,7 +71,8 @@ std::optional<PooledProbe> poolProbes(const std::vector<ProbeRecord>& probes) {
   out.accum = last.accum;
   // Every probe estimates K at its own weights, so their log-ratios share one centre; a probe
   // at another m or K (a slider change) has another theory and stays out.
-  double sw = 0, swx = 0, swxx = 0;
+  double sw = 0, swx = 0, swxx = 0, swt = 0;
+  bool theories = true, one_theory = true;
   for (const ProbeRecord& p : probes) {
     if (p.micro_batch != last.micro_batch || p.accum != last.accum) continue;
     if (!positive(p.ratio) || !positive(p.ci_low) || !positive(p.ci_high) ||
@@ -85,11 +86,16 @@ std::optional<PooledProbe> poolProbes(const std::vector<ProbeRecord>& probes) {
     sw += w;
     swx += w * x;
     swxx += w * x * x;
+    // Text's theory depends a little on each probe's pool (weightedProbeTheory).
+    theories = theories && positive(p.theory);
+    if (theories) swt += w * std::log(p.theory);
+    one_theory = one_theory && p.theory == last.theory;
     ++out.probes;
     out.batch_dependent = out.batch_dependent || p.batch_dependent;
   }
   if (out.probes == 0) return out;
   const double mean = swx / sw;
+  if (theories && !one_theory) out.theory = std::exp(swt / sw);
   double se = 1.0 / std::sqrt(sw);
   if (out.probes >= 3) {
     // Cochran's Q over its degrees of freedom (the Birge ratio): above 1, the probes scatter

@@ -50,7 +50,7 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
   const auto& columns = stepColumns();
   std::string out = "run_id,arm";
   for (const StepColumn& c : columns) out += std::string(",") + c.name;
-  out += ",val_loss,val_accuracy\n";
+  out += ",val_loss,val_accuracy,val_text_sample\n";
   for (const ExportedRun& run : runs) {
     std::string prefix;
     appendInteger(prefix, run.detail.row.id);
@@ -90,6 +90,8 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
       if (eval) appendNumber(out, eval->loss);
       out += ',';
       if (eval) appendNumber(out, eval->accuracy);
+      out += ',';
+      if (eval) out += csvCell(eval->text_sample);
       out += '\n';
     }
   }
@@ -116,17 +118,16 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
       }
       metrics[c.name] = std::move(values);
     }
-    json evals = {{"step", json::array()},
-                  {"samples_seen", json::array()},
-                  {"wall_ms", json::array()},
-                  {"loss", json::array()},
-                  {"accuracy", json::array()}};
+    json evals = {{"step", json::array()},     {"samples_seen", json::array()},
+                  {"wall_ms", json::array()},  {"loss", json::array()},
+                  {"accuracy", json::array()}, {"text_sample", json::array()}};
     for (const EvalRecord& e : run.series.evals) {
       evals["step"].push_back(e.step);
       evals["samples_seen"].push_back(e.samples_seen);
       evals["wall_ms"].push_back(jsonNumber(e.wall_ms));
       evals["loss"].push_back(jsonNumber(e.loss));
       evals["accuracy"].push_back(jsonNumber(e.accuracy));
+      evals["text_sample"].push_back(e.text_sample.empty() ? json(nullptr) : json(e.text_sample));
     }
     json probes = json::array();
     for (const ProbeRecord& p : run.series.probes) {

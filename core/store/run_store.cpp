@@ -330,9 +330,10 @@ RunSeries RunStore::series(int64_t run_id) {
     const RunRow row = impl_->row(run_id);
     RunSeries s;
     s.steps = impl_->steps(run_id, row.arm, std::numeric_limits<int64_t>::min(), row.steps);
-    SQLite::Statement q(impl_->db(),
-                        "SELECT step, samples_seen, wall_ms, loss, accuracy FROM evals "
-                        "WHERE run_id = ? ORDER BY step, id");
+    SQLite::Statement q(
+        impl_->db(),
+        "SELECT step, samples_seen, wall_ms, loss, accuracy, text_sample FROM evals "
+        "WHERE run_id = ? ORDER BY step, id");
     q.bind(1, run_id);
     while (q.executeStep()) {
       EvalRecord e;
@@ -342,6 +343,7 @@ RunSeries RunStore::series(int64_t run_id) {
       e.wall_ms = q.getColumn(2).getDouble();
       e.loss = realOrNaN(q.getColumn(3));
       e.accuracy = realOrNaN(q.getColumn(4));
+      if (!q.getColumn(5).isNull()) e.text_sample = q.getColumn(5).getString();
       s.evals.push_back(e);
     }
     SQLite::Statement p(impl_->db(),

@@ -234,12 +234,26 @@ void addProbeHistograms(SQLite::Database& db) {
   )SQL");
 }
 
+/// Version 11: the text runs' tokens per second of each step (StepRecord::tokens_per_s) and
+/// the line each arm writes at an evaluation (NULL: none, as for every older evaluation).
+void addTextColumns(SQLite::Database& db) {
+  addStepColumns(db, 11);
+  db.exec("ALTER TABLE evals ADD COLUMN text_sample TEXT");
+}
+
 /// kMigrations[v] takes a file from version v to v + 1.
-const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
-    createVersion1,           autoincrementIds,  addStepColumnsOfVersion3, addVarianceProbes,
-    addStepColumnsOfVersion5, addSweeps,         addLessonResults,         addStepColumnsOfVersion8,
-    addStepColumnsOfVersion9, addProbeHistograms};
-static_assert(kSchemaVersion == 10, "add the migration to kMigrations");
+const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {createVersion1,
+                                                                         autoincrementIds,
+                                                                         addStepColumnsOfVersion3,
+                                                                         addVarianceProbes,
+                                                                         addStepColumnsOfVersion5,
+                                                                         addSweeps,
+                                                                         addLessonResults,
+                                                                         addStepColumnsOfVersion8,
+                                                                         addStepColumnsOfVersion9,
+                                                                         addProbeHistograms,
+                                                                         addTextColumns};
+static_assert(kSchemaVersion == 11, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

@@ -55,6 +55,7 @@ const std::vector<StepColumn>& stepColumns() {
       integer("peak_tensor_bytes", &StepRecord::peak_tensor_bytes, 5),
       real("allreduce_ms", &StepRecord::allreduce_ms, 8),
       real("grad_equiv_f64", &StepRecord::grad_equiv_f64, 9),
+      real("tokens_per_s", &StepRecord::tokens_per_s, 11),
   };
   return kColumns;
 }

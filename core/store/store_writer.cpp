@@ -264,8 +264,8 @@ void StoreWriter::insertProbes(const std::vector<ProbeRecord>& probes) {
 void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
   if (evals.empty()) return;
   auto& ins = statement(insert_eval_,
-                        "INSERT INTO evals (run_id, step, samples_seen, wall_ms, loss, accuracy) "
-                        "VALUES (?, ?, ?, ?, ?, ?)");
+                        "INSERT INTO evals (run_id, step, samples_seen, wall_ms, loss, accuracy, "
+                        "text_sample) VALUES (?, ?, ?, ?, ?, ?, ?)");
   auto& up = statement(eval_progress_,
                        "UPDATE runs SET val_loss = ?, val_accuracy = ? "
                        "WHERE id = ? AND status = 'running'");
@@ -278,6 +278,11 @@ void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
     ins.bind(4, e.wall_ms);
     ins.bind(5, e.loss);
     ins.bind(6, e.accuracy);
+    if (e.text_sample.empty()) {
+      ins.bind(7);
+    } else {
+      ins.bind(7, e.text_sample);
+    }
     ins.exec();
     ins.reset();
     up.bind(1, e.loss);

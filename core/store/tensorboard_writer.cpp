@@ -156,8 +156,9 @@ const char* groupOf(const std::string& column) {
 /// What one event record of the file holds: the scalars and event lines at one step.
 struct Point {
   double wall_ms = kNaN;
-  std::vector<std::pair<std::string, double>> scalars;  ///< tag, value
-  std::string events;                                   ///< Markdown list lines
+  std::vector<std::pair<std::string, double>> scalars;     ///< tag, value
+  std::string events;                                      ///< Markdown list lines
+  std::vector<std::pair<std::string, std::string>> texts;  ///< tag, Markdown
 };
 
 /// A run's records on both x axes: optimizer steps, and samples seen ("by_samples/" tags).
@@ -171,6 +172,13 @@ struct Timelines {
     if (std::isnan(value)) return;
     at(by_step, step, wall_ms).scalars.emplace_back(tag, value);
     at(by_samples, samples, wall_ms).scalars.emplace_back("by_samples/" + tag, value);
+  }
+  /// Adds a text under `tag` (left out when empty).
+  void addText(int64_t step, int64_t samples, double wall_ms, const std::string& tag,
+               const std::string& markdown) {
+    if (markdown.empty()) return;
+    at(by_step, step, wall_ms).texts.emplace_back(tag, markdown);
+    at(by_samples, samples, wall_ms).texts.emplace_back("by_samples/" + tag, markdown);
   }
   void addEvent(int64_t step, const EventRecord& e) {
     const std::string arm = armName(e);
@@ -213,6 +221,10 @@ Timelines timelines(const ExportedRun& run) {
   for (const EvalRecord& e : run.series.evals) {
     t.add(e.step, e.samples_seen, e.wall_ms, "eval/loss", e.loss);
     t.add(e.step, e.samples_seen, e.wall_ms, "eval/accuracy", e.accuracy);
+    // An indented block: the model's bytes are shown as written, not read as Markdown.
+    if (!e.text_sample.empty()) {
+      t.addText(e.step, e.samples_seen, e.wall_ms, "eval/writes", "    " + e.text_sample);
+    }
   }
   for (const ProbeRecord& p : run.series.probes) {
     const std::pair<const char*, double> values[] = {{"ratio", p.ratio},
@@ -300,6 +312,7 @@ void writePoints(EventFile& file, const std::map<int64_t, Point>& line, double s
       v->set_simple_value(static_cast<float>(value));
     }
     if (!p.events.empty()) addText(*summary, events_tag, p.events);
+    for (const auto& [tag, text] : p.texts) addText(*summary, tag, text);
     file.write(e.SerializeAsString());
   }
 }

@@ -189,6 +189,7 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
   rec.mb_loss_mean = probe ? r.loss : r.mb_loss_mean;
   rec.mb_loss_var = probe ? 0.0 : r.mb_loss_var;
   rec.samples_per_s = static_cast<double>(stream_.consumed()) / std::max(1e-9, train_seconds_);
+  rec.tokens_per_s = rec.samples_per_s * tokensPerSample();
   if (r.has_noise) {
     rec.g_small_sq = r.g_small_sq;
     rec.g_big_sq = r.g_big_sq;

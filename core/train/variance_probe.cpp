@@ -81,17 +81,45 @@ std::vector<int64_t> distinctRows(int64_t count, int64_t population, std::mt1993
   return all;
 }
 
-/// Means of `repeats` groups of `group` values drawn with replacement from `losses`.
-std::vector<double> resampledMeans(const std::vector<double>& losses, int64_t group,
+/// Means of `repeats` groups of `group` pool entries drawn with replacement: each group's
+/// summed losses over its summed weights (weights empty: each entry weighs 1).
+std::vector<double> resampledMeans(const std::vector<double>& losses,
+                                   const std::vector<double>& weights, int64_t group,
                                    int64_t repeats, std::mt19937_64& rng) {
   std::uniform_int_distribution<size_t> pick(0, losses.size() - 1);
   std::vector<double> means(static_cast<size_t>(repeats));
   for (double& mean : means) {
-    double sum = 0;
-    for (int64_t i = 0; i < group; ++i) sum += losses[pick(rng)];
-    mean = sum / static_cast<double>(group);
+    double sum = 0, weight = 0;
+    for (int64_t i = 0; i < group; ++i) {
+      const size_t at = pick(rng);
+      sum += losses[at];
+      weight += weights.empty() ? 1.0 : weights[at];
+    }
+    mean = sum / weight;
   }
   return means;
+}
+
+/// Σ values / n.
+double meanOf(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+/// The residuals d_i = s_i − R·w_i of a weighted pool, R = Σs/Σw (s_i − mean for equal
+/// weights): the ratio estimator's error is d̄/w̄ to first order.
+std::vector<double> ratioResiduals(const std::vector<double>& sums,
+                                   const std::vector<double>& weights) {
+  std::vector<double> d(sums.size());
+  if (weights.empty()) {
+    const double mean = meanOf(sums);
+    for (size_t i = 0; i < sums.size(); ++i) d[i] = sums[i] - mean;
+    return d;
+  }
+  const double r = meanOf(sums) / meanOf(weights);
+  for (size_t i = 0; i < sums.size(); ++i) d[i] = sums[i] - r * weights[i];
+  return d;
 }
 
 /// The two sets of means in kProbeHistogramBins common bins spanning the micro-batch means'
@@ -151,27 +179,67 @@ double excessKurtosis(const std::vector<double>& values) {
   return m2 > 0 ? m4 / (m2 * m2) - 3.0 : kNaN;
 }
 
+double weightedProbeTheory(const std::vector<double>& sums, const std::vector<double>& weights,
+                           int64_t micro_batch, int64_t accum) {
+  const double k = static_cast<double>(accum), m = static_cast<double>(micro_batch);
+  if (weights.empty() || sums.size() < 2) return k;
+  const std::vector<double> d = ratioResiduals(sums, weights);
+  const double mw = meanOf(weights);
+  double dd = 0, de = 0, ee = 0, dde = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const double e = weights[i] - mw;
+    dd += d[i] * d[i];
+    de += d[i] * e;
+    ee += e * e;
+    dde += d[i] * d[i] * e;
+  }
+  const double n = static_cast<double>(d.size());
+  dd /= n;
+  de /= n;
+  ee /= n;
+  dde /= n;
+  // Var(Σs/Σw over n draws) = A/n + B/n² + O(1/n³): the delta method taken one order further.
+  const double a = dd / (mw * mw);
+  const double b =
+      -2.0 * dde / (mw * mw * mw) + (3.0 * dd * ee + 5.0 * de * de) / (mw * mw * mw * mw);
+  if (!(a > 0)) return k;
+  const double micro = 1.0 + b / (a * m);
+  const double window = 1.0 + b / (a * m * k);
+  // Where the correction is as large as the leading term the expansion says nothing.
+  if (!(micro > 0.5 && window > 0.5)) return kNaN;
+  return k * micro / window;
+}
+
 ProbeRecord probeLossPool(const std::vector<double>& losses, int64_t micro_batch, int64_t accum,
                           int64_t repeats, uint64_t seed, bool normal_theory) {
+  return probeWeightedPool(losses, {}, micro_batch, accum, repeats, seed, normal_theory);
+}
+
+ProbeRecord probeWeightedPool(const std::vector<double>& sums, const std::vector<double>& weights,
+                              int64_t micro_batch, int64_t accum, int64_t repeats, uint64_t seed,
+                              bool normal_theory) {
   const int64_t m = micro_batch, k = accum, r = repeats;
-  if (m < 1 || k < 1 || r < 2 || losses.size() < 2) {
+  if (m < 1 || k < 1 || r < 2 || sums.size() < 2 ||
+      (!weights.empty() && weights.size() != sums.size())) {
     throw std::invalid_argument(
-        "variance probe needs m ≥ 1, K ≥ 1, at least 2 repeats and a pool of 2");
+        "variance probe needs m ≥ 1, K ≥ 1, at least 2 repeats, a pool of 2 and one weight per "
+        "loss");
   }
   ProbeRecord rec;
   rec.micro_batch = m;
   rec.accum = k;
   rec.repeats = r;
-  rec.pool = static_cast<int64_t>(losses.size());
-  rec.theory = static_cast<double>(k);
+  rec.pool = static_cast<int64_t>(sums.size());
+  rec.theory = weightedProbeTheory(sums, weights, m, k);
   std::mt19937_64 rng(seed);
-  const std::vector<double> micro = resampledMeans(losses, m, r, rng);
-  const std::vector<double> window = resampledMeans(losses, m * k, r, rng);
+  const std::vector<double> micro = resampledMeans(sums, weights, m, r, rng);
+  const std::vector<double> window = resampledMeans(sums, weights, m * k, r, rng);
   rec.var_micro = sampleVariance(micro);
   rec.var_window = sampleVariance(window);
   // The draws are independent draws from the pool, so a mean of n of them has excess
   // kurtosis γ₂/n with γ₂ the pool's own (population moments): no estimate from R means.
-  const double g2 = normal_theory ? 0.0 : excessKurtosis(losses);
+  // Weighted, the mean's error is d̄/w̄ to first order, so γ₂ is the residuals' d.
+  const double g2 = normal_theory ? 0.0 : excessKurtosis(ratioResiduals(sums, weights));
   const RatioInterval ci =
       varianceRatioInterval(rec.var_micro, varianceDof(r, g2 / static_cast<double>(m)),
                             rec.var_window, varianceDof(r, g2 / static_cast<double>(m * k)));
@@ -201,9 +269,22 @@ ProbeRecord probeVariance(Model& model, const Dataset& data, const ProbeRequest&
   torch::NoGradGuard no_grad;
   if (!model.batchDependent()) {
     // One forward over the pool; every micro-batch and window is then drawn from its losses.
-    const std::vector<int64_t> rows = distinctRows(request.pool, data.trainSize(), rng);
+    std::vector<int64_t> rows = distinctRows(request.pool, data.trainSize(), rng);
+    if (data.isText()) {
+      // A chunk pads to its longest sequence: in order of length, little is padding. The
+      // pool is drawn from uniformly, so its order changes no distribution.
+      const torch::Tensor len = data.train_len.contiguous();
+      const int64_t* l = len.data_ptr<int64_t>();
+      std::stable_sort(rows.begin(), rows.end(), [l](int64_t a, int64_t b) { return l[a] < l[b]; });
+    }
     const std::vector<double> losses = lossesBySample(model, data, rows, device, dtype);
-    return probeLossPool(losses, m, k, request.repeats, rng());
+    std::vector<double> weights;
+    if (data.isText() && data.token_loss == TokenLoss::kTokens) {
+      // Each sequence's loss is its tokens' sum: a batch's loss is Σs/Σtokens.
+      const torch::Tensor w = data.trainRowWeights(torch::tensor(rows, torch::kLong)).contiguous();
+      weights.assign(w.data_ptr<double>(), w.data_ptr<double>() + w.numel());
+    }
+    return probeWeightedPool(losses, weights, m, k, request.repeats, rng());
   }
   ProbeRecord rec;
   const int64_t r = std::min(request.repeats, kBatchDependentRepeats);

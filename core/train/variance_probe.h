@@ -36,7 +36,8 @@ struct ProbeRequest {
 /// gradients, the loss of R random micro-batches of m training samples and of R random
 /// windows of m·K, every sample drawn independently and uniformly, so the true ratio of
 /// their variances is exactly K. Returns the two variances, their ratio, its 90% interval and
-/// the histogram of the two sets of mean losses.
+/// the histogram of the two sets of mean losses. Text under --token-loss tokens draws each
+/// batch's Σ token loss / Σ tokens (probeWeightedPool), whose theory is not exactly K.
 ///
 /// A model that treats samples independently runs a pool of distinct random training samples
 /// forward once (`pool`, chunked) and draws every micro-batch and window from the pool's
@@ -59,6 +60,24 @@ ProbeRecord probeVariance(Model& model, const Dataset& data, const ProbeRequest&
 /// variances, ratio, interval, theory and histogram.
 ProbeRecord probeLossPool(const std::vector<double>& losses, int64_t micro_batch, int64_t accum,
                           int64_t repeats, uint64_t seed, bool normal_theory = false);
+
+/// The same for a pool whose batches are ratios: a micro-batch's loss is Σ sums / Σ weights
+/// of its m draws (text under --token-loss tokens: each sequence's summed token loss over
+/// its target tokens), weights empty meaning 1 each. The theory value is then
+/// weightedProbeTheory, and γ₂ that of the residuals s − R·w.
+ProbeRecord probeWeightedPool(const std::vector<double>& sums, const std::vector<double>& weights,
+                              int64_t micro_batch, int64_t accum, int64_t repeats, uint64_t seed,
+                              bool normal_theory = false);
+
+/// The true ratio Var(micro-batch loss) / Var(window loss) for batches drawn with replacement
+/// from a weighted pool (docs/sequences.md). With equal weights it is exactly K. Otherwise the
+/// batch loss Σs/Σw is a ratio estimator whose variance over n draws is A/n + B/n² + O(1/n³),
+/// with R = Σs/Σw, d = s − R·w, e = w − w̄ (pool moments):
+///   A = E[d²]/w̄²,  B = −2·E[d²e]/w̄³ + (3·E[d²]·E[e²] + 5·E[de]²)/w̄⁴,
+/// so the ratio is K·(1 + B/(A·m)) / (1 + B/(A·m·K)). NaN where the correction reaches half
+/// the leading term (the expansion does not hold at so small an m).
+double weightedProbeTheory(const std::vector<double>& sums, const std::vector<double>& weights,
+                           int64_t micro_batch, int64_t accum);
 
 /// Samples a probe runs forward: the pool (at most the training set), or R·m·(K+1) batch by
 /// batch for a batch-dependent model.

@@ -4,6 +4,8 @@ killed mid-run, the rendezvous errors of `--rank/--world-size/--master`, what th
 to the network, and the shared token of ranks on several machines.
 
 Cases:
+  text        --workers 2 on a text file in float64: accum equals big-batch to 1e-12 (tokens
+              counted over all ranks)
   run         --workers 3 in float64: exit 0, accum equals big-batch to 1e-12, the runs stored
               with their all-reduce times; then --workers 2 in float32: 1e-5
   kill        SIGKILL to worker rank 1 mid-run: rank 0 and rank 2 exit non-zero within the
@@ -79,6 +81,25 @@ def case_run(cli, folder):
     diff = out["arms"]["accum"]["equivalence_rel_diff"]
     check(diff <= 1e-5, f"float32 equivalence {diff}")
     print(f"run: float64 3 workers {accum['equivalence_rel_diff']:.2e}, float32 2 workers {diff:.2e}")
+
+
+def case_text(cli, folder):
+    # Sequences of 1 to 60 bytes: each rank's shard holds other token counts, so the window's
+    # tokens must be counted over all ranks before the first backward.
+    text = os.path.join(folder, "lines.txt")
+    with open(text, "w") as f:
+        for i in range(480):
+            f.write(" ".join("word"[: 1 + (i + w) % 4] for w in range(1 + (i * 7) % 12)) + "\n")
+    out = run_json(cli, ["--workers", "2", "--dtype", "float64", "--no-store", "--data", "text:" + text,
+                         "--model", "charlm:8", "--micro-batch", "4", "--accum", "4", "--epochs", "1",
+                         "--threads", "1", "--window-policy", "flush-exact",
+                         "--arms", "accum,big-batch"])
+    accum = out["arms"]["accum"]
+    for arm in out["arms"].values():
+        check(arm["status"] == "finished", f"arm {arm}")
+    check(accum["equivalence_rel_diff"] <= 1e-12, f"float64 text equivalence {accum['equivalence_rel_diff']}")
+    check(accum["tokens_per_s"] > 0, f"tokens/s {accum.get('tokens_per_s')}")
+    print(f"text: float64 2 workers {accum['equivalence_rel_diff']:.2e}")
 
 
 def children(pid):
@@ -316,7 +337,7 @@ def main():
         sys.exit(__doc__)
     case, cli = sys.argv[1], sys.argv[2]
     cases = {"run": case_run, "kill": case_kill, "hang": case_hang, "rendezvous": case_rendezvous,
-             "loopback": case_loopback, "token": case_token}
+             "loopback": case_loopback, "token": case_token, "text": case_text}
     with tempfile.TemporaryDirectory() as folder:
         try:
             cases[case](cli, folder)

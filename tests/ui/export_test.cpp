@@ -1,5 +1,6 @@
 // Every export writes a file that parses: runs CSV/JSON, plots PNG/SVG/PDF, the HTML report.
 #include <qcustomplot.h>
+
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -9,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
+#include <cmath>
 
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"
@@ -173,6 +175,47 @@ class ExportTest : public QObject {
     QVERIFY2(writeHtmlReport(loadExperiments(*store_, {ids_.front()}), path, &error),
              qPrintable(error));
     QVERIFY(readAll(path).contains("data:image/png;base64,"));
+  }
+
+  void textRunReportShowsWhatEachArmWrote() {
+    // A small text run: the lines its arms wrote and its tokens/s reach the store and the report.
+    const QString lines = dir_.filePath("lines.txt");
+    {
+      QFile f(lines);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      const char* words[] = {"the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog"};
+      for (int i = 0; i < 300; ++i) {
+        QByteArray line;
+        for (int w = 0; w <= i % 7; ++w) line += QByteArray(words[(i * 5 + w) % 9]) + ' ';
+        f.write(line.trimmed() + '\n');
+      }
+    }
+    ExperimentConfig c = test::smallExperiment(256);
+    c.data = "text:" + lines.toStdString();
+    c.model = "charlm:16";
+    c.micro_batch = 4;
+    c.accum = 2;
+    c.eval_every = 128;
+    c.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
+    const std::string db = dir_.filePath("text.sqlite").toStdString();
+    StoreSink sink(db);
+    Trainer(c).run(sink);
+    sink.finish();
+    RunStore store(db);
+    std::vector<int64_t> ids;
+    for (const StoredRun& r : sink.runs()) ids.push_back(r.run_id);
+    const RunSeries accum = store.series(ids.front());
+    QVERIFY(!accum.evals.empty());
+    const std::string written = accum.evals.back().text_sample;
+    QVERIFY2(!written.empty(), "the stored evaluation lost its line");
+    QVERIFY(std::isfinite(accum.steps.back().tokens_per_s));
+    const QString path = dir_.filePath("text.html");
+    QString error;
+    QVERIFY2(writeHtmlReport(loadExperiments(store, ids), path, &error), qPrintable(error));
+    const QString html = QString::fromUtf8(readAll(path));
+    QVERIFY(html.contains("What each arm writes"));
+    QVERIFY2(html.contains(QString::fromStdString(written).toHtmlEscaped()), written.c_str());
+    QVERIFY(html.contains("tokens/s"));
   }
 
   void reportIsOfTheSelectedRuns() {

@@ -416,10 +416,13 @@ PaneReadout PlotFeed::varianceReadout(const RunData& run) const {
   PaneReadout out;
   int64_t k = 0;
   if (const auto pooled = poolProbes(run.probes); pooled && std::isfinite(pooled->ratio)) {
+    // Text's theory is K corrected for its lengths (weightedProbeTheory), so not K itself.
     out.text = QObject::tr("same weights <b>%1×</b> %2 · theory %3 · %n probe(s) pooled", "",
                            static_cast<int>(pooled->probes))
                    .arg(ratioText(pooled->ratio), intervalText(pooled->ci_low, pooled->ci_high))
-                   .arg(pooled->accum);
+                   .arg(std::isfinite(pooled->theory) && pooled->theory != pooled->accum
+                            ? QString::number(pooled->theory, 'f', 2)
+                            : QString::number(pooled->accum));
     if (pooled->batch_dependent) out.text += QObject::tr(" (BatchNorm: not K)");
     const ProbeRecord& p = run.probes.back();
     out.more = QObject::tr("latest probe (sample %1): %2× %3")
@@ -452,13 +455,13 @@ PaneReadout PlotFeed::varianceReadout(const RunData& run) const {
   }
   if (out.text.isEmpty() && k > 0 && !out.more.isEmpty()) {
     out.text =
-        probesVariance(run.info.config)
-            ? QObject::tr("theory %1 at one set of weights (waiting for the first probe)").arg(k)
+        !probesVariance(run.info.config) ? QObject::tr("no same-weights probe (probe repeats 0)")
         : isTextData(run.info.config.data)
             ? QObject::tr(
-                  "no same-weights probe on text: a per-token mean weighs "
-                  "sequences by their lengths, so its ratio is not K")
-            : QObject::tr("no same-weights probe (probe repeats 0)");
+                  "theory near %1 at one set of weights, lengths allowed for "
+                  "(waiting for the first probe)")
+                  .arg(k)
+            : QObject::tr("theory %1 at one set of weights (waiting for the first probe)").arg(k);
   }
   return out;
 }

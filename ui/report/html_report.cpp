@@ -5,6 +5,7 @@
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "accumlab/lesson.h"
 #include "accumlab/variance_ratio.h"
@@ -52,6 +53,7 @@ ArmSummary summaryOf(const ArmSeries& arm) {
     s.noise_per_update = last.noise_per_update;
     s.b_simple = last.b_simple;
     s.samples_per_s = last.samples_per_s;
+    s.tokens_per_s = last.tokens_per_s;
     s.peak_memory_bytes = last.memory_bytes;
     for (const StepRecord& r : arm.steps)
       s.peak_tensor_bytes = std::max(s.peak_tensor_bytes, r.peak_tensor_bytes);
@@ -114,17 +116,22 @@ QString summaryTable(const RunData& run) {
     auto gradCheck = [](double v) {
       return std::isfinite(v) ? QString::asprintf(kGradCheckFormat, v) : QStringLiteral("–");
     };
-    html += QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
-                .arg(num(s.samples_per_s, 6), ratio(s.samples_per_s, base.samples_per_s),
-                     mib(s.peak_tensor_bytes), mib(s.peak_memory_bytes),
-                     gradCheck(s.grad_equivalence_rel_diff_without_kinks) +
-                         (s.grad_equivalence_kinks > 0
-                              ? QString("<br><small>%1 %2 at %3</small>")
-                                    .arg(s.grad_equivalence_kinks)
-                                    .arg(s.grad_equivalence_kinks == 1 ? "kink" : "kinks",
-                                         sci(s.grad_equivalence_largest_kink))
-                              : QString()),
-                     sci(s.equivalence_rel_diff));
+    html +=
+        QString("<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td></tr>")
+            .arg(num(s.samples_per_s, 6) +
+                     (std::isfinite(s.tokens_per_s)
+                          ? QString("<br><small>%1 tokens/s</small>").arg(num(s.tokens_per_s, 6))
+                          : QString()),
+                 ratio(s.samples_per_s, base.samples_per_s), mib(s.peak_tensor_bytes),
+                 mib(s.peak_memory_bytes),
+                 gradCheck(s.grad_equivalence_rel_diff_without_kinks) +
+                     (s.grad_equivalence_kinks > 0
+                          ? QString("<br><small>%1 %2 at %3</small>")
+                                .arg(s.grad_equivalence_kinks)
+                                .arg(s.grad_equivalence_kinks == 1 ? "kink" : "kinks",
+                                     sci(s.grad_equivalence_largest_kink))
+                          : QString()),
+                 sci(s.equivalence_rel_diff));
     if (!s.message.empty()) {
       html += QString("<tr><td class='k muted' colspan=19>%1: %2</td></tr>")
                   .arg(armName(arm.arm), esc(s.message));
@@ -189,6 +196,52 @@ QString pitfallParagraph(const RunData& run) {
     lines << QObject::tr("Wrong recipe <b>%1</b>: %2").arg(esc(toString(arm.arm)), esc(words));
   }
   return lines.isEmpty() ? QString() : "<p>" + lines.join("<br>") + "</p>";
+}
+
+/// Text runs: the line each arm wrote at each evaluation (every arm from the same seed, so
+/// arms at the same weights write the same line); at most kWritesRows evaluations, spread
+/// evenly, the last always among them.
+QString writesTable(const RunData& run) {
+  constexpr size_t kWritesRows = 12;
+  std::map<int64_t, std::map<ArmKind, std::string>> by_samples;
+  for (const ArmSeries& arm : run.arms) {
+    for (const EvalRecord& e : arm.evals) {
+      if (!e.text_sample.empty()) by_samples[e.samples_seen][arm.arm] = e.text_sample;
+    }
+  }
+  if (by_samples.empty()) return QString();
+  QString html = QObject::tr(
+                     "<p><b>What each arm writes</b> at temperature 0.8, from the same seed "
+                     "(docs/sequences.md)</p>") +
+                 "<table><tr><th>samples</th>";
+  for (const ArmSeries& arm : run.arms) {
+    html += QString("<th class=k style='color:%1'>%2</th>")
+                .arg(armColorName(arm.arm), armName(arm.arm));
+  }
+  html += "</tr>";
+  const size_t n = by_samples.size();
+  const size_t shown = std::min(n, kWritesRows);
+  auto it = by_samples.begin();
+  size_t at = 0;
+  for (size_t row = 0; row < shown; ++row) {
+    const size_t want = shown == 1 ? n - 1 : row * (n - 1) / (shown - 1);
+    std::advance(it, static_cast<std::ptrdiff_t>(want - at));
+    at = want;
+    html += "<tr><td>" + QLocale().toString(static_cast<qlonglong>(it->first)) + "</td>";
+    for (const ArmSeries& arm : run.arms) {
+      const auto found = it->second.find(arm.arm);
+      html += "<td class=k><code>" +
+              (found == it->second.end() ? QStringLiteral("–") : esc(found->second)) +
+              "</code></td>";
+    }
+    html += "</tr>";
+  }
+  html += "</table>";
+  if (shown < n) {
+    html +=
+        QObject::tr("<p class=muted>%1 of %2 evaluations, spread evenly.</p>").arg(shown).arg(n);
+  }
+  return html;
 }
 
 QString eventsList(const RunData& run) {
@@ -314,7 +367,7 @@ QString buildHtmlReport(const std::vector<RunData>& runs, const std::vector<Plot
                      esc(run.info.model.empty() ? run.info.config.model : run.info.model),
                      esc(run.info.device.empty() ? run.info.config.device : run.info.device));
     html += "<h3>Summary</h3>" + summaryTable(run) + varianceParagraph(run) +
-            pitfallParagraph(run) + eventsList(run);
+            pitfallParagraph(run) + writesTable(run) + eventsList(run);
     html += "<details><summary>Configuration</summary>" + configTable(run) + "</details>";
   }
   html += "<h2>Plots</h2>" + reportFigures(plots);

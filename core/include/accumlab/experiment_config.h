@@ -158,8 +158,7 @@ double scaledLearningRate(const OptimizerConfig& config, double batch_ratio);
 
 /// True when the data SPEC names text (fortunes, text:FILE): sequences of byte tokens.
 bool isTextData(const std::string& data_spec);
-/// True when a run of `config` probes the loss variance at fixed weights: R ≥ 2, and not on
-/// text, where the probe's theory does not hold (docs/sequences.md).
+/// True when a run of `config` probes the loss variance at fixed weights: R ≥ 2.
 bool probesVariance(const ExperimentConfig& config);
 
 /// True for the pitfall arms.

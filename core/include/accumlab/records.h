@@ -34,6 +34,7 @@ struct StepRecord {
   double grad_norm_applied = kNaN;  ///< norm of the gradient the optimizer applied (clipped)
   double lr = kNaN;
   double samples_per_s = kNaN;  ///< this arm's training throughput so far
+  double tokens_per_s = kNaN;   ///< text: target tokens trained per second so far; NaN otherwise
   int64_t memory_bytes = 0;     ///< CUDA allocator peak, or process RSS on CPU
   /// Peak bytes of tensors alive during this arm's window (forward, backward, step);
   /// -1 when not measured.
@@ -80,7 +81,7 @@ struct EvalRecord {
   double loss = kNaN;
   double accuracy = kNaN;  ///< NaN for regression
   /// Text: a line the arm's model writes at this evaluation, every arm from the same seed
-  /// (docs/sequences.md); empty for other data. Not stored.
+  /// (docs/sequences.md); empty for other data (stored NULL).
   std::string text_sample;
 };
 
@@ -115,7 +116,7 @@ struct ProbeRecord {
   double ratio = kNaN;       ///< var_micro / var_window
   double ci_low = kNaN;      ///< 90% confidence interval of the ratio
   double ci_high = kNaN;
-  double theory = kNaN;  ///< K
+  double theory = kNaN;  ///< K; text under --token-loss tokens: weightedProbeTheory, near K
   /// The model normalises over its batch (BatchNorm): a micro-batch and a window are
   /// different models, so the ratio is not expected to be K.
   bool batch_dependent = false;
@@ -128,7 +129,7 @@ struct PooledProbe {
   double ratio = kNaN;   ///< exp of the weighted mean of the probes' log-ratios
   double ci_low = kNaN;  ///< its 90% confidence interval
   double ci_high = kNaN;
-  double theory = kNaN;  ///< K of the pooled probes
+  double theory = kNaN;  ///< K, or the pooled probes' theories' weighted geometric mean
   int64_t probes = 0;    ///< probes pooled (those at the latest probe's m and K)
   int64_t micro_batch = 0;
   int64_t accum = 0;

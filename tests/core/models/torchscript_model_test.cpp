@@ -76,7 +76,26 @@ class NoisyInput(nn.Module):
             x = x + 0.1 * torch.randn_like(x)
         return self.fc(x)
 
+class CharLm(nn.Module):
+    def __init__(self, vocab: int = 256, last_only: bool = False):
+        super().__init__()
+        self.last_only = last_only
+        self.embed = nn.Embedding(256, 8)
+        self.gru = nn.GRU(8, 8, batch_first=True)
+        self.out = nn.Linear(8, vocab)
+    def forward(self, x):
+        h, _ = self.gru(self.embed(x))
+        if self.last_only:
+            h = h[:, -1]
+        return self.out(h)
+
 mlp = Mlp()
+torch.jit.script(CharLm()).save(out + "/charlm.pt")
+torch.jit.script(CharLm(vocab=10)).save(out + "/charlm_ten.pt")
+torch.jit.script(CharLm(last_only=True)).save(out + "/charlm_last.pt")
+with open(out + "/lines.txt", "w") as f:
+    for i in range(400):
+        f.write(" ".join("abcdefgh"[(i + w) % 8] * (1 + w % 3) for w in range(1 + i % 9)) + "\n")
 torch.jit.script(MlpDropout()).save(out + "/dropout.pt")
 torch.jit.script(NoisyInput()).save(out + "/noisy_input.pt")
 torch.jit.script(mlp).save(out + "/mlp.pt")
@@ -341,6 +360,41 @@ TEST_F(TorchScriptModelTest, ShapeMismatchesNameModelDatasetAndShapes) {
   c.samples = 64;
   const std::string pair = messageOf([&] { Trainer(c).run(sink); });
   EXPECT_NE(pair.find("returns a Tuple from forward"), std::string::npos) << pair;
+}
+
+TEST_F(TorchScriptModelTest, SequenceModelTrainsTextAndWrongShapesAreNamed) {
+  // A scripted GRU over bytes ([B, T] → [B, T, 256]) trains text like the built-in charlm.
+  ExperimentConfig c = config("charlm.pt", "text:" + file("lines.txt"));
+  c.micro_batch = 4;
+  c.accum = 4;
+  c.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
+  c.samples = 20 * 16;
+  c.eval_every = c.samples;
+  c.dtype = DType::kFloat64;
+  NullSink sink;
+  const RunSummary s = Trainer(c).run(sink);
+  ASSERT_EQ(s.arms.size(), 2u);
+  for (const auto& arm : s.arms) ASSERT_EQ(arm.status, ArmStatus::kFinished) << arm.message;
+  EXPECT_LE(s.arms[0].grad_equivalence_rel_diff, 1e-12);
+  EXPECT_LE(s.arms[0].equivalence_rel_diff, 1e-12);
+
+  // A logit per position but 10 byte values, and the last position's logits alone.
+  c.samples = 16;
+  for (const char* wrong : {"charlm_ten.pt", "charlm_last.pt"}) {
+    c.model = spec(wrong);
+    const std::string message = messageOf([&] { Trainer(c).run(sink); });
+    EXPECT_NE(message.find("model '" + spec(wrong) + "' outputs ["), std::string::npos) << message;
+    EXPECT_NE(message.find("but text data needs [1x"), std::string::npos) << message;
+    EXPECT_NE(message.find("x256] (a logit per byte value at every position)"), std::string::npos)
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+  // An image model on text, and a sequence model on images.
+  c.model = spec("mlp.pt");
+  EXPECT_NE(messageOf([&] { Trainer(c).run(sink); }), "(no InputError)");
+  c = config("charlm.pt", "blobs:64");
+  c.samples = 16;
+  EXPECT_NE(messageOf([&] { Trainer(c).run(sink); }), "(no InputError)");
 }
 
 }  // namespace

@@ -16,9 +16,10 @@ using testing::sameValue;
 using testing::StoreTest;
 
 constexpr int64_t kSteps = 120;
+constexpr char kWritten[] = "say \"hi\" twice";  ///< the text sample of each arm's step-40 eval
 
-/// A finished two-arm experiment with evals (one before the first step), events, NaNs, a
-/// tag and a note; returns the run ids.
+/// A finished two-arm experiment with evals (one before the first step, one with a line the
+/// model wrote), events, NaNs, a tag and a note; returns the run ids.
 std::vector<int64_t> storeRich(const std::string& db) {
   std::vector<int64_t> ids;
   {
@@ -30,7 +31,8 @@ std::vector<int64_t> storeRich(const std::string& db) {
     summary.info = info;
     for (ArmKind arm : info.config.arms) {
       for (int64_t s = 0; s <= kSteps; s += 40) {
-        sink.onEval({arm, s, s * 8, s * 0.25, 1.0 / (s + 1), s == 0 ? kNaN : 0.5 + s * 1e-3});
+        sink.onEval({arm, s, s * 8, s * 0.25, 1.0 / (s + 1), s == 0 ? kNaN : 0.5 + s * 1e-3,
+                     s == 40 ? kWritten : ""});
       }
       for (int64_t s = 1; s <= kSteps; ++s) sink.onStep(makeStep(arm, s));
       sink.onEvent({kSteps * 8, 30.0, EventKind::kAccum, arm, "K 2 → 4"});
@@ -100,12 +102,18 @@ TEST_F(StoreTest, JsonExportReadsBackAsExactlyWhatTheStoreHolds) {
       EXPECT_EQ(m["loss_var_count"][k], r.loss_var_count);
       EXPECT_EQ(m["peak_tensor_bytes"][k], r.peak_tensor_bytes);  // -1: not measured
     }
-    EXPECT_EQ(m.size(), 33u);  // every StepRecord field but arm
+    EXPECT_EQ(m.size(), 34u);  // every StepRecord field but arm
     ASSERT_EQ(run["evals"]["step"].size(), s.evals.size());
     for (size_t k = 0; k < s.evals.size(); ++k) {
       EXPECT_EQ(run["evals"]["step"][k], s.evals[k].step);
       EXPECT_TRUE(sameJsonNumber(run["evals"]["accuracy"][k], s.evals[k].accuracy));
       EXPECT_TRUE(sameJsonNumber(run["evals"]["loss"][k], s.evals[k].loss));
+      const json& written = run["evals"]["text_sample"][k];
+      if (s.evals[k].step == 40) {
+        EXPECT_EQ(written, kWritten);
+      } else {
+        EXPECT_TRUE(written.is_null()) << written;  // no text: null, not ""
+      }
     }
   }
 }
@@ -118,7 +126,7 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
   std::getline(csv, line);
   EXPECT_EQ(line.rfind("run_id,arm,step,samples_seen,wall_ms,micro_batch,", 0), 0u) << line;
   EXPECT_NE(line.find(",loss,"), std::string::npos);
-  EXPECT_EQ(line.substr(line.size() - 21), "val_loss,val_accuracy");
+  EXPECT_EQ(line.substr(line.size() - 37), "val_loss,val_accuracy,val_text_sample");
   std::vector<std::vector<std::string>> rows;
   while (std::getline(csv, line)) {
     std::vector<std::string> cells;
@@ -126,7 +134,7 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
     std::string c;
     while (std::getline(in, c, ',')) cells.push_back(c);
     if (!line.empty() && line.back() == ',') cells.push_back("");
-    ASSERT_EQ(cells.size(), 37u) << line;  // run_id, arm, 33 step columns, 2 eval columns
+    ASSERT_EQ(cells.size(), 39u) << line;  // run_id, arm, 34 step columns, 3 eval columns
     rows.push_back(cells);
   }
   // Per run: kSteps rows plus one for the evaluation at step 0, which has no step row.
@@ -134,7 +142,7 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
   EXPECT_EQ(rows[0][0], std::to_string(ids[0]));
   EXPECT_EQ(rows[0][2], "0");  // the step-0 evaluation comes first
   EXPECT_EQ(rows[0][8], "");   // it has no loss of a step
-  EXPECT_EQ(rows[0][36], "");  // and its accuracy was NaN
+  EXPECT_EQ(rows[0][37], "");  // and its accuracy was NaN
   const RunSeries s = store.series(ids[0]);
   for (int64_t k = 1; k <= kSteps; ++k) {
     const auto& row = rows[k];
@@ -142,9 +150,10 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
     EXPECT_EQ(std::stoll(row[2]), r.step);
     EXPECT_EQ(std::stod(row[8]), r.loss);  // the shortest text reads back exactly
     EXPECT_EQ(row[10].empty(), std::isnan(r.mb_loss_var));
-    EXPECT_EQ(row[35].empty(), r.step % 40 != 0);  // evaluated every 40 steps
+    EXPECT_EQ(row[36].empty(), r.step % 40 != 0);                        // evaluated every 40 steps
+    EXPECT_EQ(row[38], r.step == 40 ? "\"say \"\"hi\"\" twice\"" : "");  // CSV quotes
   }
-  EXPECT_EQ(std::stod(rows[40][36]), 0.5 + 40 * 1e-3);
+  EXPECT_EQ(std::stod(rows[40][37]), 0.5 + 40 * 1e-3);
 }
 
 TEST_F(StoreTest, ExportOfAMissingRunOrToABadPathFailsCleanly) {

@@ -2,7 +2,8 @@
 // experiment ids AUTOINCREMENT, so a deleted run's id never comes back; version 3 adds the
 // applied gradient norm and the noise-probe flag to the step metrics; version 4 adds the
 // detrended loss variance and the fixed-weight variance probes; version 5 the peak tensor
-// bytes of each step's window.
+// bytes of each step's window; version 11 the text runs' tokens per second and the line each
+// arm writes at an evaluation.
 #include <cmath>
 #include <thread>
 
@@ -205,6 +206,8 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN allreduce_ms");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv_f64");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN tokens_per_s");
+    raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
     raw.exec("PRAGMA user_version = 2");
   }
   RunStore store(db_);
@@ -239,6 +242,8 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
     raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN allreduce_ms");
     raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv_f64");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN tokens_per_s");
+    raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
     raw.exec("PRAGMA user_version = 3");
   }
   RunStore store(db_);
@@ -338,6 +343,8 @@ TEST_F(StoreTest, VersionNineProbesGainAPoolAndNoHistogram) {
     // What version 9 wrote: a probe without its pool and histogram.
     raw.exec("ALTER TABLE probes DROP COLUMN pool");
     raw.exec("ALTER TABLE probes DROP COLUMN histogram_json");
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN tokens_per_s");
+    raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
     raw.exec("PRAGMA user_version = 9");
   }
   RunStore store(db_);
@@ -348,6 +355,47 @@ TEST_F(StoreTest, VersionNineProbesGainAPoolAndNoHistogram) {
   EXPECT_TRUE(series.probes[0].histogram.empty());
   SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+}
+
+TEST_F(StoreTest, VersionTenEvalsGainNoTextAndStepsNoTokensPerSecond) {
+  const int64_t id = storeOneRun(db_, 3);
+  {
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
+    raw.exec("INSERT INTO evals (run_id, step, samples_seen, wall_ms, loss, text_sample) VALUES (" +
+             std::to_string(id) + ", 3, 24, 1.0, 2.5, NULL)");
+    // What version 10 wrote: no tokens per second, evaluations without text.
+    raw.exec("ALTER TABLE step_metrics DROP COLUMN tokens_per_s");
+    raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
+    raw.exec("PRAGMA user_version = 10");
+  }
+  RunStore store(db_);
+  const RunSeries series = store.series(id);
+  ASSERT_EQ(series.steps.size(), 3u);
+  EXPECT_TRUE(std::isnan(series.steps.back().tokens_per_s)) << "not measured by version 10";
+  ASSERT_FALSE(series.evals.empty());
+  EXPECT_EQ(series.evals.back().loss, 2.5);
+  EXPECT_TRUE(series.evals.back().text_sample.empty());
+  {
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
+    EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  }
+  // The upgraded file stores what a text run writes.
+  StoreSink sink(db_);
+  const RunInfo info = makeInfo();
+  sink.onRunStarted(info);
+  StepRecord step = makeStep(info.config.arms[0], 1);
+  step.tokens_per_s = 1234.5;
+  sink.onStep(step);
+  sink.onEval({info.config.arms[0], 1, 8, 2.0, 2.25, kNaN, "the fox"});
+  RunSummary summary;
+  summary.info = info;
+  sink.onRunFinished(summary);
+  sink.finish();
+  const RunSeries fresh = RunStore(db_).series(sink.runs().at(0).run_id);
+  ASSERT_EQ(fresh.steps.size(), 1u);
+  EXPECT_EQ(fresh.steps[0].tokens_per_s, 1234.5);
+  ASSERT_EQ(fresh.evals.size(), 1u);
+  EXPECT_EQ(fresh.evals[0].text_sample, "the fox");
 }
 
 }  // namespace

@@ -110,9 +110,6 @@ TEST_P(TextAccumEqualsBigBatch, InFloat64After100Steps) {
   EXPECT_GT(std::abs(wrong.final_train_loss - big.final_train_loss), 1e-6);
   // Throughput in tokens beside sequences: lines of 1 to 8 words hold about 25 tokens each.
   EXPECT_GT(accum.tokens_per_s, 5 * accum.samples_per_s);
-  // No same-weights probe on text: its theory is for equally weighted samples.
-  EXPECT_FALSE(probesVariance(c));
-  EXPECT_EQ(s.variance_probes, 0);
   // Every evaluation of every arm wrote a line; accum and big-batch, at the same weights and
   // from the same seed, wrote the same one.
   std::map<ArmKind, std::string> last;
@@ -288,16 +285,49 @@ TEST(TextSample, IsTheSameLineForTheSameWeightsAndSeedAndLeavesTrainingAlone) {
   EXPECT_NE(sampleTextLine(*a.model, torch::kCPU, 20, 8), line);
 }
 
-TEST(TextData, IsNamedByItsSpecAndHasNoProbe) {
+TEST(TextData, IsNamedByItsSpec) {
   ExperimentConfig c;
-  EXPECT_TRUE(probesVariance(c));
   EXPECT_FALSE(isTextData(c.data));
-  for (const char* spec : {"fortunes", "text:notes.txt"}) {
-    c.data = spec;
-    EXPECT_TRUE(isTextData(spec));
-    EXPECT_FALSE(probesVariance(c)) << spec;
-  }
+  for (const char* spec : {"fortunes", "text:notes.txt"}) EXPECT_TRUE(isTextData(spec));
   EXPECT_FALSE(isTextData("csv:text.csv"));
+}
+
+TEST(TextData, IsProbedWithItsLengthsInTheTheory) {
+  // Under --token-loss tokens a batch's loss is Σ token losses / Σ tokens, whose variance
+  // ratio is K corrected for the lengths (weightedProbeTheory); under sequences every
+  // sequence weighs one and the theory is K itself.
+  TextFile file;
+  for (TokenLoss mode : {TokenLoss::kTokens, TokenLoss::kSequences}) {
+    ExperimentConfig c;
+    c.data = "text:" + file.path();
+    c.model = "charlm:8";
+    c.micro_batch = 4;
+    c.accum = 4;
+    c.arms = {ArmKind::kAccum};
+    c.token_loss = mode;
+    c.samples = 256;
+    c.eval_every = 256;
+    c.probe_every = 128;  // then twice the pool's forward samples (the whole small file)
+    c.probe_repeats = 512;
+    ASSERT_TRUE(probesVariance(c));
+    Trainer trainer(c);
+    RecordingSink sink;
+    const RunSummary s = trainer.run(sink);
+    ASSERT_EQ(sink.probes.size(), 1u) << toString(mode);
+    for (const ProbeRecord& p : sink.probes) {
+      EXPECT_GT(p.ci_high, p.ci_low);
+      if (mode == TokenLoss::kSequences) {
+        EXPECT_EQ(p.theory, 4.0);
+      } else {
+        // Lines of 1 to 8 words: the lengths vary, so the theory moves off K; at m = 4 the
+        // correction is about a tenth (the theory itself is checked in variance_probe_test).
+        EXPECT_NE(p.theory, 4.0);
+        EXPECT_NEAR(p.theory, 4.0, 0.6);
+      }
+    }
+    ASSERT_TRUE(s.variance_probe_pooled.has_value());
+    EXPECT_EQ(s.variance_probe_pooled->theory, sink.probes.back().theory);
+  }
 }
 
 TEST(TextModels, RefuseDataTheyCannotRead) {
