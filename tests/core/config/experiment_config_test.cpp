@@ -136,6 +136,7 @@ TEST(LrScaling, ScalesTheBaseLrByTheBatchRatio) {
 TEST(ExperimentConfig, TheDefaultPresetIsTheDefaultExperiment) {
   const ExperimentConfig c = presetExperiment("default");
   EXPECT_EQ(configToJson(c), configToJson(defaultExperiment()));
+  EXPECT_EQ(c.arm_threads, 0);  // the demo's arms train at once, one per core
   EXPECT_EQ(c.model, "mlp");
   EXPECT_EQ(c.micro_batch, 8);
   EXPECT_EQ(c.accum, 8);
