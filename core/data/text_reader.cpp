@@ -1,12 +1,14 @@
 #include "data/text_reader.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "accumlab/input_error.h"
 #include "accumlab/text_file.h"
+#include "accumlab/text_lengths.h"
 
 namespace accumlab {
 
@@ -151,14 +153,17 @@ Dataset makeTextDataset(const TextSequences& text, const std::string& name,
   return ds;
 }
 
-Dataset loadTextFile(const std::string& path, const ExperimentConfig& config) {
+TextSequences readTextFile(const std::string& path, const ExperimentConfig& config) {
   const std::string text = readWhole(path);
   if (text.empty()) throw InputError(path + " is empty; a text dataset needs lines of text");
-  return makeTextDataset(splitText(text, path, config.text_split, config.max_len), "text:" + path,
-                         config);
+  return splitText(text, path, config.text_split, config.max_len);
 }
 
-Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config) {
+Dataset loadTextFile(const std::string& path, const ExperimentConfig& config) {
+  return makeTextDataset(readTextFile(path, config), "text:" + path, config);
+}
+
+TextSequences readFortunes(const std::string& dir, const ExperimentConfig& config) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -180,7 +185,60 @@ Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config) {
     all.skipped += one.skipped;
     for (auto& s : one.sequences) all.sequences.push_back(std::move(s));
   }
-  return makeTextDataset(all, "fortunes", config);
+  return all;
+}
+
+Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config) {
+  return makeTextDataset(readFortunes(dir, config), "fortunes", config);
+}
+
+TextLengths textLengths(const ExperimentConfig& config) {
+  if (!isTextData(config.data)) {
+    throw InputError("dataset '" + config.data + "' is not text (fortunes or text:FILE)");
+  }
+  const TextSequences text = config.data == "fortunes"
+                                 ? readFortunes(kFortunesDir, config)
+                                 : readTextFile(config.data.substr(5), config);
+  TextLengths out;
+  out.max_len = config.max_len;
+  out.cut = text.cut;
+  out.skipped = text.skipped;
+  out.bytes.reserve(text.sequences.size());
+  for (const std::string& s : text.sequences) out.bytes.push_back(static_cast<int64_t>(s.size()));
+  return out;
+}
+
+std::string textLengthHistogram(const TextLengths& lengths, int bins, int width) {
+  if (lengths.bytes.empty() || bins < 1) return "";
+  std::vector<int64_t> sorted = lengths.bytes;
+  std::sort(sorted.begin(), sorted.end());
+  const int64_t top = std::max<int64_t>(lengths.max_len, sorted.back());
+  const int64_t step = std::max<int64_t>(1, (top + bins - 1) / bins);
+  std::vector<int64_t> counts(static_cast<size_t>(bins), 0);
+  for (int64_t b : sorted) {
+    ++counts[static_cast<size_t>(std::min<int64_t>(bins - 1, std::max<int64_t>(0, b - 1) / step))];
+  }
+  const int64_t most = *std::max_element(counts.begin(), counts.end());
+  std::string out = std::to_string(sorted.size()) + " sequences, median " +
+                    std::to_string(sorted[sorted.size() / 2]) + " bytes, longest " +
+                    std::to_string(sorted.back());
+  if (lengths.cut > 0) {
+    out += "; " + std::to_string(lengths.cut) + " cut to " + std::to_string(lengths.max_len);
+  }
+  if (lengths.skipped > 0) out += "; " + std::to_string(lengths.skipped) + " left out";
+  for (int i = 0; i < bins; ++i) {
+    const int64_t low = i * step + 1;
+    const int64_t high = (i + 1) * step;
+    char range[32];
+    std::snprintf(range, sizeof range, "\n%4lld–%-4lld ", static_cast<long long>(low),
+                  static_cast<long long>(high));
+    out += range;
+    const auto count = counts[static_cast<size_t>(i)];
+    const int bar = most > 0 ? static_cast<int>((count * width + most - 1) / most) : 0;
+    for (int k = 0; k < bar; ++k) out += "█";
+    out += " " + std::to_string(count);
+  }
+  return out;
 }
 
 }  // namespace accumlab

@@ -33,8 +33,14 @@ TextSequences splitFortunes(const std::string& text, const std::string& source, 
 Dataset makeTextDataset(const TextSequences& sequences, const std::string& name,
                         const ExperimentConfig& config);
 
+/// The sequences of a text file under `config`'s split and max_len (loadTextFile's reading).
+TextSequences readTextFile(const std::string& path, const ExperimentConfig& config);
+
 /// `--data text:FILE`: loadDataset's text reader.
 Dataset loadTextFile(const std::string& path, const ExperimentConfig& config);
+
+/// The quotes loadFortunes reads from `dir`, cut to `config.max_len`.
+TextSequences readFortunes(const std::string& dir, const ExperimentConfig& config);
 
 /// `--data fortunes`: every fortune file in `dir` (Debian's fortunes, fortunes-min), in name
 /// order; offensive and non-UTF-8 files are not read. Throws InputError naming the package

@@ -1,14 +1,20 @@
 #include "experiment/source_pickers.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFormLayout>
+#include <QHelpEvent>
 #include <QLineEdit>
 #include <QSignalBlocker>
+#include <QToolTip>
 #include <vector>
 
+#include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "accumlab/text_lengths.h"
 #include "experiment/enum_combo.h"
 #include "experiment/source_catalog.h"
+#include "experiment/text_options.h"
 #include "files/file_dialogs.h"
 
 namespace accumlab::ui {
@@ -52,7 +58,12 @@ SourcePickers::SourcePickers(QWidget* parent) : QGroupBox(tr("Data and model"), 
   form->addRow(tr("Dataset"), data_combo_);
   form->addRow(tr("CSV label"), label_edit_);
   form->addRow(tr("CSV task"), task_combo_);
+  text_ = new TextOptions(this);
+  form->addRow(tr("Text"), text_);
+  text_label_ = form->labelForField(text_);
   form->addRow(tr("Model"), model_combo_);
+  connect(text_, &TextOptions::edited, this, &SourcePickers::edited);
+  data_combo_->installEventFilter(this);
   for (QComboBox* combo : {data_combo_, model_combo_}) {
     connect(combo, qOverload<int>(&QComboBox::activated), this,
             [this, combo] { onPickerActivated(combo); });
@@ -66,6 +77,7 @@ void SourcePickers::writeTo(ExperimentConfig* config) const {
   config->label = label_edit_->text().trimmed().toStdString();
   config->task = enumOf<Task>(task_combo_);
   config->model = model_combo_->currentData().toString().toStdString();
+  text_->writeTo(config);
 }
 
 void SourcePickers::setConfig(const ExperimentConfig& c) {
@@ -74,11 +86,12 @@ void SourcePickers::setConfig(const ExperimentConfig& c) {
   label_edit_->setText(QString::fromStdString(c.label));
   selectEnum(task_combo_, c.task);
   selectSpec(model_combo_, QString::fromStdString(c.model), QString::fromStdString(c.model));
+  text_->setConfig(c);
   updateCsvFields();
 }
 
 void SourcePickers::setRunning(bool running) {
-  const QList<QWidget*> fields = {data_combo_, label_edit_, task_combo_, model_combo_};
+  const QList<QWidget*> fields = {data_combo_, label_edit_, task_combo_, model_combo_, text_};
   for (QWidget* w : fields) w->setEnabled(!running);
   updateCsvFields();
 }
@@ -145,6 +158,46 @@ void SourcePickers::updateCsvFields() {
   const bool editable = data_combo_->isEnabled();
   label_edit_->setEnabled(csv && editable);
   task_combo_->setEnabled(csv && editable);
+  updateTextFields();
+}
+
+bool SourcePickers::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == data_combo_ && event->type() == QEvent::ToolTip) {
+    const QString tip = dataToolTip();
+    if (tip.isEmpty()) return false;  // the widget's own tooltip, if any
+    QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), tip, data_combo_);
+    return true;
+  }
+  return QGroupBox::eventFilter(watched, event);
+}
+
+QString SourcePickers::dataToolTip() {
+  const QString about = data_combo_->currentData(Qt::ToolTipRole).toString();
+  ExperimentConfig c;
+  writeTo(&c);
+  if (!isTextData(c.data)) return about;
+  const QString key = QString("%1|%2|%3")
+                          .arg(QString::fromStdString(c.data))
+                          .arg(c.max_len)
+                          .arg(static_cast<int>(c.text_split));
+  if (key != lengths_key_) {
+    lengths_key_ = key;
+    try {
+      lengths_html_ = "<pre>" +
+                      QString::fromStdString(textLengthHistogram(textLengths(c))).toHtmlEscaped() +
+                      "</pre>";
+    } catch (const InputError& e) {
+      lengths_html_ = "<p>" + QString::fromUtf8(e.what()).toHtmlEscaped() + "</p>";
+    }
+  }
+  return "<p>" + about.toHtmlEscaped() + "</p><p>" + tr("Sequence lengths in bytes:") + "</p>" +
+         lengths_html_;
+}
+
+void SourcePickers::updateTextFields() {
+  const bool text = isTextData(data_combo_->currentData().toString().toStdString());
+  text_->setVisible(text);
+  if (text_label_) text_label_->setVisible(text);
 }
 
 }  // namespace accumlab::ui

@@ -9,17 +9,21 @@ class QComboBox;
 class QLineEdit;
 
 namespace accumlab::ui {
+class TextOptions;
+}
+
+namespace accumlab::ui {
 
 /// The experiment panel's "Data and model" group: the dataset and model pickers, whose last
-/// entries open a file or folder, and the CSV label column and task (editable for a CSV
-/// dataset only). GUI thread.
+/// entries open a file or folder, the CSV label column and task (editable for a CSV dataset
+/// only) and the text options (shown for text data only). GUI thread.
 class SourcePickers : public QGroupBox {
   Q_OBJECT
 
  public:
   explicit SourcePickers(QWidget* parent = nullptr);
 
-  /// Writes the data, CSV label, task and model shown into `config`.
+  /// Writes the data, CSV label, task, text options and model shown into `config`.
   void writeTo(ExperimentConfig* config) const;
   /// Shows `config`'s data, CSV label, task and model (unknown specs are added to the
   /// pickers); emits nothing.
@@ -33,6 +37,9 @@ class SourcePickers : public QGroupBox {
   void setRunning(bool running);
   /// Whether the pickers take edits: not while a run trains or a lesson holds the form.
   bool editable() const;
+  /// The dataset picker's tooltip: for text data, its lengths' histogram, read when first
+  /// asked for (the fortunes take a moment to read) and kept until the data or options change.
+  QString dataToolTip();
 
  signals:
   /// The user picked another dataset, model or CSV task.
@@ -46,11 +53,18 @@ class SourcePickers : public QGroupBox {
   void onPickerActivated(QComboBox* combo);
   void selectSpec(QComboBox* combo, const QString& spec, const QString& label);
   void updateCsvFields();
+  /// Shows the text options for text data, hides them otherwise.
+  void updateTextFields();
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
   QComboBox* data_combo_;
   QLineEdit* label_edit_;
   QComboBox* task_combo_;
   QComboBox* model_combo_;
+  TextOptions* text_;
+  QWidget* text_label_;
+  QString lengths_key_;  ///< the data and options lengths_html_ describes
+  QString lengths_html_;
   QString store_path_;
 };
 

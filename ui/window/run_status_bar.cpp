@@ -120,6 +120,10 @@ void RunStatusBar::showProgress(const RunData& run) {
       QString rate =
           QString("<span style='color:%1'>■</span> %2 %3/s")
               .arg(armColorName(arm.arm), armName(arm.arm), formatRate(last.samples_per_s));
+      // Text: sequences per second say little when their lengths vary; tokens say it all.
+      if (std::isfinite(last.tokens_per_s)) {
+        rate += tr(" · %1 tokens/s").arg(formatRate(last.tokens_per_s));
+      }
       const int64_t workers = run.info.config.workers;
       if (workers > 1 && std::isfinite(last.allreduce_ms)) {
         // A data-parallel arm: what each worker trains, and how long its last window waited

@@ -3,9 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "accumlab/input_error.h"
+#include "accumlab/text_lengths.h"
 #include "temp_files.h"
 
 namespace accumlab {
@@ -109,6 +112,33 @@ TEST(TextReader, NamesEmptyMissingAndBinaryFiles) {
               loadFortunes(dir / "nowhere", c);
             }).find("install the Debian package fortunes"),
             std::string::npos);
+}
+
+TEST(TextLengths, CountsEachBinAndScalesTheBars) {
+  TextLengths t;
+  t.max_len = 16;
+  t.bytes = {1, 2, 4, 4, 5, 16, 16, 16};
+  t.cut = 3;
+  // Four bins of 4 bytes: 1–4 holds 4, 5–8 one, 13–16 three; the longest bin's bar is full.
+  EXPECT_EQ(textLengthHistogram(t, 4, 4),
+            "8 sequences, median 5 bytes, longest 16; 3 cut to 16\n"
+            "   1–4    ████ 4\n"
+            "   5–8    █ 1\n"
+            "   9–12    0\n"
+            "  13–16   ███ 3");
+  EXPECT_EQ(textLengthHistogram(TextLengths{}), "");
+}
+
+TEST(TextLengths, OfTheFortunesAsARunReadsThem) {
+  ExperimentConfig c;
+  c.data = "fortunes";
+  if (!std::filesystem::is_directory(kFortunesDir)) GTEST_SKIP() << "fortunes not installed";
+  const TextLengths t = textLengths(c);
+  EXPECT_GT(t.bytes.size(), 10000u);
+  EXPECT_GT(t.cut, 0);
+  std::printf("%s\n", textLengthHistogram(t).c_str());
+  c.data = "spirals";
+  EXPECT_THROW(textLengths(c), InputError);
 }
 
 TEST(TextDataset, RowsPadToTheirLongestAndMaskThePadding) {

@@ -1,0 +1,107 @@
+// The text options of the "Data and model" group (ui/experiment/text_options.cpp): shown for
+// text data only, set from a config and preset, and written back into the panel's config.
+#include "experiment/text_options.h"
+
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+#include <QFile>
+#include <QTemporaryDir>
+
+#include "experiment/experiment_panel.h"
+#include "experiment/source_pickers.h"
+#include "ui_test_support.h"
+
+using namespace accumlab;
+using namespace accumlab::ui;
+
+class TextOptionsTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { test::isolateSettings(); }
+
+  void areShownForTextDataOnly() {
+    ExperimentPanel panel;
+    panel.resize(360, 900);
+    panel.show();
+    auto* options = panel.findChild<TextOptions*>();
+    QVERIFY(options != nullptr);
+    ExperimentConfig c;  // spirals
+    panel.setConfig(c);
+    QVERIFY(!options->isVisible());
+    c = presetExperiment("fortunes");
+    panel.setConfig(c);
+    QVERIFY(options->isVisible());
+    c.data = "text:/tmp/notes.txt";
+    panel.setConfig(c);
+    QVERIFY(options->isVisible());
+  }
+
+  void roundTripThroughThePanelsConfig() {
+    ExperimentPanel panel;
+    ExperimentConfig c = presetExperiment("fortunes");
+    c.text_split = TextSplit::kParagraph;
+    c.max_len = 512;
+    c.token_loss = TokenLoss::kSequences;
+    panel.setConfig(c);
+    auto* split = panel.findChild<QComboBox*>("text_split");
+    auto* max_len = panel.findChild<QSpinBox*>("max_len");
+    auto* token_loss = panel.findChild<QComboBox*>("token_loss");
+    QVERIFY(split && max_len && token_loss);
+    QCOMPARE(split->currentText(), QStringLiteral("paragraph"));
+    QCOMPARE(max_len->value(), 512);
+    QCOMPARE(token_loss->currentText(), QStringLiteral("sequences"));
+    ExperimentConfig out = panel.config();
+    QVERIFY(out.text_split == TextSplit::kParagraph);
+    QCOMPARE(out.max_len, int64_t{512});
+    QVERIFY(out.token_loss == TokenLoss::kSequences);
+
+    // An edit reaches the config and says so.
+    QSignalSpy edited(&panel, &ExperimentPanel::configEdited);
+    token_loss->setCurrentIndex(token_loss->findText("tokens"));
+    max_len->setValue(kMaxTextLength);
+    QVERIFY(edited.count() >= 2);
+    out = panel.config();
+    QVERIFY(out.token_loss == TokenLoss::kTokens);
+    QCOMPARE(out.max_len, kMaxTextLength);
+    QCOMPARE(max_len->maximum(), static_cast<int>(kMaxTextLength));
+    // The tooltip says the other objective is not the big batch.
+    QVERIFY(token_loss->toolTip().contains("not the big batch"));
+  }
+
+  void theDatasetTooltipShowsTheLengths() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("lines.txt");
+    {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      // Lengths 3, 3, 3, 40 and one of 300 bytes, cut to 256.
+      f.write("abc\nabc\nabc\n" + QByteArray(40, 'x') + "\n" + QByteArray(300, 'y') + "\n");
+    }
+    ExperimentPanel panel;
+    ExperimentConfig c = presetExperiment("fortunes");
+    c.data = "text:" + path.toStdString();
+    panel.setConfig(c);
+    auto* pickers = panel.findChild<SourcePickers*>();
+    QVERIFY(pickers != nullptr);
+    const QString tip = pickers->dataToolTip();
+    QVERIFY2(tip.contains("5 sequences, median 3 bytes, longest 256; 1 cut to 256"),
+             qPrintable(tip));
+    QVERIFY2(tip.contains("1–32") && tip.contains("█ 3"), qPrintable(tip));
+    // Another limit, another histogram.
+    c.max_len = 64;
+    panel.setConfig(c);
+    QVERIFY2(pickers->dataToolTip().contains("longest 64; 1 cut to 64"),
+             qPrintable(pickers->dataToolTip()));
+    // A missing file: the sentence loading would give, not a crash.
+    c.data = "text:" + dir.filePath("gone.txt").toStdString();
+    panel.setConfig(c);
+    QVERIFY2(pickers->dataToolTip().contains("gone.txt"), qPrintable(pickers->dataToolTip()));
+  }
+};
+
+QTEST_MAIN(TextOptionsTest)
+#include "text_options_test.moc"
