@@ -41,11 +41,15 @@ int64_t Trainer::Impl::roundHorizon() {
   return boundaryOfAll(level ? at + 1 : at);  // all at one boundary: the next one
 }
 
+int Trainer::Impl::armThreadsAllowed() const {
+  if (config.arm_threads == 1 || group || device.type() != torch::kCPU) return 1;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return config.arm_threads > 0 ? config.arm_threads : static_cast<int>(cores);
+}
+
 int Trainer::Impl::parallelArms(int64_t horizon) {
-  if (config.arm_threads == 1 || group || device.type() != torch::kCPU || pending ||
-      control.paused() || control.stopRequested()) {
-    return 1;
-  }
+  const int wanted = armThreadsAllowed();
+  if (wanted == 1 || pending || control.paused() || control.stopRequested()) return 1;
   // Random layers draw from LibTorch's process-wide generators, which each arm reseeds for
   // its windows (ArmRandom): those arms keep to one thread, in the sample clock's order.
   int running = 0;
@@ -56,8 +60,6 @@ int Trainer::Impl::parallelArms(int64_t horizon) {
   }
   // A checkpoint is taken with every arm at rest on the sample clock.
   if (checkpoint_every > 0 && next_checkpoint <= horizon) return 1;
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const int wanted = config.arm_threads > 0 ? config.arm_threads : static_cast<int>(cores);
   return std::min(wanted, running);
 }
 

@@ -265,10 +265,20 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
          "gives all of them the same update, which big-batch (m·K·N) must match. Pause and "
          "mid-run changes of m and K are off while N > 1."));
   form->addRow(tr("Device"), device_combo_);
-  form->addRow(tr("Workers"), workers_spin_);
+  arms_at_once_ = new QCheckBox(tr("arms at once"), box);
+  arms_at_once_->setObjectName("arms_at_once");
+  arms_at_once_->setToolTip(
+      tr("Each arm trains on its own core between the points that tie them (a change of m or "
+         "K, big-batch's comparison with accum, pause, stop): the same numbers to the last "
+         "digit, sooner on a machine with several cores (--arm-threads, docs/performance.md)."));
+  auto* workers_row = new QHBoxLayout;
+  workers_row->addWidget(workers_spin_);
+  workers_row->addWidget(arms_at_once_, 1);
+  form->addRow(tr("Workers"), workers_row);
   locked_while_running_ << policy_combo_ << dtype_combo_ << budget_kind_combo_ << epochs_spin_
                         << samples_spin_ << eval_spin_ << seed_spin_ << device_combo_
-                        << workers_spin_;
+                        << workers_spin_ << arms_at_once_;
+  connect(arms_at_once_, &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
   connect(budget_kind_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     epochs_spin_->setVisible(i == 0);
     samples_spin_->setVisible(i == 1);
@@ -329,6 +339,8 @@ ExperimentConfig ExperimentPanel::config() const {
   c.seed = static_cast<uint64_t>(seed_spin_->value());
   c.device = device_combo_->currentData().toString().toStdString();
   c.workers = workers_spin_->value();
+  // A count of threads from a config file is kept while the box stays ticked.
+  c.arm_threads = !arms_at_once_->isChecked() ? 1 : base_.arm_threads != 1 ? base_.arm_threads : 0;
   c.memory_budget = 0;
   try {
     checkMemoryBudget();
@@ -373,6 +385,7 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   const int device = device_combo_->findData(QString::fromStdString(c.device).section(':', 0, 0));
   device_combo_->setCurrentIndex(std::max(0, device));
   workers_spin_->setValue(static_cast<int>(c.workers));
+  arms_at_once_->setChecked(c.arm_threads != 1);
   updateDerivedLabels();
   scheduleMemoryProbe();
 }

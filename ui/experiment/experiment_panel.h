@@ -101,7 +101,8 @@ class ExperimentPanel : public QWidget {
   QSpinBox* eval_spin_;
   QSpinBox* seed_spin_;
   QComboBox* device_combo_;
-  QSpinBox* workers_spin_ = nullptr;  ///< data-parallel processes (ExperimentConfig::workers)
+  QSpinBox* workers_spin_ = nullptr;   ///< data-parallel processes (ExperimentConfig::workers)
+  QCheckBox* arms_at_once_ = nullptr;  ///< ExperimentConfig::arm_threads: 1 unticked
   QWidget* run_buttons_ = nullptr;
   QList<QWidget*> locked_while_running_;
   QList<QWidget*> groups_;  ///< the form's group boxes (locked while a lesson trains)

@@ -1,7 +1,9 @@
-// The text options of the "Data and model" group (ui/experiment/text_options.cpp): shown for
-// text data only, set from a config and preset, and written back into the panel's config.
+// The experiment panel's options that only a config carried before: the text options of the
+// "Data and model" group (ui/experiment/text_options.cpp), shown for text data only, and the
+// "arms at once" box; each set from a config or preset and written back into the panel's.
 #include "experiment/text_options.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -17,7 +19,7 @@
 using namespace accumlab;
 using namespace accumlab::ui;
 
-class TextOptionsTest : public QObject {
+class ExperimentPanelTest : public QObject {
   Q_OBJECT
 
  private slots:
@@ -72,6 +74,27 @@ class TextOptionsTest : public QObject {
     QVERIFY(token_loss->toolTip().contains("not the big batch"));
   }
 
+  void armsAtOnceFollowTheConfig() {
+    ExperimentPanel panel;
+    auto* box = panel.findChild<QCheckBox*>("arms_at_once");
+    QVERIFY(box != nullptr);
+    panel.setConfig(defaultExperiment());  // the demo trains its arms at once
+    QVERIFY(box->isChecked());
+    QCOMPARE(panel.config().arm_threads, 0);
+    box->setChecked(false);
+    QCOMPARE(panel.config().arm_threads, 1);
+    ExperimentConfig c;
+    c.arm_threads = 3;  // a count from a config file is kept while ticked
+    panel.setConfig(c);
+    QVERIFY(box->isChecked());
+    QCOMPARE(panel.config().arm_threads, 3);
+    c.arm_threads = 1;
+    panel.setConfig(c);
+    QVERIFY(!box->isChecked());
+    box->setChecked(true);
+    QCOMPARE(panel.config().arm_threads, 0);
+  }
+
   void theDatasetTooltipShowsTheLengths() {
     QTemporaryDir dir;
     const QString path = dir.filePath("lines.txt");
@@ -103,5 +126,5 @@ class TextOptionsTest : public QObject {
   }
 };
 
-QTEST_MAIN(TextOptionsTest)
-#include "text_options_test.moc"
+QTEST_MAIN(ExperimentPanelTest)
+#include "experiment_panel_test.moc"
