@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "store/schema.h"
+#include "store/step_columns.h"
 #include "store/store_file.h"
 #include "store_fixture.h"
 
@@ -17,6 +18,22 @@ namespace {
 using testing::makeInfo;
 using testing::makeStep;
 using testing::StoreTest;
+
+/// Turns the current file back into what schema `version` wrote: drops every column and table
+/// a later migration added (core/store/schema.cpp), and sets the file's version.
+void rewindTo(SQLite::Database& raw, int version) {
+  for (const store::StepColumn& c : store::stepColumns()) {
+    if (c.since > version) raw.exec(std::string("ALTER TABLE step_metrics DROP COLUMN ") + c.name);
+  }
+  if (version < 4) raw.exec("DROP TABLE probes");
+  if (version < 6) raw.exec("DROP TABLE sweep_points; DROP TABLE sweeps");
+  if (version < 7) raw.exec("DROP TABLE lesson_results");
+  if (version >= 4 && version < 10) {
+    raw.exec("ALTER TABLE probes DROP COLUMN pool; ALTER TABLE probes DROP COLUMN histogram_json");
+  }
+  if (version < 11) raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
+  raw.exec("PRAGMA user_version = " + std::to_string(version));
+}
 
 /// Stores a finished experiment of `arms` with `steps` steps each; returns its runs.
 std::vector<StoredRun> storeExperiment(const std::string& db, int64_t steps,
@@ -194,21 +211,7 @@ TEST_F(StoreTest, VersionTwoFileGainsTheNewStepColumnsAndKeepsItsRows) {
     // Turn the file back into what version 2 wrote: no grad_norm_applied, probe, grad_equiv
     // (version 3) nor peak_tensor_bytes (version 5).
     SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_norm_applied");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN probe");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_detrended");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_count");
-    raw.exec("DROP TABLE probes");
-    raw.exec("DROP TABLE sweep_points");
-    raw.exec("DROP TABLE sweeps");
-    raw.exec("DROP TABLE lesson_results");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN allreduce_ms");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv_f64");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN tokens_per_s");
-    raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
-    raw.exec("PRAGMA user_version = 2");
+    rewindTo(raw, 2);
   }
   RunStore store(db_);
   const RunSeries series = store.series(id);
@@ -233,18 +236,7 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
     // Turn the file back into what version 3 wrote: no detrended variance, no probes
     // table, no peak_tensor_bytes.
     SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_detrended");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN loss_var_count");
-    raw.exec("DROP TABLE probes");
-    raw.exec("DROP TABLE sweep_points");
-    raw.exec("DROP TABLE sweeps");
-    raw.exec("DROP TABLE lesson_results");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN peak_tensor_bytes");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN allreduce_ms");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN grad_equiv_f64");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN tokens_per_s");
-    raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
-    raw.exec("PRAGMA user_version = 3");
+    rewindTo(raw, 3);
   }
   RunStore store(db_);
   EXPECT_TRUE(store.listSweeps().empty()) << "version 6 adds the sweeps";
@@ -341,11 +333,7 @@ TEST_F(StoreTest, VersionNineProbesGainAPoolAndNoHistogram) {
         "repeats, ratio, ci_low, ci_high, theory) VALUES (" +
         std::to_string(id) + ", 1, 8, 1.0, 8, 8, 64, 6.6, 3.6, 13.4, 8)");
     // What version 9 wrote: a probe without its pool and histogram.
-    raw.exec("ALTER TABLE probes DROP COLUMN pool");
-    raw.exec("ALTER TABLE probes DROP COLUMN histogram_json");
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN tokens_per_s");
-    raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
-    raw.exec("PRAGMA user_version = 9");
+    rewindTo(raw, 9);
   }
   RunStore store(db_);
   const RunSeries series = store.series(id);
@@ -364,9 +352,7 @@ TEST_F(StoreTest, VersionTenEvalsGainNoTextAndStepsNoTokensPerSecond) {
     raw.exec("INSERT INTO evals (run_id, step, samples_seen, wall_ms, loss, text_sample) VALUES (" +
              std::to_string(id) + ", 3, 24, 1.0, 2.5, NULL)");
     // What version 10 wrote: no tokens per second, evaluations without text.
-    raw.exec("ALTER TABLE step_metrics DROP COLUMN tokens_per_s");
-    raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
-    raw.exec("PRAGMA user_version = 10");
+    rewindTo(raw, 10);
   }
   RunStore store(db_);
   const RunSeries series = store.series(id);
