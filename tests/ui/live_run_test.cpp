@@ -135,6 +135,29 @@ class LiveRunTest : public QObject {
     QVERIFY(shown.isLive());
   }
 
+  void statusBarGivesTextArmsTheirTokensPerSecond() {
+    LiveRun live;
+    RunStatusBar status;
+    status.setLiveRun(&live);
+    live.begin("images");
+    live.append(stepsBatch(0, 10, true));
+    QVERIFY2(status.throughputText().contains("no-accum 800/s") &&
+                 !status.throughputText().contains("tok/s"),
+             qPrintable(status.throughputText()));
+    QVERIFY(!status.throughputTip().contains("tokens"));
+    // A text run: each arm's tokens/s beside its sequences/s, and the tooltip says which.
+    live.begin("text");
+    RecordBatch b = stepsBatch(0, 10, true);
+    for (StepRecord& r : b.steps) r.tokens_per_s = 800 * (r.arm == ArmKind::kAccum ? 98.0 : 2.5);
+    live.append(b);
+    const QString text = status.throughputText();
+    QVERIFY2(
+        text.contains("no-accum 800/s · 2000 tok/s") && text.contains("accum 800/s · 78k tok/s"),
+        qPrintable(text));
+    QVERIFY2(status.throughputTip().contains("target tokens per second"),
+             qPrintable(status.throughputTip()));
+  }
+
   void statusBarShowsHowTheRunEnded() {
     LiveRun live;
     RunStatusBar status;

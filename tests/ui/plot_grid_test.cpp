@@ -10,6 +10,7 @@
 #include <QTest>
 #include <QToolTip>
 #include <cmath>
+#include <map>
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/run_store.h"
@@ -607,6 +608,56 @@ class PlotGridTest : public QObject {
     shown.showStored({a});
     QCOMPARE(plots.compareKey(), QString());
     QVERIFY(!canvasById(plots, "variance")->readout().startsWith("runs 1–3: "));
+  }
+
+  void textRunsDrawTokensPerSecondOnTheThroughputPane() {
+    // Each arm's throughput line on the top pane, and what the pane's axis says it counts.
+    const auto top = [](MetricCanvas* canvas) {
+      QCPAxisRect* pane = canvas->plot()->axisRect(0);
+      std::map<QString, double> last;
+      for (int i = 0; i < canvas->plot()->graphCount(); ++i) {
+        QCPGraph* g = canvas->plot()->graph(i);
+        if (g->keyAxis()->axisRect() == pane && g->dataCount() > 0 && g->name() != "process RSS")
+          last[g->name()] = (g->data()->constEnd() - 1)->value;
+      }
+      return last;
+    };
+    RunData images;
+    images.label = "run 1 · spirals";
+    images.id_label = "run 1";
+    RecordBatch b = syntheticBatch(0, 10);
+    for (StepRecord& r : b.steps) r.samples_per_s = 800;
+    images.append(b);
+    RunData text;
+    text.label = "run 2 · fortunes";
+    text.id_label = "run 2";
+    text.info.config.data = "fortunes";
+    for (StepRecord& r : b.steps) r.tokens_per_s = 800 * 98.0;  // 97 bytes + the end byte
+    text.append(b);
+    ShownRuns shown;
+    PlotGrid plots(&shown);
+    MetricCanvas* throughput = canvasById(plots, "throughput");
+
+    // Images: samples/s, as before tokens/s existed.
+    shown.showStored({images});
+    QCOMPARE(throughput->yLabel(0), QStringLiteral("samples/s"));
+    QCOMPARE(top(throughput), (std::map<QString, double>{{"accum", 800.0}, {"no-accum", 800.0}}));
+    // Text: tokens/s in their place (samples/s of sequences of every length would say little
+    // beside them, at 1/98 of the height), and the axis says so.
+    shown.showStored({text});
+    QCOMPARE(throughput->yLabel(0), QStringLiteral("tokens/s"));
+    QCOMPARE(top(throughput),
+             (std::map<QString, double>{{"accum", 78400.0}, {"no-accum", 78400.0}}));
+    // Compared, each run draws its own unit, and the axis names both.
+    shown.showStored({images, text});
+    QCOMPARE(throughput->yLabel(0), QStringLiteral("samples/s, text: tokens/s"));
+    QCOMPARE(top(throughput).at("run 1 · spirals: accum"), 800.0);
+    QCOMPARE(top(throughput).at("run 2 · fortunes: accum"), 78400.0);
+    // Nothing shown: the pane's own title again.
+    shown.showStored({text});
+    shown.showStored({});
+    QCOMPARE(throughput->yLabel(0), QStringLiteral("samples/s"));
+    QVERIFY(throughput->definition().explanation.contains("tokens per second"));
   }
 };
 

@@ -358,10 +358,24 @@ void MetricCanvas::clear() {
   }
   readout_->clear();
   readout_->setHidden(true);
+  for (size_t i = 0; i < panes_.size(); ++i) {
+    panes_[i]->axis(QCPAxis::atLeft)->setLabel(def_.panes[i].y_label);
+  }
 }
 
 void MetricCanvas::setXLabel(const QString& label) {
   panes_.back()->axis(QCPAxis::atBottom)->setLabel(label);
+}
+
+void MetricCanvas::setYLabel(int pane, const QString& label) {
+  QCPAxis* y = panes_[static_cast<size_t>(pane)]->axis(QCPAxis::atLeft);
+  if (y->label() == label) return;
+  y->setLabel(label);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString MetricCanvas::yLabel(int pane) const {
+  return panes_[static_cast<size_t>(pane)]->axis(QCPAxis::atLeft)->label();
 }
 
 void MetricCanvas::setLogY(bool log) {

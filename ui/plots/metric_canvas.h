@@ -46,6 +46,10 @@ class MetricCanvas : public QWidget {
   void clear();
   /// Sets the x-axis title of the bottom pane.
   void setXLabel(const QString& label);
+  /// Sets the y-axis title of `pane` (the definition's until then).
+  void setYLabel(int pane, const QString& label);
+  /// The y-axis title of `pane`.
+  QString yLabel(int pane) const;
   /// Switches the panes that follow the log toggle between linear and logarithmic y.
   void setLogY(bool log);
   /// Puts a tick at `value` on pane `pane` while it is logarithmic (K on the variance ratio,

@@ -1,6 +1,7 @@
 #include "plots/plot_catalog.h"
 
 #include <QCoreApplication>
+#include <cmath>
 
 namespace accumlab::ui {
 
@@ -104,36 +105,43 @@ std::vector<CanvasDef> makeCatalog() {
         {"val_accuracy", QString(), nullptr, [](const EvalRecord& r) { return 100.0 * r.accuracy; },
          false, 1, SeriesLook::kNormal, std::nullopt}}});
 
-  c.push_back({"throughput",
-               tr("Throughput and memory"),
-               tr("<b>What it shows:</b> training samples per second of each arm (top) and, "
-                  "below, the <b>peak tensor memory</b> of each arm's update: the most bytes of "
-                  "tensors alive at once while it runs forward, backward and the optimizer "
-                  "step over its window.<br><b>Counted</b> (CPU): the arm's own tensors — "
-                  "weights, gradients, optimizer state (momentum, Adam moments), the batch it "
-                  "is working on and the activations kept for backward. <b>Not counted:</b> the "
-                  "dataset, the other arms, evaluation, the gradient check, and memory that "
-                  "libraries keep outside tensors (the caches and work buffers of BLAS and "
-                  "oneDNN, the allocator's free lists, the code itself). On a GPU the figure is "
-                  "the CUDA caching allocator's peak of allocated bytes during the window, which "
-                  "includes the other arms' weights on the device.<br>The dotted line is the "
-                  "whole process's resident memory (RSS): one process trains all arms, so it is "
-                  "shared and includes everything above that tensors leave out.<br><b>Read "
-                  "it:</b> accumulation buys the update of a batch of m·K at the memory of a "
-                  "batch of m: <i>accum</i> sits near <i>no-accum</i>, far below "
-                  "<i>big-batch</i>; the price is K smaller calls per update."),
-               {{tr("samples/s"), false, false}, {tr("MiB"), true, false}},
-               {{"samples_per_s", QString(), [](const StepRecord& r) { return r.samples_per_s; },
-                 nullptr, false, 0, SeriesLook::kNormal, std::nullopt},
-                {"peak_tensor_mib", tr("peak tensors"),
-                 [](const StepRecord& r) {
-                   return r.peak_tensor_bytes >= 0 ? static_cast<double>(r.peak_tensor_bytes) / kMiB
-                                                   : kNaN;
-                 },
-                 nullptr, false, 1, SeriesLook::kNormal, std::nullopt},
-                {"memory_mib", tr("process RSS"),
-                 [](const StepRecord& r) { return static_cast<double>(r.memory_bytes) / kMiB; },
-                 nullptr, false, 1, SeriesLook::kReference, ArmKind::kAccum}}});
+  c.push_back(
+      {"throughput",
+       tr("Throughput and memory"),
+       tr("<b>What it shows:</b> training samples per second of each arm (top; for "
+          "text, <b>target tokens per second</b>: its sequences differ in length, and a "
+          "sequence of n bytes brings n + 1 tokens) and, "
+          "below, the <b>peak tensor memory</b> of each arm's update: the most bytes of "
+          "tensors alive at once while it runs forward, backward and the optimizer "
+          "step over its window.<br><b>Counted</b> (CPU): the arm's own tensors — "
+          "weights, gradients, optimizer state (momentum, Adam moments), the batch it "
+          "is working on and the activations kept for backward. <b>Not counted:</b> the "
+          "dataset, the other arms, evaluation, the gradient check, and memory that "
+          "libraries keep outside tensors (the caches and work buffers of BLAS and "
+          "oneDNN, the allocator's free lists, the code itself). On a GPU the figure is "
+          "the CUDA caching allocator's peak of allocated bytes during the window, which "
+          "includes the other arms' weights on the device.<br>The dotted line is the "
+          "whole process's resident memory (RSS): one process trains all arms, so it is "
+          "shared and includes everything above that tensors leave out.<br><b>Read "
+          "it:</b> accumulation buys the update of a batch of m·K at the memory of a "
+          "batch of m: <i>accum</i> sits near <i>no-accum</i>, far below "
+          "<i>big-batch</i>; the price is K smaller calls per update."),
+       {{tr("samples/s"), false, false}, {tr("MiB"), true, false}},
+       // A text run's steps carry tokens/s: the top pane draws that instead, and
+       // says so on its axis (PlotFeed: throughputLabel).
+       {{"samples_per_s", QString(),
+         [](const StepRecord& r) { return std::isfinite(r.tokens_per_s) ? kNaN : r.samples_per_s; },
+         nullptr, false, 0, SeriesLook::kNormal, std::nullopt},
+        {"tokens_per_s", QString(), [](const StepRecord& r) { return r.tokens_per_s; }, nullptr,
+         false, 0, SeriesLook::kNormal, std::nullopt},
+        {"peak_tensor_mib", tr("peak tensors"),
+         [](const StepRecord& r) {
+           return r.peak_tensor_bytes >= 0 ? static_cast<double>(r.peak_tensor_bytes) / kMiB : kNaN;
+         },
+         nullptr, false, 1, SeriesLook::kNormal, std::nullopt},
+        {"memory_mib", tr("process RSS"),
+         [](const StepRecord& r) { return static_cast<double>(r.memory_bytes) / kMiB; }, nullptr,
+         false, 1, SeriesLook::kReference, ArmKind::kAccum}}});
 
   c.push_back(
       {"equivalence",

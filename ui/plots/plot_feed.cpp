@@ -84,6 +84,21 @@ PaneReadout textSampleReadout(const RunData& run) {
   return out;
 }
 
+/// The throughput pane's unit: tokens/s where every run drawn is text (its steps carry
+/// tokens/s, which the pane draws instead of samples/s), samples/s where none is, both where
+/// compared runs mix them.
+QString throughputLabel(const std::vector<const RunData*>& runs) {
+  bool samples = false, tokens = false;
+  for (const RunData* run : runs) {
+    for (const ArmSeries& arm : run->arms) {
+      if (arm.steps.empty()) continue;
+      (std::isfinite(arm.steps.back().tokens_per_s) ? tokens : samples) = true;
+    }
+  }
+  if (tokens && samples) return QObject::tr("samples/s, text: tokens/s");
+  return tokens ? QObject::tr("tokens/s") : QObject::tr("samples/s");
+}
+
 /// The gradient check's headline (kGradCheckHeadline: the largest check that was not a kink,
 /// the figure the CLI, `show`, JSON and the report give) and, when the trajectories have parted,
 /// the update where they left rounding level: from there on training amplifies a rounding
@@ -389,6 +404,7 @@ void PlotFeed::updateReadouts() {
     const QString& id = c->definition().id;
     if (id == "variance") c->markValue(1, k);
     if (id == "noise") c->markValue(1, mk);
+    if (id == "throughput") c->setYLabel(0, throughputLabel(sources_));
     if (id == "variance") {
       const auto [text, more] =
           every_run([this](const RunData& run) { return varianceReadout(run); });

@@ -38,6 +38,7 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
   progress_->setFormat("%p%");
   eta_ = new ElidedLabel(QString(), this);
   throughput_ = new QLabel(this);
+  throughput_->setObjectName("throughput");
   throughput_->setTextFormat(Qt::RichText);
   throughput_->setToolTip(tr("Training samples per second of each arm"));
   device_ = new ElidedLabel(QString(), this);
@@ -106,6 +107,7 @@ void RunStatusBar::showProgress(const RunData& run) {
   double done = 0, wall_ms = 0;
   bool all_ended = true;
   QStringList rates, pitfall_rates;
+  bool text = false;
   for (const ArmSeries& arm : run.arms) {
     // Only a finished arm counts in full: a stopped or failed one shows where it ended.
     const bool finished = arm.has_summary && arm.summary.status == ArmStatus::kFinished;
@@ -121,8 +123,10 @@ void RunStatusBar::showProgress(const RunData& run) {
           QString("<span style='color:%1'>■</span> %2 %3/s")
               .arg(armColorName(arm.arm), armName(arm.arm), formatRate(last.samples_per_s));
       // Text: sequences per second say little when their lengths vary; tokens say it all.
+      // Short, so that three arms and the time and place still fit on a 1024 px screen.
       if (std::isfinite(last.tokens_per_s)) {
-        rate += tr(" · %1 tokens/s").arg(formatRate(last.tokens_per_s));
+        rate += tr(" · %1 tok/s").arg(formatRate(last.tokens_per_s));
+        text = true;
       }
       const int64_t workers = run.info.config.workers;
       if (workers > 1 && std::isfinite(last.allreduce_ms)) {
@@ -152,15 +156,19 @@ void RunStatusBar::showProgress(const RunData& run) {
   } else if (fraction >= 1.0) {
     eta_->setFullText(tr("took %1").arg(formatDuration(wall_ms / 1000.0)));
   }
+  // The time keeps its words where the device and the database give way first (their
+  // tooltips hold them): "took 1 min 5 s" whole, a long "stopped at …" from its start.
+  eta_->setMinimumWidth(std::min(eta_->sizeHint().width(),
+                                 eta_->fontMetrics().horizontalAdvance(tr("took 59 min 59 s"))));
   // The wrong recipes' rates are in the tooltip: all of them side by side would widen the
   // window past a 1024×768 screen.
   if (!pitfall_rates.isEmpty()) rates << tr("+%n wrong recipe(s)", "", pitfall_rates.size());
   throughput_->setText(rates.join(" &nbsp; "));
-  throughput_->setToolTip(pitfall_rates.isEmpty()
-                              ? tr("Training samples per second of each arm")
-                              : tr("Training samples per second of each arm; the wrong "
-                                   "recipes: %1")
-                                    .arg(pitfall_rates.join(", ")));
+  QString tip = text ? tr("Training sequences per second of each arm, and its target tokens "
+                          "per second (tok/s: each sequence's bytes and its end byte)")
+                     : tr("Training samples per second of each arm");
+  if (!pitfall_rates.isEmpty()) tip += tr("; the wrong recipes: %1").arg(pitfall_rates.join(", "));
+  throughput_->setToolTip(tip);
 }
 
 void RunStatusBar::setDevice(const QString& device) { device_->setFullText(device); }
@@ -172,6 +180,8 @@ void RunStatusBar::setDatabase(const QString& path) {
 QString RunStatusBar::stateText() const { return state_->fullText(); }
 
 QString RunStatusBar::throughputText() const { return throughput_->text(); }
+
+QString RunStatusBar::throughputTip() const { return throughput_->toolTip(); }
 
 int RunStatusBar::progressPercent() const { return progress_->value() / 10; }
 

@@ -17,7 +17,7 @@ namespace accumlab::ui {
 class LiveRun;
 
 /// The main window's status bar: state, progress (samples done / budget), ETA, samples/s per
-/// arm, device and database. GUI thread.
+/// arm (and tokens/s for text), device and database. GUI thread.
 class RunStatusBar : public QStatusBar {
   Q_OBJECT
 
@@ -48,6 +48,8 @@ class RunStatusBar : public QStatusBar {
   QString stateText() const;
   /// The text of the throughput read-out (for tests).
   QString throughputText() const;
+  /// What the throughput read-out's tooltip says it counts (for tests).
+  QString throughputTip() const;
   /// "ETA 0:12", "took 0:40" or "stopped at 12,000 of 60,000 after 0:08" (for tests).
   QString etaText() const;
   /// Whether the progress bar is on screen (a status message must not hide it).
