@@ -3,11 +3,14 @@
 // "arms at once" box; each set from a config or preset and written back into the panel's.
 #include "experiment/text_options.h"
 
+#include <QAbstractItemView>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
+#include <QToolTip>
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -123,6 +126,59 @@ class ExperimentPanelTest : public QObject {
     c.data = "text:" + dir.filePath("gone.txt").toStdString();
     panel.setConfig(c);
     QVERIFY2(pickers->dataToolTip().contains("gone.txt"), qPrintable(pickers->dataToolTip()));
+  }
+
+  void theOpenListsTextEntriesShowTheirLengths() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("lines.txt");
+    {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("abc\nabc\nabc\n" + QByteArray(40, 'x') + "\n" + QByteArray(300, 'y') + "\n");
+    }
+    ExperimentPanel panel;
+    panel.resize(360, 900);
+    ExperimentConfig c = presetExperiment("fortunes");
+    c.data = "text:" + path.toStdString();
+    panel.setConfig(c);  // the file joins the list
+    c.data = "spirals";
+    panel.setConfig(c);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* data = panel.findChild<QComboBox*>("dataset");
+    QVERIFY(data != nullptr);
+    data->showPopup();
+    QAbstractItemView* list = data->view();
+    QVERIFY(QTest::qWaitForWindowExposed(list->window()));
+    // Hovering an entry of the open list: its own tooltip, and for text its lengths under the
+    // options shown, whichever entry is chosen.
+    const auto hover = [&](const QString& spec) {
+      const int row = data->findData(spec);
+      if (row < 0) return QString("no entry %1").arg(spec);
+      const QPoint at = list->visualRect(list->model()->index(row, 0)).center();
+      QToolTip::hideText();
+      QHelpEvent help(QEvent::ToolTip, at, list->viewport()->mapToGlobal(at));
+      QApplication::sendEvent(list->viewport(), &help);
+      return QToolTip::text();
+    };
+    QString tip = hover("text:" + path);
+    QVERIFY2(tip.contains("5 sequences, median 3 bytes, longest 256; 1 cut to 256"),
+             qPrintable(tip));
+    QVERIFY2(!hover("spirals").contains("sequences") && hover("spirals").contains("spirals"),
+             qPrintable(hover("spirals")));
+    QVERIFY(!pickers(panel)->dataToolTip().contains("sequences"));  // spirals is chosen
+    if (data->findData("fortunes") >= 0) {
+      tip = hover("fortunes");
+      QVERIFY2(tip.contains("Quotes from") && tip.contains(" sequences, median ") &&
+                   tip.contains("left out") && tip.contains("█"),
+               qPrintable(tip));
+    }
+    data->hidePopup();
+  }
+
+ private:
+  static SourcePickers* pickers(const ExperimentPanel& panel) {
+    return panel.findChild<SourcePickers*>();
   }
 };
 

@@ -1,5 +1,6 @@
 #include "experiment/source_pickers.h"
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QEvent>
 #include <QFormLayout>
@@ -7,9 +8,9 @@
 #include <QLineEdit>
 #include <QSignalBlocker>
 #include <QToolTip>
+#include <exception>
 #include <vector>
 
-#include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
 #include "accumlab/text_lengths.h"
 #include "experiment/enum_combo.h"
@@ -64,6 +65,7 @@ SourcePickers::SourcePickers(QWidget* parent) : QGroupBox(tr("Data and model"), 
   form->addRow(tr("Model"), model_combo_);
   connect(text_, &TextOptions::edited, this, &SourcePickers::edited);
   data_combo_->installEventFilter(this);
+  data_combo_->view()->viewport()->installEventFilter(this);
   for (QComboBox* combo : {data_combo_, model_combo_}) {
     connect(combo, qOverload<int>(&QComboBox::activated), this,
             [this, combo] { onPickerActivated(combo); });
@@ -162,36 +164,49 @@ void SourcePickers::updateCsvFields() {
 }
 
 bool SourcePickers::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == data_combo_ && event->type() == QEvent::ToolTip) {
-    const QString tip = dataToolTip();
-    if (tip.isEmpty()) return false;  // the widget's own tooltip, if any
-    QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), tip, data_combo_);
-    return true;
+  if (event->type() != QEvent::ToolTip) return QGroupBox::eventFilter(watched, event);
+  const auto* help = static_cast<QHelpEvent*>(event);
+  // The picker itself says its chosen data; an entry of the open list says its own.
+  int row = data_combo_->currentIndex();
+  QWidget* over = data_combo_;
+  if (QAbstractItemView* list = data_combo_->view(); watched == list->viewport()) {
+    row = list->indexAt(help->pos()).row();
+    over = list->viewport();
+  } else if (watched != data_combo_) {
+    return QGroupBox::eventFilter(watched, event);
   }
-  return QGroupBox::eventFilter(watched, event);
+  if (row < 0 || !isTextData(data_combo_->itemData(row).toString().toStdString())) {
+    return false;  // the entry's own tooltip
+  }
+  QToolTip::showText(help->globalPos(), dataToolTip(row), over);
+  return true;
 }
 
-QString SourcePickers::dataToolTip() {
-  const QString about = data_combo_->currentData(Qt::ToolTipRole).toString();
+QString SourcePickers::dataToolTip() { return dataToolTip(data_combo_->currentIndex()); }
+
+QString SourcePickers::dataToolTip(int row) {
+  const QString about = data_combo_->itemData(row, Qt::ToolTipRole).toString();
   ExperimentConfig c;
-  writeTo(&c);
+  writeTo(&c);  // the text options shown
+  c.data = data_combo_->itemData(row).toString().toStdString();
   if (!isTextData(c.data)) return about;
   const QString key = QString("%1|%2|%3")
                           .arg(QString::fromStdString(c.data))
                           .arg(c.max_len)
                           .arg(static_cast<int>(c.text_split));
-  if (key != lengths_key_) {
-    lengths_key_ = key;
+  auto known = lengths_html_.find(key);
+  if (known == lengths_html_.end()) {
+    QString html;
     try {
-      lengths_html_ = "<pre>" +
-                      QString::fromStdString(textLengthHistogram(textLengths(c))).toHtmlEscaped() +
-                      "</pre>";
-    } catch (const InputError& e) {
-      lengths_html_ = "<p>" + QString::fromUtf8(e.what()).toHtmlEscaped() + "</p>";
+      html = "<pre>" + QString::fromStdString(textLengthHistogram(textLengths(c))).toHtmlEscaped() +
+             "</pre>";
+    } catch (const std::exception& e) {  // as loading would say it: the file, line and byte
+      html = "<p>" + QString::fromUtf8(e.what()).toHtmlEscaped() + "</p>";
     }
+    known = lengths_html_.insert(key, html);
   }
   return "<p>" + about.toHtmlEscaped() + "</p><p>" + tr("Sequence lengths in bytes:") + "</p>" +
-         lengths_html_;
+         *known;
 }
 
 void SourcePickers::updateTextFields() {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QGroupBox>
+#include <QHash>
 #include <QString>
 
 #include "accumlab/experiment_config.h"
@@ -37,9 +38,12 @@ class SourcePickers : public QGroupBox {
   void setRunning(bool running);
   /// Whether the pickers take edits: not while a run trains or a lesson holds the form.
   bool editable() const;
-  /// The dataset picker's tooltip: for text data, its lengths' histogram, read when first
-  /// asked for (the fortunes take a moment to read) and kept until the data or options change.
+  /// The dataset picker's tooltip: for text data, its lengths' histogram under the text
+  /// options shown, read when first asked for (the fortunes take a moment to read) and kept
+  /// for those data and options.
   QString dataToolTip();
+  /// The same for the picker's entry `row` (the tooltip of that entry in the open list).
+  QString dataToolTip(int row);
 
  signals:
   /// The user picked another dataset, model or CSV task.
@@ -63,8 +67,7 @@ class SourcePickers : public QGroupBox {
   QComboBox* model_combo_;
   TextOptions* text_;
   QWidget* text_label_;
-  QString lengths_key_;  ///< the data and options lengths_html_ describes
-  QString lengths_html_;
+  QHash<QString, QString> lengths_html_;  ///< by data, split and max_len: their histogram
   QString store_path_;
 };
 
