@@ -40,9 +40,13 @@ class ExperimentPanelTest : public QObject {
     c = presetExperiment("fortunes");
     panel.setConfig(c);
     QVERIFY(options->isVisible());
+    // The fortunes are one quote each: their split is shown but takes no edit.
+    auto* split = options->findChild<QComboBox*>("text_split");
+    QVERIFY(split != nullptr && !split->isEnabled());
     c.data = "text:/tmp/notes.txt";
     panel.setConfig(c);
     QVERIFY(options->isVisible());
+    QVERIFY(split->isEnabled());
   }
 
   void roundTripThroughThePanelsConfig() {

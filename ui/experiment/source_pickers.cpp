@@ -210,8 +210,10 @@ QString SourcePickers::dataToolTip(int row) {
 }
 
 void SourcePickers::updateTextFields() {
-  const bool text = isTextData(data_combo_->currentData().toString().toStdString());
+  const std::string data = data_combo_->currentData().toString().toStdString();
+  const bool text = isTextData(data);
   text_->setVisible(text);
+  text_->setSplitApplies(data != "fortunes");
   if (text_label_) text_label_->setVisible(text);
 }
 

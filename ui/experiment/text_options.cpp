@@ -58,4 +58,6 @@ void TextOptions::setConfig(const ExperimentConfig& c) {
   selectEnum(token_loss_, c.token_loss);
 }
 
+void TextOptions::setSplitApplies(bool applies) { split_->setEnabled(applies); }
+
 }  // namespace accumlab::ui

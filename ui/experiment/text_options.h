@@ -22,6 +22,8 @@ class TextOptions : public QWidget {
   void writeTo(ExperimentConfig* config) const;
   /// Shows `config`'s text options; emits nothing.
   void setConfig(const ExperimentConfig& config);
+  /// Whether the split applies: the fortunes are one quote each, however they are split.
+  void setSplitApplies(bool applies);
 
  signals:
   /// The user changed an option.
