@@ -13,12 +13,6 @@ namespace accumlab::ui {
 class MetricCanvas;
 class ProbeSpreadPlot;
 
-/// A pane's read-out: the line next to its title and what its tooltip adds.
-struct PaneReadout {
-  QString text;
-  QString more;
-};
-
 /// Draws runs into the catalog's canvases: each run's lines, its event markers and probes,
 /// and the read-outs next to the titles. Appends only what a run gained since it was last
 /// drawn. No widget of its own: PlotGrid feeds the canvases on screen with it, and
@@ -43,9 +37,6 @@ class PlotFeed {
   struct SourceState;
   void addEventMarkers(int source, size_t from);
   void addProbes(int source, size_t from);
-  /// The loss-variance read-out: the pooled same-weights ratio (the headline) and, for the
-  /// tooltip, the arms' own ratio.
-  PaneReadout varianceReadout(const RunData& run) const;
   void updateReadouts();
   QString sourceLabel(int source) const;
 
