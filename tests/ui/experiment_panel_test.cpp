@@ -22,6 +22,20 @@
 using namespace accumlab;
 using namespace accumlab::ui;
 
+namespace {
+
+/// A text file in `dir` of five lines: 3, 3, 3 and 40 bytes, and one of 300, which a limit of
+/// 256 cuts; its path, or empty when it cannot be written.
+QString writeLines(const QTemporaryDir& dir) {
+  const QString path = dir.filePath("lines.txt");
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return QString();
+  f.write("abc\nabc\nabc\n" + QByteArray(40, 'x') + "\n" + QByteArray(300, 'y') + "\n");
+  return path;
+}
+
+}  // namespace
+
 class ExperimentPanelTest : public QObject {
   Q_OBJECT
 
@@ -104,13 +118,8 @@ class ExperimentPanelTest : public QObject {
 
   void theDatasetTooltipShowsTheLengths() {
     QTemporaryDir dir;
-    const QString path = dir.filePath("lines.txt");
-    {
-      QFile f(path);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      // Lengths 3, 3, 3, 40 and one of 300 bytes, cut to 256.
-      f.write("abc\nabc\nabc\n" + QByteArray(40, 'x') + "\n" + QByteArray(300, 'y') + "\n");
-    }
+    const QString path = writeLines(dir);
+    QVERIFY(!path.isEmpty());
     ExperimentPanel panel;
     ExperimentConfig c = presetExperiment("fortunes");
     c.data = "text:" + path.toStdString();
@@ -134,12 +143,8 @@ class ExperimentPanelTest : public QObject {
 
   void theOpenListsTextEntriesShowTheirLengths() {
     QTemporaryDir dir;
-    const QString path = dir.filePath("lines.txt");
-    {
-      QFile f(path);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write("abc\nabc\nabc\n" + QByteArray(40, 'x') + "\n" + QByteArray(300, 'y') + "\n");
-    }
+    const QString path = writeLines(dir);
+    QVERIFY(!path.isEmpty());
     ExperimentPanel panel;
     panel.resize(360, 900);
     ExperimentConfig c = presetExperiment("fortunes");
