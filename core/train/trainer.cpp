@@ -258,13 +258,17 @@ void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
   rec.memory_bytes = memoryNow();
   arm.recorder.complete(rec);
   if (rec.arm == ArmKind::kBigBatch) {
-    // Big-batch trails accum in the sample clock, so the pair is level after its step.
+    // In a round the two were compared as they took this step (pairStep); otherwise
+    // big-batch trails accum in the sample clock, so the pair is level after its step.
     ArmRun* accum = find(ArmKind::kAccum);
-    if (accum && accum->stepper->steps() == rec.step &&
+    std::optional<double> diff = pairing.take(rec.step, rec.samples_seen);
+    if (!diff && accum && accum->stepper->steps() == rec.step &&
         accum->stepper->samplesSeen() == rec.samples_seen &&
         accum->status != ArmStatus::kDiverged) {
-      rec.weight_rel_diff =
-          maxRelativeWeightDifference(accum->stepper->parameters(), arm.stepper->parameters());
+      diff = maxRelativeWeightDifference(accum->stepper->parameters(), arm.stepper->parameters());
+    }
+    if (accum && diff) {
+      rec.weight_rel_diff = *diff;
       arm.equivalence_rel_diff = rec.weight_rel_diff;
       accum->equivalence_rel_diff = rec.weight_rel_diff;
       if (arm.parted_at_step < 0 && rec.weight_rel_diff > roundingLevel(config.dtype)) {
@@ -274,6 +278,26 @@ void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
     }
   }
   sink->onStep(rec);
+}
+
+void Trainer::Impl::pairStep(ArmRun& arm, const StepRecord& rec) {
+  // One after another, record() compares the live weights; in a round the other arm may
+  // already be steps on, or be training on another thread.
+  if (!inRound()) return;
+  const ArmKind kind = arm.stepper->kind();
+  if (kind != ArmKind::kAccum && kind != ArmKind::kBigBatch) return;
+  if (!find(ArmKind::kAccum) || !find(ArmKind::kBigBatch)) return;
+  pairing.arrive(
+      kind == ArmKind::kAccum ? WeightPairing::Side::kAccum : WeightPairing::Side::kBigBatch,
+      rec.step, rec.samples_seen, arm.stepper->parameters());
+}
+
+void Trainer::Impl::forgetUnpaired() {
+  const ArmRun* accum = find(ArmKind::kAccum);
+  const ArmRun* big = find(ArmKind::kBigBatch);
+  if (!accum || !big) return;
+  if (accum->status != ArmStatus::kRunning) pairing.dropLeftBy(WeightPairing::Side::kBigBatch);
+  if (big->status != ArmStatus::kRunning) pairing.dropLeftBy(WeightPairing::Side::kAccum);
 }
 
 void Trainer::Impl::trainWindow(ArmRun& arm) {
@@ -304,7 +328,7 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
       if (!out.split_message.empty()) {
         emitEvent(EventKind::kOutOfMemory, name, out.split_message, stepper.samplesSeen());
       }
-      // The record pairs big-batch with accum's weights: on the run's thread, in order.
+      pairStep(arm, out.record);
       out.record.wall_ms = msSince(start);
       publish([this, &arm, rec = out.record]() mutable { record(arm, rec); });
       break;
@@ -434,11 +458,13 @@ RunSummary Trainer::run(MetricsSink& sink) {
     d.scheduleSizeChange();
     const int64_t horizon = d.roundHorizon();
     if (const int threads = d.parallelArms(horizon); threads > 1) {
-      d.trainRound(horizon, threads);
+      d.trainRound(d.longerRound(horizon), threads);
+      d.forgetUnpaired();
       continue;
     }
     d.applyDueChange(*arm);
     d.trainWindowOrFail(*arm);
+    d.forgetUnpaired();
   }
   for (auto& arm : d.arms) summary.arms.push_back(d.summarize(*arm));
   summary.variance_probe = d.last_probe;

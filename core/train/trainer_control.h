@@ -44,6 +44,11 @@ class TrainerControl {
     pending_k_ = k;
   }
   bool paused() const { return paused_; }
+  /// Whether a change of m or K waits to be taken.
+  bool sizeChangeRequested() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return pending_m_.has_value() || pending_k_.has_value();
+  }
   bool stopRequested() const { return stop_; }
 
   /// Takes the pending changes (training thread).

@@ -17,6 +17,7 @@
 #include "stats/step_recorder.h"
 #include "train/arm_stepper.h"
 #include "train/trainer_control.h"
+#include "train/weight_pairing.h"
 #include "train/worker_group.h"
 
 namespace accumlab {
@@ -90,6 +91,11 @@ struct Trainer::Impl {
   double last_memory_poll_ms = -1e9;
   int64_t last_memory = 0;
   MetricsSink* sink = nullptr;
+  /// Accum's weights against big-batch's after each step (record, pairStep).
+  WeightPairing pairing;
+  /// Common windows a parallel round spans: grown or shrunk so that a round takes about
+  /// kRoundMs (trainer_rounds.cpp).
+  int64_t round_windows = 1;
   // Data-parallel runs (config.workers > 1).
   std::optional<WorkerGroupOptions> worker_options;
   std::unique_ptr<WorkerGroup> group;
@@ -123,15 +129,25 @@ struct Trainer::Impl {
   /// GPU or with data-parallel workers.
   int armThreadsAllowed() const;
   /// The first window boundary of every running arm past the one furthest ahead (or past
-  /// their common position): where a round of parallel training ends.
+  /// their common position): where the shortest round of parallel training ends.
   int64_t roundHorizon();
-  /// Trains every running arm up to `horizon` on `threads` threads; what each arm tells the
-  /// sink is held back and told afterwards, arm after arm, so that the sink and the pairing
-  /// of accum with big-batch stay on this thread.
+  /// `horizon` moved on by round_windows − 1 common boundaries, short of a checkpoint due.
+  int64_t longerRound(int64_t horizon);
+  /// Trains every running arm up to `horizon` on `threads` threads, a window at a time, the
+  /// arm furthest behind first; ends early on a stop, pause or change asked for. What each
+  /// arm tells the sink is held back and told afterwards on this thread, in the order that
+  /// training one window at a time on the sample clock would have told it.
   void trainRound(int64_t horizon, int threads);
   /// Tells the sink now, or holds it back while this thread trains in a round.
   void publish(std::function<void()> tell);
+  /// Whether this thread is training an arm in a round.
+  static bool inRound();
   void record(ArmRun& arm, StepRecord& rec);
+  /// Gives `pairing` accum's or big-batch's weights after the step `rec` records (on the
+  /// thread that trained it).
+  void pairStep(ArmRun& arm, const StepRecord& rec);
+  /// Drops the weights left for a partner arm that has ended (run's thread).
+  void forgetUnpaired();
   void finishArm(ArmRun& arm, ArmStatus status, const std::string& message);
   void evaluateArm(ArmRun& arm);
   ArmRun* probedArm();

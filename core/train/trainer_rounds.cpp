@@ -1,31 +1,48 @@
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "train/trainer_impl.h"
 
-// Rounds of parallel training (config.arm_threads): between window boundaries that every
-// running arm shares, each arm trains on its own thread; what it tells the sink is held back
-// and told on the run's thread afterwards (trainer.cpp schedules the rounds).
+// Rounds of parallel training (config.arm_threads): each arm trains on whichever thread is
+// free, a window at a time, up to a window boundary that every running arm shares; what it
+// tells the sink is held back and told on the run's thread afterwards (trainer.cpp schedules
+// the rounds).
 namespace accumlab {
 
 namespace {
 
-/// While this thread trains an arm in a round (trainRound), what it would tell the sink.
-thread_local std::vector<std::function<void()>>* t_held = nullptr;
+/// A round lasts about this long: the sink hears of the arms this often, and a thread that
+/// runs out of windows at the end of a round waits a small part of it.
+constexpr double kRoundMs = 100.0;
+/// Common windows in one round at most (a run of tiny windows).
+constexpr int64_t kMaxRoundWindows = 4096;
+
+/// What an arm would tell the sink, and where the window that told it started.
+struct Held {
+  int64_t window_start = 0;
+  std::function<void()> tell;
+};
+
+/// While this thread trains an arm in a round, that arm's held list and its window's start.
+thread_local std::vector<Held>* t_held = nullptr;
+thread_local int64_t t_window_start = 0;
 
 }  // namespace
 
 void Trainer::Impl::publish(std::function<void()> tell) {
   if (t_held) {
-    t_held->push_back(std::move(tell));
+    t_held->push_back({t_window_start, std::move(tell)});
   } else {
     tell();
   }
 }
+
+bool Trainer::Impl::inRound() { return t_held != nullptr; }
 
 int64_t Trainer::Impl::roundHorizon() {
   int64_t at = 0;
@@ -39,6 +56,16 @@ int64_t Trainer::Impl::roundHorizon() {
     first = false;
   }
   return boundaryOfAll(level ? at + 1 : at);  // all at one boundary: the next one
+}
+
+int64_t Trainer::Impl::longerRound(int64_t horizon) {
+  for (int64_t i = 1; i < round_windows; ++i) {
+    const int64_t next = boundaryOfAll(horizon + 1);
+    // A checkpoint is taken with every arm at rest on the sample clock, between rounds.
+    if (checkpoint_every > 0 && next_checkpoint <= next) break;
+    horizon = next;
+  }
+  return horizon;
 }
 
 int Trainer::Impl::armThreadsAllowed() const {
@@ -64,40 +91,96 @@ int Trainer::Impl::parallelArms(int64_t horizon) {
 }
 
 void Trainer::Impl::trainRound(int64_t horizon, int threads) {
-  std::vector<ArmRun*> running;
-  for (auto& arm : arms) {
-    if (arm->status == ArmStatus::kRunning) running.push_back(arm.get());
-  }
   // Each arm's windows up to the horizon depend on that arm alone: its weights, optimizer,
-  // sample stream and memory ledger. What it tells the sink waits in its own list.
-  std::vector<std::vector<std::function<void()>>> held(running.size());
-  std::vector<std::exception_ptr> failed(running.size());
-  std::atomic<size_t> next{0};
+  // sample stream and memory ledger. An arm trains on one thread at a time; a free thread
+  // takes the arm furthest behind, so that the threads stay busy however unequal the arms'
+  // windows are.
+  struct Lane {
+    ArmRun* arm = nullptr;
+    bool busy = false;
+    std::vector<Held> held;
+    std::exception_ptr failed;
+  };
+  std::vector<Lane> lanes;
+  for (auto& arm : arms) {
+    if (arm->status == ArmStatus::kRunning) lanes.emplace_back().arm = arm.get();
+  }
+  std::mutex mutex;
+  std::condition_variable freed;
+  const auto wanted = [&](const Lane& lane) {
+    return !lane.busy && !lane.failed && lane.arm->status == ArmStatus::kRunning &&
+           lane.arm->stepper->samplesSeen() < horizon;
+  };
+  const auto goOn = [&] {
+    return !control.stopRequested() && !control.paused() && !control.sizeChangeRequested();
+  };
   const auto work = [&] {
-    for (size_t i = next++; i < running.size(); i = next++) {
-      t_held = &held[i];
-      ArmRun& arm = *running[i];
-      try {
-        while (arm.status == ArmStatus::kRunning && arm.stepper->samplesSeen() < horizon &&
-               !control.stopRequested()) {
-          trainWindowOrFail(arm);
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      Lane* next = nullptr;
+      bool busy = false;
+      for (Lane& lane : lanes) {
+        busy = busy || lane.busy;
+        if (!goOn() || !wanted(lane)) continue;
+        if (!next || lane.arm->stepper->samplesSeen() < next->arm->stepper->samplesSeen()) {
+          next = &lane;
         }
+      }
+      if (!next) {
+        if (!busy) return;
+        freed.wait(lock);
+        continue;
+      }
+      next->busy = true;
+      lock.unlock();
+      t_held = &next->held;
+      t_window_start = next->arm->stepper->samplesSeen();
+      try {
+        trainWindowOrFail(*next->arm);
       } catch (...) {
-        failed[i] = std::current_exception();
+        next->failed = std::current_exception();
       }
       t_held = nullptr;
+      lock.lock();
+      next->busy = false;
+      freed.notify_all();
     }
   };
+  const auto began = Clock::now();
+  const int64_t behind = [&] {
+    int64_t at = horizon;
+    for (const Lane& lane : lanes) at = std::min(at, lane.arm->stepper->samplesSeen());
+    return at;
+  }();
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
-  // Told in arm order: accum's records before big-batch's, whose record pairs with them.
-  for (auto& list : held) {
-    for (auto& tell : list) tell();
+
+  // Told as training one window at a time would have told it: by the window's start on the
+  // sample clock, ties in arm order (accum's step before big-batch's, whose record pairs).
+  std::vector<Held*> order;
+  for (Lane& lane : lanes) {
+    for (Held& h : lane.held) order.push_back(&h);
   }
-  for (const std::exception_ptr& e : failed) {
-    if (e) std::rethrow_exception(e);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Held* a, const Held* b) { return a->window_start < b->window_start; });
+  for (Held* h : order) h->tell();
+  for (const Lane& lane : lanes) {
+    if (lane.failed) std::rethrow_exception(lane.failed);
+  }
+
+  // The next round spans as many common windows as take about kRoundMs.
+  const double ms = msSince(began);
+  int64_t reached = behind;
+  for (const Lane& lane : lanes) reached = std::max(reached, lane.arm->stepper->samplesSeen());
+  const int64_t span = reached - behind;
+  const int64_t window = std::max<int64_t>(1, boundaryOfAll(behind + 1) - behind);
+  const double windows = std::max(1.0, static_cast<double>(span) / static_cast<double>(window));
+  if (ms > 0) {
+    const double per_window = ms / windows;
+    round_windows =
+        std::clamp<int64_t>(static_cast<int64_t>(kRoundMs / per_window), 1, kMaxRoundWindows);
   }
 }
 

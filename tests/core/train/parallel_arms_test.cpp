@@ -2,6 +2,7 @@
 // the bit, as arms trained one after another on the sample clock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "accumlab/trainer.h"
@@ -9,6 +10,8 @@
 
 namespace accumlab {
 namespace {
+
+using testing::armOf;
 
 struct Trained {
   RunSummary summary;
@@ -60,10 +63,75 @@ TEST(ParallelArms, TrainTheSameNumbersAsOneAfterAnother) {
       EXPECT_EQ(sa[s].grad_norm, sb[s].grad_norm);
     }
   }
+  // The sink hears the same records in the same order, big-batch's paired with accum's
+  // after every step, although a round trains many windows of each arm before telling.
+  ASSERT_EQ(one.sink.steps.size(), two.sink.steps.size());
+  int64_t paired = 0;
+  for (size_t s = 0; s < one.sink.steps.size(); ++s) {
+    const StepRecord& a = one.sink.steps[s];
+    const StepRecord& b = two.sink.steps[s];
+    ASSERT_EQ(a.arm, b.arm) << "record " << s;
+    ASSERT_EQ(a.samples_seen, b.samples_seen) << "record " << s;
+    if (a.arm != ArmKind::kBigBatch) continue;
+    ASSERT_FALSE(std::isnan(b.weight_rel_diff)) << "big-batch step " << b.step << " unpaired";
+    EXPECT_EQ(a.weight_rel_diff, b.weight_rel_diff) << "big-batch step " << b.step;
+    ++paired;
+  }
+  EXPECT_EQ(paired, armOf(two.summary, ArmKind::kBigBatch).steps);
+  ASSERT_EQ(one.sink.events.size(), two.sink.events.size());
+  for (size_t e = 0; e < one.sink.events.size(); ++e) {
+    EXPECT_EQ(one.sink.events[e].message, two.sink.events[e].message);
+  }
   ASSERT_EQ(one.sink.probes.size(), two.sink.probes.size());
   ASSERT_FALSE(one.sink.probes.empty());
   EXPECT_EQ(one.sink.probes.back().ratio, two.sink.probes.back().ratio);
   EXPECT_EQ(one.sink.evals.size(), two.sink.evals.size());
+}
+
+TEST(ParallelArms, AChangeAskedForMidRoundLandsForEveryArmAtOneSample) {
+  ExperimentConfig c;
+  c.data = "blobs";
+  c.synthetic_samples = 2000;
+  c.model = "mlp:32";
+  c.micro_batch = 8;
+  c.accum = 4;
+  c.samples = 8000;
+  c.epochs = 0;
+  c.threads = 1;
+  c.arm_threads = 2;
+  Trainer trainer(c);
+  testing::RecordingSink sink;
+  bool asked = false;
+  sink.on_step = [&](const StepRecord& r) {
+    if (!asked && r.arm == ArmKind::kAccum && r.samples_seen >= 2000) {
+      trainer.requestAccum(2);
+      asked = true;
+    }
+  };
+  const RunSummary summary = trainer.run(sink);
+  ASSERT_TRUE(asked);
+  int64_t at = -1;
+  for (const EventRecord& e : sink.events) {
+    if (e.kind == EventKind::kAccum) at = e.samples_seen;
+  }
+  ASSERT_GT(at, 0);
+  for (ArmKind arm : {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch}) {
+    // Every arm ended a window at the change, and the accumulating ones' next window is
+    // m·K = 8·2 (or shorter, at an epoch's end).
+    const auto records = sink.of(arm);
+    const auto ends = std::find_if(records.begin(), records.end(),
+                                   [&](const StepRecord& r) { return r.samples_seen == at; });
+    ASSERT_NE(ends, records.end()) << toString(arm) << " has no window ending at " << at;
+    ASSERT_NE(ends + 1, records.end());
+    if (arm != ArmKind::kNoAccum) {
+      EXPECT_LE((ends + 1)->micro_batch * (ends + 1)->accum, 16) << toString(arm);
+    }
+  }
+  // Still paired after the change, to rounding.
+  for (const StepRecord& r : sink.of(ArmKind::kBigBatch)) {
+    ASSERT_FALSE(std::isnan(r.weight_rel_diff)) << r.samples_seen;
+  }
+  EXPECT_EQ(armOf(summary, ArmKind::kAccum).steps, armOf(summary, ArmKind::kBigBatch).steps);
 }
 
 }  // namespace
