@@ -38,6 +38,8 @@ def main():
     p.add_argument("--device", default="cpu")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
+    # Subnormal floats flushed to zero, as the engine does (flushDenormals in core).
+    torch.set_flush_denormal(True)
     torch.manual_seed(0)
     device = torch.device(args.device)
     if device.type == "cuda":

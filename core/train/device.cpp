@@ -38,8 +38,11 @@ void keepFreedMemoryForReuse() {
 }
 }  // namespace
 
+void flushDenormals() { at::globalContext().setFlushDenormal(true); }
+
 void configureThreads(int threads) {
   keepFreedMemoryForReuse();  // once per process, like the thread counts
+  flushDenormals();           // on the calling thread, and the threads it starts after
   static int configured = 0;  // the count this process runs with; 0 before the first call
   const int n = threads > 0 ? threads : kDefaultThreads;
   if (n == configured) return;

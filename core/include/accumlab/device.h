@@ -14,4 +14,11 @@ int cudaDeviceCount();
 /// one thread at a time.
 void configureThreads(int threads);
 
+/// Makes the CPU treat float values too small for their exponent (subnormals: below 1.2e-38
+/// in float32) as zero, on the calling thread and on the threads it starts from then on.
+/// A confident classifier's softmax underflows into that range, and every multiply with such
+/// a value takes a slow path: on the MLP of the default experiment the no-accum arm trained
+/// 3× slower by its last epoch (docs/performance.md). configureThreads calls it.
+void flushDenormals();
+
 }  // namespace accumlab
