@@ -127,6 +127,31 @@ class TrainingControllerTest : public QObject {
     }
   }
 
+  void theGuiKeepsHalfItsShareWhenTrainingFillsEveryCore() {
+    ExperimentConfig c = test::smallExperiment(4000);  // three arms
+    c.device = "cpu";
+    const double normal = TrainingController::kGuiShare;
+    const double busy = TrainingController::kGuiShareAllCoresTraining;
+    QCOMPARE(busy, 2 * normal);
+    c.arm_threads = 1;
+    QCOMPARE(TrainingController::guiShare(c, 2, false), normal);  // one core trains
+    c.threads = 2;
+    QCOMPARE(TrainingController::guiShare(c, 2, false), busy);  // one arm, two torch threads
+    c.threads = 1;
+    c.arm_threads = 0;  // one arm per core
+    QCOMPARE(TrainingController::guiShare(c, 2, false), busy);
+    QCOMPARE(TrainingController::guiShare(c, 8, false), normal);  // 3 arms leave 5 cores
+    c.arm_threads = 2;
+    QCOMPARE(TrainingController::guiShare(c, 2, false), busy);
+    c.device = "auto";  // on a GPU the arms train one after another, on it
+    QCOMPARE(TrainingController::guiShare(c, 2, true), normal);
+    QCOMPARE(TrainingController::guiShare(c, 2, false), busy);
+    c.arm_threads = 1;
+    c.workers = 2;  // a process per worker
+    QCOMPARE(TrainingController::guiShare(c, 2, false), busy);
+    QCOMPARE(TrainingController::guiShare(c, 4, false), normal);
+  }
+
   void secondStartWhileRunningIsRefused() {
     TrainingController controller;
     QSignalSpy refused(&controller, &TrainingController::startFailed);

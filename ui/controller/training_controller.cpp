@@ -1,9 +1,11 @@
 #include "controller/training_controller.h"
 
 #include <QElapsedTimer>
+#include <QThread>
 #include <algorithm>
 #include <exception>
 
+#include "accumlab/device.h"
 #include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
 #include "controller/cli_path.h"
@@ -69,6 +71,7 @@ bool TrainingController::start(const ExperimentConfig& config,
     return false;
   }
   config_ = config;
+  gui_share_ = guiShare(config, QThread::idealThreadCount(), cudaAvailable());
   running_ = true;
   paused_ = false;
   RunSession* session = session_.get();
@@ -124,7 +127,21 @@ void TrainingController::drain() {
   emit batchReady(batch);
   if (!later_cost_ms_) return;
   const double cost_ms = static_cast<double>(handling.nsecsElapsed()) / 1e6 + later_cost_ms_();
-  setDrainInterval(std::min(kSlowestDrainMs, static_cast<int>(cost_ms * kGuiShare)));
+  setDrainInterval(std::min(kSlowestDrainMs, static_cast<int>(cost_ms * gui_share_)));
+}
+
+double TrainingController::guiShare(const ExperimentConfig& config, int cores, bool cuda) {
+  cores = std::max(1, cores);
+  const bool on_cpu = config.device == "cpu" || (config.device == "auto" && !cuda);
+  if (config.workers > 1) return config.workers >= cores ? kGuiShareAllCoresTraining : kGuiShare;
+  if (!on_cpu) return kGuiShare;
+  // As the trainer schedules them (docs/performance.md, "Arms at once").
+  const int arms = std::max(1, static_cast<int>(config.arms.size()));
+  const int at_once = config.arm_threads == 1
+                          ? 1
+                          : std::min(arms, config.arm_threads > 0 ? config.arm_threads : cores);
+  const int per_arm = std::max(1, config.threads);
+  return at_once * per_arm >= cores ? kGuiShareAllCoresTraining : kGuiShare;
 }
 
 void TrainingController::onWorkerFinished(const QString& error, bool input_error) {

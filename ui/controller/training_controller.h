@@ -70,13 +70,20 @@ class TrainingController : public QObject {
   bool isPaused() const { return paused_; }
   /// The period of the drain timer (≥ kDrainIntervalMs).
   void setDrainInterval(int ms);
-  /// Paces the drains: after each, the period becomes kGuiShare × what handling the batch
-  /// cost (the batchReady slots, plus `later_cost_ms()`: work they queued, e.g. a replot),
-  /// between kDrainIntervalMs and kSlowestDrainMs. So the plots update at 30 Hz while that is
-  /// cheap and keep ~1/kGuiShare of one core on a slow machine, never slowing training.
+  /// Paces the drains: after each, the period becomes the GUI's share × what handling the
+  /// batch cost (the batchReady slots, plus `later_cost_ms()`: work they queued, e.g. a
+  /// replot), between kDrainIntervalMs and kSlowestDrainMs. So the plots update at 30 Hz
+  /// while that is cheap and keep ~1/kGuiShare of one core on a slow machine; when training
+  /// keeps every core busy (guiShare), what the GUI takes comes out of training, and it keeps
+  /// half that.
   void setPacing(std::function<double()> later_cost_ms);
   static constexpr double kGuiShare = 10.0;
+  static constexpr double kGuiShareAllCoresTraining = 20.0;
   static constexpr int kSlowestDrainMs = 250;
+  /// The drain period's multiple of the handling cost for `config` on a machine of `cores`:
+  /// kGuiShareAllCoresTraining when its CPU training threads (arms at once × torch threads,
+  /// or data-parallel workers) fill every core, kGuiShare otherwise.
+  static double guiShare(const ExperimentConfig& config, int cores, bool cuda);
 
  signals:
   /// Training began on the background thread.
@@ -100,7 +107,8 @@ class TrainingController : public QObject {
   std::unique_ptr<RunSession> session_;
   MetricsBuffer buffer_;
   ExperimentConfig config_;
-  std::string store_path_;  ///< setStore()'s database, empty: nothing stored
+  double gui_share_ = kGuiShare;  ///< guiShare() of the running experiment
+  std::string store_path_;        ///< setStore()'s database, empty: nothing stored
   int64_t checkpoint_every_ = 0;
   int64_t resume_experiment_ = 0;  ///< set by resume() for the start it makes
   QTimer drain_timer_;
