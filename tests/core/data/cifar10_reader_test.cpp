@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "accumlab/input_error.h"
+#include "input_error_message.h"
 #include "temp_files.h"
 
 namespace accumlab {
@@ -28,14 +29,7 @@ Bytes records(size_t first, size_t n) {
   return b;
 }
 
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::messageOf;
 
 TEST(Cifar10Reader, ReadsBatchesInOrderAsUint8Images) {
   TempDir dir;

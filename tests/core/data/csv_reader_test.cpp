@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "accumlab/input_error.h"
+#include "input_error_message.h"
 #include "temp_files.h"
 
 namespace accumlab {
@@ -17,14 +18,7 @@ namespace {
 
 using testing::TempDir;
 
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::messageOf;
 
 // n rows "i,i² mod 7,label(i)".
 std::string rows(int n, const std::function<std::string(int)>& label, char delim = ',') {

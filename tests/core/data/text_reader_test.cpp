@@ -9,19 +9,13 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/text_lengths.h"
+#include "input_error_message.h"
 #include "temp_files.h"
 
 namespace accumlab {
 namespace {
 
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::messageOf;
 
 TEST(TextReader, SplitsLinesAndDropsBlankOnes) {
   const TextSequences t =

@@ -17,8 +17,8 @@ using testing::armOf;
 using testing::cudaTestDevice;
 using testing::RecordingSink;
 
-constexpr int64_t kM = 16;
-constexpr int64_t kK = 16;
+constexpr int64_t kArmM = 16;
+constexpr int64_t kArmK = 16;
 constexpr int64_t kWindows = 20;
 // On the CPU accum needs 0.099 of big-batch's peak. On the GPU both peaks also hold what the
 // device holds for every arm (both arms' weights, gradients and momentum, cuDNN workspaces),
@@ -31,10 +31,10 @@ TEST(CudaArmMemory, Accum16x16NeedsAFractionOfBigBatch256sPeak) {
   c.data = "blobs:1x28x28";  // Fashion-MNIST's shape, with no dataset to carry
   c.synthetic_samples = 8000;
   c.model = "cnn";
-  c.micro_batch = kM;
-  c.accum = kK;
+  c.micro_batch = kArmM;
+  c.accum = kArmK;
   c.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
-  c.samples = kWindows * kM * kK;
+  c.samples = kWindows * kArmM * kArmK;
   c.eval_every = c.samples;
   c.device = cudaTestDevice();
   Trainer trainer(c);

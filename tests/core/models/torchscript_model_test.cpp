@@ -14,6 +14,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/torchscript_check.h"
 #include "accumlab/trainer.h"
+#include "input_error_message.h"
 
 namespace accumlab {
 namespace {
@@ -111,14 +112,7 @@ with open(out + "/text.pt", "w") as f:
     f.write("not a model\n")
 )PY";
 
-std::string messageOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
+using testing::messageOf;
 
 struct NullSink : MetricsSink {
   void onStep(const StepRecord& r) override { losses[r.arm].push_back(r.loss); }

@@ -52,7 +52,7 @@ std::vector<int64_t> storeWithAChange(const std::string& db) {
   summary.info = info;
   for (ArmKind arm : info.config.arms) {
     for (int64_t s = 1; s <= kSteps; ++s) sink.onStep(makeStep(arm, s));
-    sink.onEval({arm, kSteps, kSteps * 8, 11.0, 0.5, 0.75});
+    sink.onEval({arm, kSteps, kSteps * 8, 11.0, 0.5, 0.75, ""});
     ArmSummary a;
     a.arm = arm;
     a.status = ArmStatus::kFinished;

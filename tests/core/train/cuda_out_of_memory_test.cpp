@@ -27,8 +27,8 @@ using testing::RecordingSink;
 
 // Big enough that activations, not weights, set the peak: an MLP 1024-4096-4096 in float64
 // holds about 128 MiB per 4096 samples in each hidden activation.
-constexpr int64_t kM = 8192;
-constexpr int64_t kK = 2;
+constexpr int64_t kCudaOomM = 8192;
+constexpr int64_t kCudaOomK = 2;
 constexpr int64_t kWindows = 3;
 
 ExperimentConfig config(int64_t m, int64_t k) {
@@ -41,7 +41,7 @@ ExperimentConfig config(int64_t m, int64_t k) {
   c.arms = {ArmKind::kAccum};
   c.dtype = DType::kFloat64;
   c.optimizer.momentum = 0.0;  // plain SGD: every window has the same peak
-  c.samples = kWindows * kM * kK;
+  c.samples = kWindows * kCudaOomM * kCudaOomK;
   c.eval_every = c.samples;
   c.device = cudaTestDevice();
   c.probe_repeats = 0;
@@ -98,8 +98,8 @@ ArmRun trainArm(const ExperimentConfig& c) {
 /// A cap three quarters of the way from the peak of m = 4096 to that of m = 8192: the big
 /// micro-batch cannot fit, half of it fits with room for the allocator's rounding.
 int64_t capBetweenHalfAndFull() {
-  const int64_t full = trainArm(config(kM, kK)).peak;
-  const int64_t half = trainArm(config(kM / 2, 2 * kK)).peak;
+  const int64_t full = trainArm(config(kCudaOomM, kCudaOomK)).peak;
+  const int64_t half = trainArm(config(kCudaOomM / 2, 2 * kCudaOomK)).peak;
   EXPECT_GT(full, half);
   ::testing::Test::RecordProperty("peak_m8192_bytes", std::to_string(full));
   ::testing::Test::RecordProperty("peak_m4096_bytes", std::to_string(half));
@@ -113,7 +113,7 @@ TEST(CudaOutOfMemory, RecoversAtTheFirstWindowWithTheUpdateOfTheSmallerPieces) {
   ArmRun recovered;
   {
     MemoryCap limit(device, cap);
-    recovered = trainArm(config(kM, kK));
+    recovered = trainArm(config(kCudaOomM, kCudaOomK));
   }
   ASSERT_EQ(recovered.splits.size(), static_cast<size_t>(kWindows));
   ::testing::Test::RecordProperty("event", recovered.splits.front());
@@ -123,10 +123,10 @@ TEST(CudaOutOfMemory, RecoversAtTheFirstWindowWithTheUpdateOfTheSmallerPieces) {
     EXPECT_EQ(recovered.splits[i], "") << "window " << i + 1 << " should fit at once";
   }
   ASSERT_GT(recovered.piece_cap, 0);
-  ASSERT_LE(recovered.piece_cap, kM / 2);
+  ASSERT_LE(recovered.piece_cap, kCudaOomM / 2);
 
   // The same windows cut into those pieces from the start: the same updates.
-  const int64_t pieces = kM * kK / recovered.piece_cap;
+  const int64_t pieces = kCudaOomM * kCudaOomK / recovered.piece_cap;
   const ArmRun direct = trainArm(config(recovered.piece_cap, pieces));
   ASSERT_EQ(recovered.weights.size(), direct.weights.size());
   for (size_t i = 0; i < direct.weights.size(); ++i) {
@@ -144,7 +144,7 @@ TEST(CudaOutOfMemory, TheTrainerReportsTheRecoveryAndFinishes) {
   RunSummary s;
   {
     MemoryCap limit(device, cap);
-    Trainer trainer(config(kM, kK));
+    Trainer trainer(config(kCudaOomM, kCudaOomK));
     s = trainer.run(sink);
   }
   std::vector<std::string> seen;
@@ -156,8 +156,8 @@ TEST(CudaOutOfMemory, TheTrainerReportsTheRecoveryAndFinishes) {
   std::printf("out-of-memory event: %s\n", seen.front().c_str());
   ASSERT_EQ(s.arms.size(), 1u);
   EXPECT_EQ(s.arms[0].status, ArmStatus::kFinished) << s.arms[0].message;
-  EXPECT_EQ(s.arms[0].samples_seen, kWindows * kM * kK);
-  EXPECT_EQ(s.arms[0].micro_batch, kM);  // the update it makes, not the pieces
+  EXPECT_EQ(s.arms[0].samples_seen, kWindows * kCudaOomM * kCudaOomK);
+  EXPECT_EQ(s.arms[0].micro_batch, kCudaOomM);  // the update it makes, not the pieces
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ namespace {
 using testing::RecordingSink;
 
 constexpr double kBaseLr = 0.04;
-constexpr int64_t kM = 8;
-constexpr int64_t kK = 4;
+constexpr int64_t kScheduleM = 8;
+constexpr int64_t kScheduleK = 4;
 constexpr int64_t kBudget = 2400;
 
 ExperimentConfig scheduleConfig() {
@@ -23,8 +23,8 @@ ExperimentConfig scheduleConfig() {
   c.data = "blobs:16";
   c.synthetic_samples = 1000;
   c.model = "logreg";
-  c.micro_batch = kM;
-  c.accum = kK;
+  c.micro_batch = kScheduleM;
+  c.accum = kScheduleK;
   c.optimizer.lr = kBaseLr;
   c.samples = kBudget;
   c.eval_every = kBudget;
@@ -51,13 +51,13 @@ void expectLrCurve(const ExperimentConfig& c, double scale_of_k,
 TEST(LrSchedule, SqrtScalingMultipliesAccumAndBigBatchBySqrtK) {
   ExperimentConfig c = scheduleConfig();
   c.optimizer.scaling = LrScaling::kSqrt;
-  expectLrCurve(c, std::sqrt(static_cast<double>(kK)), [](int64_t) { return 1.0; });
+  expectLrCurve(c, std::sqrt(static_cast<double>(kScheduleK)), [](int64_t) { return 1.0; });
 }
 
 TEST(LrSchedule, LinearScalingMultipliesByK) {
   ExperimentConfig c = scheduleConfig();
   c.optimizer.scaling = LrScaling::kLinear;
-  expectLrCurve(c, static_cast<double>(kK), [](int64_t) { return 1.0; });
+  expectLrCurve(c, static_cast<double>(kScheduleK), [](int64_t) { return 1.0; });
 }
 
 TEST(LrSchedule, StepScheduleDecaysEveryPeriodOfSamples) {
@@ -81,7 +81,7 @@ TEST(LrSchedule, WarmUpRampsLinearlyThenHandsOverToTheSchedule) {
   c.optimizer.schedule = LrSchedule::kCosine;
   c.optimizer.scaling = LrScaling::kLinear;
   c.optimizer.warmup_samples = 500;
-  expectLrCurve(c, static_cast<double>(kK), [](int64_t s) {
+  expectLrCurve(c, static_cast<double>(kScheduleK), [](int64_t s) {
     const double cosine = 0.5 * (1.0 + std::cos(M_PI * static_cast<double>(s) / kBudget));
     return s < 500 ? cosine * (static_cast<double>(s) + 1.0) / 500.0 : cosine;
   });

@@ -21,8 +21,8 @@ namespace {
 using testing::armOf;
 using testing::RecordingSink;
 
-constexpr int64_t kM = 64;
-constexpr int64_t kK = 4;
+constexpr int64_t kOomM = 64;
+constexpr int64_t kOomK = 4;
 
 /// An MLP on spirals in float64, plain SGD (no optimizer state, so every window has the same
 /// peak), six windows of 64 × 4.
@@ -36,7 +36,7 @@ ExperimentConfig config(int64_t m, int64_t k) {
   c.arms = {ArmKind::kAccum};
   c.dtype = DType::kFloat64;
   c.optimizer.momentum = 0.0;
-  c.samples = 6 * kM * kK;
+  c.samples = 6 * kOomM * kOomK;
   c.device = "cpu";
   c.threads = 1;
   c.probe_repeats = 0;
@@ -79,16 +79,16 @@ ArmRun trainArm(const ExperimentConfig& c, int64_t budget) {
 
 /// A budget halfway between the peaks of m = 32 and m = 64 (both × the same window).
 int64_t budgetBetween32And64() {
-  const int64_t p64 = trainArm(config(kM, kK), 0).peak;
-  const int64_t p32 = trainArm(config(kM / 2, 2 * kK), 0).peak;
+  const int64_t p64 = trainArm(config(kOomM, kOomK), 0).peak;
+  const int64_t p32 = trainArm(config(kOomM / 2, 2 * kOomK), 0).peak;
   EXPECT_GT(p64, p32);
   return (p32 + p64) / 2;
 }
 
 TEST(OutOfMemory, RecoversAtTheFirstWindowWithTheWeightsOfHalfTheMicroBatch) {
   const int64_t budget = budgetBetween32And64();
-  const ArmRun recovered = trainArm(config(kM, kK), budget);
-  const ArmRun halves = trainArm(config(kM / 2, 2 * kK), 0);
+  const ArmRun recovered = trainArm(config(kOomM, kOomK), budget);
+  const ArmRun halves = trainArm(config(kOomM / 2, 2 * kOomK), 0);
 
   ASSERT_EQ(recovered.splits.size(), 6u);
   EXPECT_EQ(recovered.splits.front(),
@@ -96,7 +96,7 @@ TEST(OutOfMemory, RecoversAtTheFirstWindowWithTheWeightsOfHalfTheMicroBatch) {
   for (size_t i = 1; i < recovered.splits.size(); ++i) {
     EXPECT_EQ(recovered.splits[i], "") << "window " << i + 1 << " should fit at once";
   }
-  EXPECT_EQ(recovered.piece_cap, kM / 2);
+  EXPECT_EQ(recovered.piece_cap, kOomM / 2);
   EXPECT_LE(recovered.peak, budget) << "the budget is enforced, failed attempt included";
 
   ASSERT_EQ(recovered.weights.size(), halves.weights.size());
@@ -108,7 +108,7 @@ TEST(OutOfMemory, RecoversAtTheFirstWindowWithTheWeightsOfHalfTheMicroBatch) {
 }
 
 TEST(OutOfMemory, TheTrainerReportsTheSplitAndKeepsAccumAndBigBatchEqual) {
-  ExperimentConfig c = config(kM, kK);
+  ExperimentConfig c = config(kOomM, kOomK);
   c.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
   c.memory_budget = budgetBetween32And64();
   Trainer trainer(c);
@@ -132,17 +132,17 @@ TEST(OutOfMemory, TheTrainerReportsTheSplitAndKeepsAccumAndBigBatchEqual) {
     EXPECT_LE(a.peak_tensor_bytes, c.memory_budget) << toString(a.arm);
   }
   // The arms report the update they make, not the pieces it was computed in.
-  EXPECT_EQ(armOf(s, ArmKind::kAccum).micro_batch, kM);
-  EXPECT_EQ(armOf(s, ArmKind::kBigBatch).micro_batch, kM * kK);
+  EXPECT_EQ(armOf(s, ArmKind::kAccum).micro_batch, kOomM);
+  EXPECT_EQ(armOf(s, ArmKind::kBigBatch).micro_batch, kOomM * kOomK);
   EXPECT_EQ(armSizesText(armOf(s, ArmKind::kAccum)), "64 x 4 (as 32 x 8)");
   EXPECT_EQ(armSizesText(armOf(s, ArmKind::kBigBatch), " × "), "256 × 1 (as 32 × 8)");
-  for (const StepRecord& r : sink.of(ArmKind::kAccum)) EXPECT_EQ(r.accum, kK);
+  for (const StepRecord& r : sink.of(ArmKind::kAccum)) EXPECT_EQ(r.accum, kOomK);
   // Both now sum the same 32-sample pieces in the same order: the same update exactly.
   EXPECT_LE(armOf(s, ArmKind::kAccum).equivalence_rel_diff, 1e-12);
 }
 
 TEST(OutOfMemory, AnArmFailsInOneSentenceWhenOneSampleDoesNotFit) {
-  ExperimentConfig c = config(kM, kK);
+  ExperimentConfig c = config(kOomM, kOomK);
   c.arms = {ArmKind::kNoAccum, ArmKind::kAccum};
   c.memory_budget = 4096;  // less than the MLP's weights
   Trainer trainer(c);
@@ -171,7 +171,7 @@ TEST(OutOfMemory, SizesTextSaysWhatRanForUnevenPieces) {
 }
 
 TEST(OutOfMemory, WithoutABudgetNothingIsSplit) {
-  const ArmRun run = trainArm(config(kM, kK), 0);
+  const ArmRun run = trainArm(config(kOomM, kOomK), 0);
   for (const std::string& s : run.splits) EXPECT_EQ(s, "");
   EXPECT_EQ(run.piece_cap, 0);
 }

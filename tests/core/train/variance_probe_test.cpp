@@ -202,7 +202,9 @@ TEST(VarianceProbe, WeightedTheoryMatchesManyDrawsWhereLengthsVary) {
     std::printf("lengths σ %.1f, m %lld, K %lld: many draws %.3f, theory %.3f, K %g\n", c.sigma,
                 static_cast<long long>(c.m), static_cast<long long>(c.k), truth, theory, k);
     EXPECT_NEAR(theory, truth, c.tolerance * truth);
-    if (c.nearer_than_k) EXPECT_LT(std::abs(theory - truth), std::abs(k - truth));
+    if (c.nearer_than_k) {
+      EXPECT_LT(std::abs(theory - truth), std::abs(k - truth));
+    }
   }
 }
 
