@@ -402,8 +402,8 @@ double scaledLearningRate(const OptimizerConfig& c, double batch_ratio) {
 
 ExperimentConfig defaultExperiment() {
   ExperimentConfig c;
-  // Each arm on its own core: on 2 cores the Fashion-MNIST demo took 36.7 s this way against
-  // 54.5 s one after another, with the same numbers (docs/performance.md).
+  // The arms at once: on 2 cores the Fashion-MNIST demo takes 14.5 s this way against 25.2 s
+  // one after another, with the same numbers (docs/performance.md).
   c.arm_threads = 0;
   std::error_code ec;
   if (std::filesystem::is_directory(kFashionMnistDir, ec)) {
@@ -411,7 +411,8 @@ ExperimentConfig defaultExperiment() {
     // 0.02 keeps all three arms learning (stated here even if the built-in LR changes).
     constexpr double kFashionMnistLr = 0.02;
     constexpr int64_t kFashionMnistEvalEvery = 10'000;
-    // Long enough to talk over in front of a class (about half a minute on two cores).
+    // Enough for every read-out to settle (about 15 s on two cores; Space pauses it to talk
+    // it over in front of a class).
     constexpr double kFashionMnistEpochs = 5;
     c.data = "fashion-mnist";
     c.optimizer.lr = kFashionMnistLr;
@@ -437,8 +438,8 @@ ExperimentConfig fortunesExperiment() {
   c.optimizer.lr = 3e-3;
   c.epochs = 1;
   c.eval_every = 2000;
-  // Each arm on its own core, as in the default experiment: 106–117 s for the epoch on 2
-  // cores, 179 s one after another (docs/sequences.md).
+  // The arms at once, as in the default experiment: 103 s for the epoch on 2 cores
+  // (docs/sequences.md).
   c.arm_threads = 0;
   return c;
 }

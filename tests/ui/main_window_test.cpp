@@ -51,7 +51,7 @@ class MainWindowTest : public QObject {
 
   void theDefaultDemoLastsLongEnoughToTalkOver() {
     // One epoch of Fashion-MNIST was over in about 6 s: too short to explain in front of a
-    // class. Five epochs at LR 0.02 take about half a minute, and Esc stops them.
+    // class. Five epochs at LR 0.02 take about 15 s, and Esc stops them.
     if (!fashionMnistInstalled()) QSKIP("Fashion-MNIST (dataset-fashion-mnist) is not installed");
     const ExperimentConfig c = defaultExperiment();
     QCOMPARE(QString::fromStdString(c.data), QString("fashion-mnist"));
