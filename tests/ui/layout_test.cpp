@@ -7,6 +7,7 @@
 // $ACCUMLAB_LAYOUT_SHOTS (one PNG per state and tab) to be looked at.
 #include <qcustomplot.h>
 #include <QAbstractButton>
+#include <QCoreApplication>
 #include <QDir>
 #include <QDockWidget>
 #include <QHeaderView>
@@ -415,6 +416,13 @@ class LayoutTest : public QObject {
       if (!only.isEmpty() && !only.contains(i)) continue;
       tabs->setCurrentIndex(i);
       QTest::qWait(120);  // layouts settle, plots replot
+      // A label whose text came in the wait's last events (the memory probe's sentence ends
+      // on its own thread, at a time that depends on the machine's load) has its layout
+      // request still queued: handle it, and those it queues for the parents, as the next
+      // frame would before anyone sees it.
+      for (int pass = 0; pass < 4; ++pass) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+      }
       const QString where = size_name_ + " " + state + " " + tabs->tabText(i).remove('&');
       if (!shots_.isEmpty()) {
         const QString file =

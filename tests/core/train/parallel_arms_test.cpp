@@ -18,22 +18,28 @@ struct Trained {
   testing::RecordingSink sink;
 };
 
-Trained train(int arm_threads) {
+/// A small run of blobs (m = 8, K = 4) whose arms train `arm_threads` at a time.
+ExperimentConfig blobs(int64_t samples, int arm_threads) {
   ExperimentConfig c;
   c.data = "blobs";
   c.synthetic_samples = 2000;
   c.model = "mlp:32";
   c.micro_batch = 8;
   c.accum = 4;
-  c.arms = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch, ArmKind::kPitfallSum};
-  c.samples = 6000;
+  c.samples = samples;
   c.epochs = 0;
+  c.threads = 1;
+  c.arm_threads = arm_threads;
+  return c;
+}
+
+Trained train(int arm_threads) {
+  ExperimentConfig c = blobs(6000, arm_threads);
+  c.arms = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch, ArmKind::kPitfallSum};
   c.eval_every = 1000;
   c.grad_check_every = 5;
   c.probe_repeats = 20;
   c.probe_every = 2000;
-  c.threads = 1;
-  c.arm_threads = arm_threads;
   Trained t;
   Trainer trainer(c);
   t.summary = trainer.run(t.sink);
@@ -89,17 +95,7 @@ TEST(ParallelArms, TrainTheSameNumbersAsOneAfterAnother) {
 }
 
 TEST(ParallelArms, AChangeAskedForMidRoundLandsForEveryArmAtOneSample) {
-  ExperimentConfig c;
-  c.data = "blobs";
-  c.synthetic_samples = 2000;
-  c.model = "mlp:32";
-  c.micro_batch = 8;
-  c.accum = 4;
-  c.samples = 8000;
-  c.epochs = 0;
-  c.threads = 1;
-  c.arm_threads = 2;
-  Trainer trainer(c);
+  Trainer trainer(blobs(8000, 2));
   testing::RecordingSink sink;
   bool asked = false;
   sink.on_step = [&](const StepRecord& r) {
