@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "accumlab/trainer.h"
 #include "recording_sink.h"
@@ -128,6 +130,41 @@ TEST(ParallelArms, AChangeAskedForMidRoundLandsForEveryArmAtOneSample) {
     ASSERT_FALSE(std::isnan(r.weight_rel_diff)) << r.samples_seen;
   }
   EXPECT_EQ(armOf(summary, ArmKind::kAccum).steps, armOf(summary, ArmKind::kBigBatch).steps);
+}
+
+TEST(ParallelArms, APauseMidRunHoldsEveryArmAndChangesNoNumber) {
+  testing::RecordingSink straight_sink;
+  const RunSummary straight = Trainer(blobs(8000, 2)).run(straight_sink);
+
+  Trainer trainer(blobs(8000, 2));
+  testing::RecordingSink sink;
+  std::thread resumer;
+  sink.on_step = [&](const StepRecord& r) {
+    // Told on the run's thread after a round; the run pauses before its next round.
+    if (!resumer.joinable() && r.samples_seen >= 2000) {
+      trainer.requestPause();
+      resumer = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        trainer.requestResume();
+      });
+    }
+  };
+  const RunSummary paused = trainer.run(sink);
+  ASSERT_TRUE(resumer.joinable());
+  resumer.join();
+  const auto has = [&](EventKind kind) {
+    return std::any_of(sink.events.begin(), sink.events.end(),
+                       [&](const EventRecord& e) { return e.kind == kind; });
+  };
+  EXPECT_TRUE(has(EventKind::kPause));
+  EXPECT_TRUE(has(EventKind::kResume));
+  ASSERT_EQ(paused.arms.size(), straight.arms.size());
+  for (size_t i = 0; i < paused.arms.size(); ++i) {
+    EXPECT_EQ(paused.arms[i].weights_digest, straight.arms[i].weights_digest)
+        << toString(paused.arms[i].arm);
+    EXPECT_EQ(paused.arms[i].status, ArmStatus::kFinished);
+  }
+  EXPECT_EQ(sink.steps.size(), straight_sink.steps.size());
 }
 
 }  // namespace
