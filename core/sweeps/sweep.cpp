@@ -10,6 +10,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/smoothing.h"
+#include "sweeps/json_number.h"
 
 namespace accumlab {
 
@@ -18,11 +19,6 @@ namespace {
 using nlohmann::json;
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(); }
-
-double numberOr(const json& j, const char* key, double fallback) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
 
 int64_t integerOr(const json& j, const char* key, int64_t fallback) {
   const auto it = j.find(key);

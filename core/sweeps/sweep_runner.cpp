@@ -64,7 +64,7 @@ int64_t storedRunId(const std::string& out_text) {
   return ids.begin()->get<int64_t>();
 }
 
-std::string number(double value) {
+std::string exactText(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.17g", value);
   return text;
@@ -92,10 +92,10 @@ Worker startWorker(const SweepPlan& plan, const SweepRunnerOptions& options,
   spec.argv = {options.program,    "run",    "--config", file + ".json", "--db",
                options.store_path, "--json", "-q",       "--progress",   "jsonl"};
   if (plan.target.kind == SweepTarget::Kind::kLoss) {
-    spec.argv.insert(spec.argv.end(), {"--stop-at-loss", number(plan.target.value), "--smoothing",
-                                       number(plan.target.smoothing)});
+    spec.argv.insert(spec.argv.end(), {"--stop-at-loss", exactText(plan.target.value),
+                                       "--smoothing", exactText(plan.target.smoothing)});
   } else {
-    spec.argv.insert(spec.argv.end(), {"--stop-at-val-accuracy", number(plan.target.value)});
+    spec.argv.insert(spec.argv.end(), {"--stop-at-val-accuracy", exactText(plan.target.value)});
   }
   spec.stdout_file = w.out;
   spec.stderr_file = w.err;

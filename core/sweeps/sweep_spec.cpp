@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "accumlab/input_error.h"
+#include "sweeps/json_number.h"
 
 namespace accumlab {
 
@@ -15,11 +16,6 @@ using nlohmann::json;
 
 constexpr char kLossKind[] = "loss";
 constexpr char kValAccuracyKind[] = "val_accuracy";
-
-double numberOr(const json& j, const char* key, double fallback) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
 
 json targetJson(const SweepTarget& t) {
   // A target that is not a number (a spec stored by hand without one) is null, as before.

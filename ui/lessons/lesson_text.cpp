@@ -16,7 +16,7 @@ QString tr(const char* text) { return QCoreApplication::translate("LessonPanel",
 
 QString html(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
-QString number(double v) {
+QString shortNumber(double v) {
   if (!std::isfinite(v)) return QStringLiteral("–");
   const double a = std::fabs(v);
   return (a != 0 && (a < 1e-3 || a >= 1e6)) ? QString::number(v, 'e', 2)
@@ -24,8 +24,8 @@ QString number(double v) {
 }
 
 QString withUnit(double v, const std::string& unit) {
-  if (unit.empty() || !std::isfinite(v)) return number(v);
-  return number(v) + (unit == "×" || unit == "%" ? QString() : QStringLiteral(" ")) +
+  if (unit.empty() || !std::isfinite(v)) return shortNumber(v);
+  return shortNumber(v) + (unit == "×" || unit == "%" ? QString() : QStringLiteral(" ")) +
          QString::fromStdString(unit);
 }
 
@@ -76,7 +76,7 @@ QString verdictCardHtml(const LessonVerdict& v, bool asked) {
   for (const CheckVerdict& c : v.checks) {
     QString measured = withUnit(c.measured, c.unit);
     if (std::isfinite(c.low) && std::isfinite(c.high)) {
-      measured += QStringLiteral(" [%1, %2]").arg(number(c.low), number(c.high));
+      measured += QStringLiteral(" [%1, %2]").arg(shortNumber(c.low), shortNumber(c.high));
     }
     QString theory =
         QString::fromStdString(c.compare) + QStringLiteral(" ") + withUnit(c.theory, c.unit);

@@ -7,15 +7,13 @@
 #include "report/report_page.h"
 #include "sweep/sweep_plots.h"
 
+#include "series/number_text.h"
+
 namespace accumlab::ui {
 
 namespace {
 
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
-
-QString number(double v, int digits = 3) {
-  return std::isfinite(v) ? QString::number(v, 'g', digits) : QStringLiteral("–");
-}
 
 }  // namespace
 
@@ -48,17 +46,17 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
                 .arg(p.effectiveBatch())
                 .arg(p.micro_batch)
                 .arg(p.accum)
-                .arg(number(p.lr),
+                .arg(numberText(p.lr, 3),
                      esc(toString(p.status)) + (p.message.empty() ? "" : ": " + esc(p.message)));
     html +=
         QString(
             "<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td>"
             "<td>%8</td><td>%9</td></tr>")
-            .arg(number(p.steps_to_target, 4), number(p.samples_to_target, 5),
-                 number(p.loss_variance), number(p.variance_probe_ratio),
+            .arg(numberText(p.steps_to_target, 4), numberText(p.samples_to_target, 5),
+                 numberText(p.loss_variance, 3), numberText(p.variance_probe_ratio, 3),
                  p.peak_tensor_bytes >= 0 ? QString::number(p.peak_tensor_bytes / 1048576.0, 'f', 1)
                                           : QStringLiteral("–"),
-                 number(p.samples_per_s, 5), number(p.b_simple),
+                 numberText(p.samples_per_s, 5), numberText(p.b_simple, 3),
                  std::isfinite(p.val_accuracy) ? QString::number(100 * p.val_accuracy, 'f', 2) + "%"
                                                : QStringLiteral("–"),
                  p.run_id > 0 ? QString::number(p.run_id) : QStringLiteral("–"));
@@ -72,7 +70,8 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
                 "Steps to target: S(B) = S_min + E_min/B with S_min = %1 steps, "
                 "E_min = %2 samples, so B_crit = E_min/S_min = %3 (R² = %4, %5 "
                 "batch sizes at their best LR; bold in the table).")
-                .arg(number(f.s_min, 4), number(f.e_min, 5), number(f.b_crit, 4), number(f.r2))
+                .arg(numberText(f.s_min, 4), numberText(f.e_min, 5), numberText(f.b_crit, 4),
+                     numberText(f.r2, 3))
                 .arg(f.points) +
             "</li>";
   } else {
@@ -83,7 +82,7 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
           QObject::tr(
               "B_simple near the target (median of the points that reached it): "
               "%1 — the noise scale that predicts B_crit.")
-              .arg(number(a.b_simple)) +
+              .arg(numberText(a.b_simple, 3)) +
           "</li>";
   if (a.variance_slope) {
     const SlopeFit& v = *a.variance_slope;
@@ -91,7 +90,7 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
             QObject::tr(
                 "Loss variance against B: slope %1, 90% interval [%2, %3]; "
                 "theory −1.")
-                .arg(number(v.slope), number(v.ci_low), number(v.ci_high)) +
+                .arg(numberText(v.slope, 3), numberText(v.ci_low, 3), numberText(v.ci_high, 3)) +
             "</li>";
   } else {
     html += "<li>" +

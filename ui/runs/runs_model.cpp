@@ -10,7 +10,7 @@
 namespace accumlab::ui {
 
 namespace {
-QVariant number(double v, int precision) {
+QVariant numberCell(double v, int precision) {
   return std::isfinite(v) ? QVariant(QString::number(v, 'g', precision)) : QVariant("–");
 }
 
@@ -117,9 +117,9 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
     case kSamples:
       return static_cast<qlonglong>(r.samples_seen);
     case kLoss:
-      return number(r.final_loss, 4);
+      return numberCell(r.final_loss, 4);
     case kValLoss:
-      return number(r.val_loss, 4);
+      return numberCell(r.val_loss, 4);
     case kValAccuracy:
       return std::isfinite(r.val_accuracy)
                  ? QVariant(QString::number(100 * r.val_accuracy, 'f', 2) + "%")

@@ -34,15 +34,11 @@
 #include "report/sweep_report.h"
 #include "sweep/sweep_plots.h"
 
+#include "series/number_text.h"
+
 namespace accumlab::ui {
 
-namespace {
-
-QString number(double v, int digits = 4) {
-  return std::isfinite(v) ? QString::number(v, 'g', digits) : QStringLiteral("–");
-}
-
-}  // namespace
+namespace {}  // namespace
 
 SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* parent)
     : QWidget(parent), experiment_(std::move(experiment)), process_(new QProcess(this)) {
@@ -257,15 +253,17 @@ void SweepPanel::showSweep(int64_t id) {
   if (a.steps_fit) {
     text = tr("<b>Critical batch</b> B_crit = E_min/S_min = %1 (S_min = %2 steps, E_min = %3 "
               "samples, R² = %4) · <b>noise scale</b> B_simple = %5")
-               .arg(number(a.steps_fit->b_crit), number(a.steps_fit->s_min),
-                    number(a.steps_fit->e_min, 5), number(a.steps_fit->r2, 3), number(a.b_simple));
+               .arg(numberText(a.steps_fit->b_crit, 4), numberText(a.steps_fit->s_min, 4),
+                    numberText(a.steps_fit->e_min, 5), numberText(a.steps_fit->r2, 3),
+                    numberText(a.b_simple, 4));
   } else {
     text = tr("Steps to target: no fit yet (%1)").arg(QString::fromStdString(a.steps_fit_error));
   }
   if (a.variance_slope) {
-    text += tr(" · loss variance ∝ B^%1 [%2, %3] (theory −1)")
-                .arg(number(a.variance_slope->slope, 3), number(a.variance_slope->ci_low, 3),
-                     number(a.variance_slope->ci_high, 3));
+    text +=
+        tr(" · loss variance ∝ B^%1 [%2, %3] (theory −1)")
+            .arg(numberText(a.variance_slope->slope, 3), numberText(a.variance_slope->ci_low, 3),
+                 numberText(a.variance_slope->ci_high, 3));
   }
   summary_->setText(text);
   table_->setRowCount(static_cast<int>(sweep.points.size()));
@@ -274,15 +272,15 @@ void SweepPanel::showSweep(int64_t id) {
     const QStringList cells = {
         QString::number(p.effectiveBatch()),
         QString("%1 × %2").arg(p.micro_batch).arg(p.accum),
-        number(p.lr),
+        numberText(p.lr, 4),
         QString::fromStdString(toString(p.status)),
-        number(p.steps_to_target),
-        number(p.samples_to_target, 6),
-        number(p.loss_variance),
+        numberText(p.steps_to_target, 4),
+        numberText(p.samples_to_target, 6),
+        numberText(p.loss_variance, 4),
         p.peak_tensor_bytes >= 0 ? QString::number(p.peak_tensor_bytes / 1048576.0, 'f', 1) + " MiB"
                                  : QStringLiteral("–"),
-        number(p.samples_per_s, 6),
-        number(p.b_simple)};
+        numberText(p.samples_per_s, 6),
+        numberText(p.b_simple, 4)};
     for (int col = 0; col < cells.size(); ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
       if (!p.message.empty()) item->setToolTip(QString::fromStdString(p.message));

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <map>
 
+#include "series/number_text.h"
+
 namespace accumlab::ui {
 
 namespace {
@@ -98,10 +100,6 @@ void rescale(QCustomPlot* plot) {
       axis->setRange(r.lower - pad, r.upper + pad);
     }
   }
-}
-
-QString number(double v, int digits = 3) {
-  return std::isfinite(v) ? QString::number(v, 'g', digits) : QStringLiteral("–");
 }
 
 }  // namespace
@@ -218,9 +216,9 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     const SlopeFit f = *a.variance_slope;
     curve(var,
           tr("fit: slope %1 [%2, %3]")
-              .arg(number(f.slope))
-              .arg(number(f.ci_low))
-              .arg(number(f.ci_high)),
+              .arg(numberText(f.slope, 3))
+              .arg(numberText(f.ci_low, 3))
+              .arg(numberText(f.ci_high, 3)),
           kFitColor, Qt::SolidLine, x0, x1,
           [f](double b) { return std::exp(f.intercept) * std::pow(b, f.slope); });
     const double anchor = std::exp(f.intercept) * std::pow(b_lo, f.slope) * b_lo;
@@ -258,14 +256,15 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
           [f](double b) { return stepsAt(f, b); });
     curve(steps, tr("perfect: E_min/B"), kTheoryColor, Qt::DashLine, x0, x1,
           [f](double b) { return f.e_min / b; });
-    curve(steps, tr("S_min = %1").arg(number(f.s_min)), kTheoryColor, Qt::DotLine, x0, x1,
+    curve(steps, tr("S_min = %1").arg(numberText(f.s_min, 3)), kTheoryColor, Qt::DotLine, x0, x1,
           [f](double) { return f.s_min; });
     curve(samples, tr("fit: E_min + S_min·B"), kFitColor, Qt::SolidLine, x0, x1,
           [f](double b) { return f.e_min + f.s_min * b; });
-    verticalLine(steps, f.b_crit, kFitColor, tr("B_crit %1").arg(number(f.b_crit)), 0.04);
-    verticalLine(samples, f.b_crit, kFitColor, tr("B_crit %1").arg(number(f.b_crit)), 0.96);
+    verticalLine(steps, f.b_crit, kFitColor, tr("B_crit %1").arg(numberText(f.b_crit, 3)), 0.04);
+    verticalLine(samples, f.b_crit, kFitColor, tr("B_crit %1").arg(numberText(f.b_crit, 3)), 0.96);
   }
-  verticalLine(steps, a.b_simple, kNoiseColor, tr("B_simple %1").arg(number(a.b_simple)), 0.85);
+  verticalLine(steps, a.b_simple, kNoiseColor, tr("B_simple %1").arg(numberText(a.b_simple, 3)),
+               0.85);
 
   // 4. Memory and speed against m at the B with the most micro-batch sizes.
   QCustomPlot* mem = plots_[3];
