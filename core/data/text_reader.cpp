@@ -229,7 +229,7 @@ std::string textLengthHistogram(const TextLengths& lengths, int bins, int width)
   for (int i = 0; i < bins; ++i) {
     const int64_t low = i * step + 1;
     const int64_t high = (i + 1) * step;
-    char range[32];
+    char range[64];  // two int64 of up to 19 digits, the dash and spaces
     std::snprintf(range, sizeof range, "\n%4lld–%-4lld ", static_cast<long long>(low),
                   static_cast<long long>(high));
     out += range;

@@ -399,8 +399,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
   RunInfo& info = summary.info;
   info.config = d.config;
   info.device = describeDevice(d.device);
-  if (const int at_once = std::min<int>(d.armThreadsAllowed(), static_cast<int>(d.arms.size()));
-      at_once > 1) {
+  if (const int at_once = d.armThreadsAllowed(); at_once > 1) {
     info.device += ", " + std::to_string(at_once) + " arms at once";
   }
   info.dataset = d.data.describe();

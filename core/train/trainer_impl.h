@@ -125,8 +125,7 @@ struct Trainer::Impl {
   /// CPU, for arms that draw no random numbers, with no change, pause or checkpoint due
   /// before `horizon`.
   int parallelArms(int64_t horizon);
-  /// The arms this run may train at once at most: config.arm_threads (0: the cores), 1 on a
-  /// GPU or with data-parallel workers.
+  /// armsAtOnce for this run's device and this machine's cores.
   int armThreadsAllowed() const;
   /// The first window boundary of every running arm past the one furthest ahead (or past
   /// their common position): where the shortest round of parallel training ends.

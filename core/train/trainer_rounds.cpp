@@ -69,9 +69,8 @@ int64_t Trainer::Impl::longerRound(int64_t horizon) {
 }
 
 int Trainer::Impl::armThreadsAllowed() const {
-  if (config.arm_threads == 1 || group || device.type() != torch::kCPU) return 1;
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  return config.arm_threads > 0 ? config.arm_threads : static_cast<int>(cores);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return armsAtOnce(config, cores, device.type() == torch::kCPU);
 }
 
 int Trainer::Impl::parallelArms(int64_t horizon) {

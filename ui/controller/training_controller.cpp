@@ -132,16 +132,10 @@ void TrainingController::drain() {
 
 double TrainingController::guiShare(const ExperimentConfig& config, int cores, bool cuda) {
   cores = std::max(1, cores);
-  const bool on_cpu = config.device == "cpu" || (config.device == "auto" && !cuda);
   if (config.workers > 1) return config.workers >= cores ? kGuiShareAllCoresTraining : kGuiShare;
-  if (!on_cpu) return kGuiShare;
-  // As the trainer schedules them (docs/performance.md, "Arms at once").
-  const int arms = std::max(1, static_cast<int>(config.arms.size()));
-  const int at_once = config.arm_threads == 1
-                          ? 1
-                          : std::min(arms, config.arm_threads > 0 ? config.arm_threads : cores);
-  const int per_arm = std::max(1, config.threads);
-  return at_once * per_arm >= cores ? kGuiShareAllCoresTraining : kGuiShare;
+  const bool on_cpu = config.device == "cpu" || (config.device == "auto" && !cuda);
+  const int threads = armsAtOnce(config, cores, on_cpu) * std::max(1, config.threads);
+  return on_cpu && threads >= cores ? kGuiShareAllCoresTraining : kGuiShare;
 }
 
 void TrainingController::onWorkerFinished(const QString& error, bool input_error) {

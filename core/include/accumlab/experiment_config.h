@@ -116,6 +116,12 @@ inline constexpr char kFortunesDir[] = "/usr/share/games/fortunes";
 /// The longest text sequence a run may keep, in bytes.
 inline constexpr int64_t kMaxTextLength = 4096;
 
+/// How many of `config`'s arms train at once (config.arm_threads; docs/performance.md, "Arms
+/// at once"): one with data-parallel workers or off the CPU, else arm_threads (0: one per
+/// core of `cores`), and never more than the arms. The trainer schedules by it; the app paces
+/// its plots by it.
+int armsAtOnce(const ExperimentConfig& config, int cores, bool on_cpu);
+
 /// The default experiment (`--preset default`, and the app's first one): Fashion-MNIST with
 /// an MLP when it is installed (at an LR where the noisy no-accum arm still learns, for five
 /// epochs), else the built-in defaults on the spirals.

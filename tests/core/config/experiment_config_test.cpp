@@ -154,3 +154,23 @@ TEST(ExperimentConfig, TheDefaultPresetIsTheDefaultExperiment) {
 
 }  // namespace
 }  // namespace accumlab
+
+namespace accumlab {
+namespace {
+
+TEST(ArmsAtOnce, FollowArmThreadsOnTheCpuAndNeverExceedTheArms) {
+  ExperimentConfig c;  // three arms
+  c.arm_threads = 1;
+  EXPECT_EQ(armsAtOnce(c, 8, true), 1);
+  c.arm_threads = 0;  // one per core
+  EXPECT_EQ(armsAtOnce(c, 2, true), 2);
+  EXPECT_EQ(armsAtOnce(c, 8, true), 3);  // no more threads than arms
+  c.arm_threads = 2;
+  EXPECT_EQ(armsAtOnce(c, 8, true), 2);
+  EXPECT_EQ(armsAtOnce(c, 8, false), 1);  // on a GPU, one after another
+  c.workers = 2;
+  EXPECT_EQ(armsAtOnce(c, 8, true), 1);  // data-parallel ranks keep one thread
+}
+
+}  // namespace
+}  // namespace accumlab
