@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The desktop app and the command line on one run database, as a user would use them: the
 # app trains (under xvfb) while, ROUNDS times, `accumlab-cli list`, `export` and a short
 # `run` use the same file. After every round: no descriptor of the app points to a deleted

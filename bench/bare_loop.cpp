@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The plainest LibTorch C++ loop for gradient accumulation: the floor the engine is measured
 // against. Same model (MLP 784-256-10), data layout (one float tensor, rows gathered per
 // micro-batch), m, K, optimizer (SGD, momentum 0.9) and loss normalisation (sum of per-sample

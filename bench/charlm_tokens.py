@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Tokens per second of accumulation on the fortunes: AccumLab's charlm against the same GRU
 trained in a plain PyTorch loop.
 

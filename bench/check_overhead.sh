@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The cost of the two checks behind the headline plots, on the default experiment
 # (Fashion-MNIST, MLP, m = 8, K = 8, float32, 3 arms): the gradient check
 # (--grad-check-every) and the fixed-weight variance probe (--probe-repeats).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The engine against the plainest LibTorch C++ loop (bench/bare_loop.cpp): samples/s of one
 # arm, MLP 784-256-10, 1 thread, noise statistics off and on; medians of REPEATS interleaved
 # rounds (the ratios: medians of each round's own ratio). The bare loop runs twice: as

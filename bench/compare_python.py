@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Engine vs the PyTorch Python loop, in one run, interleaved, medians of repeats.
 
 Usage: bench/compare_python.py [--cli build/app/cli/accumlab-cli] [--repeats 5] [--threads 1,2]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Data-parallel workers against one process: samples/s of the accum arm with --workers 2
 # (1 thread each) and with --workers 1 (1 thread), by default the default MLP at m=32, K=8,
 # and the all-reduce time per window (the wait for the other worker included) against the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // How long Fashion-MNIST (60k train + 10k test, the .gz files) takes to load and how much
 // memory it adds. Usage: dataset_load_bench [--data SPEC] [--reps N]
 // Prints the median, min and max load time over N loads, the resident memory the loaded

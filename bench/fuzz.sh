@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs each libFuzzer harness of the input readers for SECONDS, one after another, from its
 # seed corpus in tests/fuzz/corpus/<format>/, and prints per format: execs/s, coverage
 # (libFuzzer's final cov: and ft:), and crashes. Builds build-fuzz/ first when needed

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Fuzzes the TorchScript loader through the program a user runs: `accumlab-cli run --model
 torchscript:FILE`, where FILE is a seed of tests/fuzz/corpus/torchscript/ with random byte
 flips, truncations or overwritten ranges. Every answer must be exit 0 or exit 2 with one line

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The desktop app's costs (issue: GUI samples/s ≥ 0.95× CLI, event-loop stall p99 < 50 ms
 // while training, a replot with 1M points per graph < 50 ms):
 //   build/bench/gui_bench [--data SPEC] [--samples N] [--reps N] [--points N]

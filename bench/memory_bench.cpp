@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Tensor memory against speed, and what measuring it costs:
 //   build/bench/memory_bench table [--data SPEC] [--model SPEC] [--effective-batch B]
 //                                  [--windows N] [--reps N]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Each wrong accumulation recipe on the default demo, with SGD and with Adam: the table of
 README.md and docs/pitfalls.md.
 

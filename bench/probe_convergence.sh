@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Where the same-weights read-out ends on the default demo (Fashion-MNIST, MLP, m = 8, 5
 # epochs, LR 0.02, a probe every 10,000 samples), for seeds × K: the pooled ratio of all the
 # run's probes and its 90% interval, against the targets ratio within ±15% of K and interval

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The PyTorch training loop a user would write for gradient accumulation.
 
 Same model (MLP 784-256-10, or the engine's LeNet-like CNN on 1x28x28 images), data shape,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run store's speed: bulk insert through StoreSink (the path a training run takes), and
 // on a file of 1M step rows the time to open it and list its runs and to load one run's
 // metrics; then training throughput with a StoreSink vs without (the same run, in this

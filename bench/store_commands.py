@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Wall time and peak memory of the store commands, before and after the CLI split.
 
 Usage: bench/store_commands.py [BUILD_DIR] [--rows N] [--rounds R] [--db FILE]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # SIGKILLs `accumlab-cli run` mid-run 20 times and reports integrity, interrupted status and
 # how close the stored rows get to the kill (tests/cli/store_kill_test.py; the test suite
 # runs 5 of these). Usage: bench/store_kill.sh [PATH/TO/accumlab-cli] [REPEAT]

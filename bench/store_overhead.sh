@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Training throughput with the run store on vs --no-store: the same run, alternating, N pairs.
 # Usage: bench/store_overhead.sh [PATH/TO/accumlab-cli] [PAIRS] [SAMPLES]
 # Prints each pair's samples/s (all arms' samples over the process's wall time) and the

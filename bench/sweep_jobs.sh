@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Wall time of a 12-point Fashion-MNIST MLP sweep with --jobs 2 against --jobs 1, interleaved,
 # without the fixed-weight probes (whose cost grows with B: R windows of B samples each),
 # medians of REPEATS rounds; prints the machine's load before each run (a loaded machine

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // accumlab-engine: the part of accumlab-cli that trains (run, sweep, lesson) and renders
 // reports. accumlab-cli hands those subcommands here with its own command line (main.cpp);
 // the store commands are registered too, so that --help-all describes everything.

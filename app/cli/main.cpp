@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // accumlab-cli: the headless front end (docs/cli.md). This program links only the run store:
 // the store commands run here, in milliseconds; run, sweep, lesson and report are handed to
 // accumlab-engine (engine_main.cpp), which loads LibTorch.

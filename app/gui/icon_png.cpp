@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // icon_png SVG SIZE OUT.png: renders the app's SVG icon at SIZE×SIZE for the hicolor theme
 // (a build step; the installed PNG sizes come from the one SVG).
 #include <QImage>

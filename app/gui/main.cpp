@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // accumlab: the desktop app (ARCHITECTURE.md, "Threads"; docs/app.md).
 #include <QApplication>
 #include <QCoreApplication>

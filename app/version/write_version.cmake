@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # cmake -DVERSION=X.Y.Z -DGIT=… -DSOURCE_DIR=… -DOUT=…/accumlab_version.h -P write_version.cmake
 set(full "${VERSION}")
 if(GIT AND EXISTS "${SOURCE_DIR}/.git")

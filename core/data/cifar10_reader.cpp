@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "data/cifar10_reader.h"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Reading lesson files (docs/lessons.md): every problem is one sentence naming the file and
 // the field.
 #include <dirent.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The figures a lesson's check may measure (docs/lessons.md), in one table that the lesson

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One attempt at a lesson: its jobs (a run each, or a point each of a sweep lesson), their
 // outcomes as they end, and the stored attempt with its verdict (lesson_verdict.cpp judges).
 #include "accumlab/lesson_session.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A lesson's runs against its checks and the student's prediction (docs/lessons.md).
 #include <algorithm>
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "memory/counting_allocator.h"
 
 #include <c10/core/Allocator.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "memory/cuda_allocator.h"
 
 // ACCUMLAB_WITH_CUDA is set by CMake when LibTorch was built with CUDA (Debian's is not, but

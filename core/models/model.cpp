@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "models/model.h"
 
 #include "accumlab/input_error.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "accumlab/input_error.h"
 #include "models/builtin_model.h"
 #include "models/model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A model's tensors and an optimizer's state, as the run's checkpoint holds them for each arm

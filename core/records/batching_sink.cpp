@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "accumlab/batching_sink.h"
 
 namespace accumlab {

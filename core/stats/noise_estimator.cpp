@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "stats/noise_estimator.h"
 
 namespace accumlab {

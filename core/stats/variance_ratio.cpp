@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "accumlab/variance_ratio.h"
 
 #include <boost/math/distributions/fisher_f.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // RunStore's state, shared by the files that make it up (private to core/store): run_store.cpp

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RunStore's lesson results: one row per attempt at a lesson, with its verdict and runs.
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RunStore's sweeps: a sweep, its points and their outcomes as they end.
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>

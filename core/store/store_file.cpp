@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Why the store locks with open-file-description locks (ARCHITECTURE.md, "The store").
 //
 // SQLite's unix VFS locks with fcntl(F_SETLK): POSIX advisory locks, which belong to the

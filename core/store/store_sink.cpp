@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "store/store_writer.h"
 
 #include <SQLiteCpp/Transaction.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run's checkpoint, its one format (Trainer::checkpointEvery, Trainer::resumeFrom): the
 // run's clock, sizes, pending change and probes, and every arm's status, recorder and stepper
 // (its weights, optimizer state, sample position and tallies), in one torch::serialize archive

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The gradient check of an accum arm (ArmStepper::gradCheckDue and what it runs): the
 // accumulated gradient against the same window as one big batch at the same weights, at every
 // N-th window and at every irregular one, repeated in float64 when float32 rounding cannot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The wrong accumulation recipes as changes to a window (docs/pitfalls.md).
 #include "train/pitfalls.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One run, assembled once for every front end: trainer, store, checkpoints, target stop,
 // data-parallel ranks and their fan-out (ARCHITECTURE.md, "Runners").
 #include "accumlab/run_session.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The arms of a Trainer's run: made (the device, the data, one model per arm from the same
 // initial weights, the checks that a model fits the data, the data-parallel group), announced,
 // and summarised at the end.

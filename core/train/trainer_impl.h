@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The state of a Trainer's run, shared by the files that make it up (private to core/train):

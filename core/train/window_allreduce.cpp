@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One accum window's all-reduce in a data-parallel run (WorkerGroup::reduceWindow): this
 // rank's gradient, its share of the window's sums and its wish to stop, packed into one buffer.
 #include <cmath>

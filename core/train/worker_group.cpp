@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "train/worker_group.h"
 
 #include <arpa/inet.h>

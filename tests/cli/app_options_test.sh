@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The desktop app answers --version and --help with no display at all (no X11, no Wayland, no
 # platform plugin named), as a terminal or a package build runs them.
 # Usage: app_options_test.sh PATH/TO/accumlab

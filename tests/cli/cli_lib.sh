@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Shared set-up of the accumlab-cli end-to-end scripts; sourced with CASE and the CLI's path
 # as $1 and $2. Runs are stored by default: XDG_DATA_HOME keeps them out of the user's home.
 set -uo pipefail

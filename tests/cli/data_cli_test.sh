@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # End-to-end tests of accumlab-cli with real datasets and models: Fashion-MNIST, CSV,
 # TorchScript, and every kind of bad file (exit code 2, one sentence, never a signal).
 # Usage: data_cli_test.sh CASE PATH/TO/accumlab-cli

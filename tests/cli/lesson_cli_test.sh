@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # End-to-end tests of `accumlab-cli lesson`. Usage: lesson_cli_test.sh CASE PATH/TO/accumlab-cli
 # CASE is one of: list, 1 … 9 (run that shipped lesson with its full budget and the default
 # seed: every check must hold), wrong, bad_files, bad_prediction.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A model file that crashes LibTorch's loader or exhausts its memory (the fuzzer's findings in
 # tests/fuzz/findings/torchscript/) loads first in a child process with limits: accumlab-cli
 # exits 2 with one sentence naming the file, never a signal or exit 1, and stores nothing.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The pitfall arms against plain PyTorch loops that make the same mistakes.
 
 Usage: pitfall_python_test.py ACCUMLAB_CLI [--updates 20] [--keep DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The same-weights read-out converges on the default demo (Fashion-MNIST, MLP, m = 8, K = 8,
 # LR 0.02): at the end, the pooled ratio of all the run's probes lies within ±15% of K and its
 # 90% interval is at most ±25% of K wide. Usage: probe_convergence_test.sh SEED ACCUMLAB_CLI.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `accumlab-cli report`: the desktop app's HTML report, rendered off-screen.
 # Usage: report_cli_test.sh PATH/TO/accumlab-cli
 set -uo pipefail

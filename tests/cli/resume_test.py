@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """kill -9 and resume: `accumlab-cli run --checkpoint-every` killed at a random point after a
 checkpoint, then `run --resume RUN_ID`, against an uninterrupted run of the same config.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Signals during `accumlab-cli run`: a clean stop, and a second Ctrl-C that quits at once.
 
 Cases:

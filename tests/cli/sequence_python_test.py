@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Text sequences against the plain PyTorch loop with ignore_index padding.
 
 Usage: sequence_python_test.py ACCUMLAB_CLI [--updates 25] [--keep DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # End-to-end tests of the run store's commands. Usage: store_cli_test.sh CASE PATH/TO/accumlab-cli
 source "$(dirname "$0")/cli_lib.sh"
 here="$(cd "$(dirname "$0")" && pwd)"

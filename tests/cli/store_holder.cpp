@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // accumlab_store_holder: a long-lived process that holds a run store open the way the desktop
 // app does (a RunStore for reading plus a StoreSink whose writer thread has a second
 // connection), driven line by line on stdin by tests/cli/store_sharing_test.py.

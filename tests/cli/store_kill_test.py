@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Kill test of the run store: SIGKILL `accumlab-cli run` mid-run, reopen, and check.
 
 For each repetition: start a long synthetic run storing into a fresh DB, kill it 1.2-2.2 s

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Sharing test of the run store: the CLI must not break a process that holds the file open.
 
 A holder process (tests/cli/store_holder.cpp) keeps the store open as the desktop app does: a

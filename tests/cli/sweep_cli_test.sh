@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # End-to-end tests of `accumlab-cli sweep`. Usage: sweep_cli_test.sh CASE PATH/TO/accumlab-cli
 source "$(dirname "$0")/cli_lib.sh"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The TensorBoard export read back by a reader of its own (docs/store.md, "Runs in TensorBoard").
 
 --case roundtrip: a short real run of three arms, then `accumlab-cli export --format

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # accumlab-cli is two programs: the store commands run in accumlab-cli, which links no
 # LibTorch and no Qt; run, sweep, lesson and report are handed to accumlab-engine beside it.
 # Usage: two_programs_test.sh CASE PATH/TO/accumlab-cli

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Data-parallel workers through the real program: `accumlab-cli run --workers N`, a worker
 killed mid-run, the rendezvous errors of `--rank/--world-size/--master`, what the ranks open
 to the network, and the shared token of ranks on several machines.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Writes one CTest test per GoogleTest suite of a test binary (run after each build of it,
 # like gtest_discover_tests, which makes one per test). A test per suite starts LibTorch once
 # for the suite instead of once for each of its tests: about 0.4 s a process, which made

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer harness of the CIFAR-10 binary reader: the input is the folder's one training
 // batch. Any input must load or be rejected with an InputError; every other exception, crash
 // or sanitizer report is a finding.

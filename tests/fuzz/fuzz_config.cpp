@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer harness of the JSON experiment config: configFromJson, then validateConfig, and
 // for a valid config the round trip through configToJson must give the same config back.
 // Bad input must be an InputError; every other exception, crash or sanitizer report is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer harness of the IDX reader (gzipped or not): any input must load or be rejected
 // with an InputError; every other exception, crash or sanitizer report is a finding.
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // libFuzzer harness of the TorchScript loader's checks: the input is the model file of
 // `torchscript:FILE.pt`. Loading it and making one replica must succeed or be an InputError;
 // every other exception, crash or sanitizer report is a finding. It loads in this process, as

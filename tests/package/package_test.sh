@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Checks of the installed AccumLab. Usage: package_test.sh CASE SOURCE_DIR BUILD_DIR GUI(ON|OFF)
 #   metadata  desktop entry, AppStream metadata and man pages validate
 #   install   `cmake --install` into a temporary prefix; the installed programs run and find

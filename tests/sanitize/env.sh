@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runtime options of the sanitizer build (scripts/test --sanitize sources this file).
 # Each option is explained in docs/contributing.md.
 _accumlab_sanitize_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Cheap checks of scripts/device-check and of the headless configuration it builds, so that
 # the GPU check cannot fail there for a reason a CPU machine could have shown.
 # Usage: device_check_test.sh CASE SOURCE_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Keeps README.md and the manual (docs/*.md) true to the repository and the programs.
 
 Usage: docs_test.py CASE SOURCE_DIR [ACCUMLAB_CLI]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Every connection to a run store, in every program and test of AccumLab, is opened by
 # store::openStoreFile (core/store/store_file.cpp), which makes SQLite's locks survive a
 # foreign close() before the process's first connection. A connection opened anywhere else

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The m and K sliders (ui/experiment/batch_slider.cpp): a drag, an arrow key or one wheel
 // notch moves one small step, and every step is one valueChanged.
 #include "experiment/batch_slider.h"

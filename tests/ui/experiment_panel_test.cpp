@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The experiment panel's options that only a config carried before: the text options of the
 // "Data and model" group (ui/experiment/text_options.cpp), shown for text data only, and the
 // "arms at once" box; each set from a config or preset and written back into the panel's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every export writes a file that parses: runs CSV/JSON, plots PNG/SVG/PDF, the HTML report.
 #include <qcustomplot.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every tab at the screen size CTest gives this test (a projector's 1024×768, a laptop's
 // 1366×768, 1920×1080: tests/ui/screens/), idle, running and after a run, in the normal
 // window and in presentation mode. Each state fails when a label's text does not fit its

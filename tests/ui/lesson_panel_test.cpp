@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // LessonPanel: lists the lessons, asks the question, trains a lesson's runs through the
 // TrainingController one after the other, and shows and stores the verdict.
 #include <QComboBox>

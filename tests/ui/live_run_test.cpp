@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // LiveRun: the live run's history lives outside the views; the shown runs (and so the plots)
 // and the status bar follow it.
 #include <QSignalSpy>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The LR-scaling hint (ui/series/lr_hint.cpp): accum with K ≥ 4 at no-accum's learning rate
 // that lags no-accum gets a hint to scale the LR; otherwise nothing is said.
 #include <QTest>

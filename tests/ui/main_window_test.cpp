@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // MainWindow: a run from the experiment panel reaches the plots, the status bar and the
 // runs list; stored runs open; errors become dialogs and the app keeps running.
 #include <SQLiteCpp/Database.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The experiment panel's tensor-memory estimate (ui/experiment/memory_estimator.cpp): probes
 // run off the GUI thread, are cached per model and data, and say m's and m·K's memory.
 #include "experiment/memory_estimator.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // "Common mistakes" (ui/experiment/pitfall_picker.cpp): the pitfall arms a config holds are
 // chosen, those it cannot run are greyed out with the reason, and a choice reaches the config.
 #include "experiment/pitfall_picker.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // PlotGrid: plots receive points while training and redraw from history on view changes.
 #include "plots/plot_grid.h"
 

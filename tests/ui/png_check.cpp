@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Checks that a screenshot of the app shows plotted data: not blank, not one colour, and
 // with enough pixels in each arm's colour. Usage: png_check FILE.png
 #include <QColor>

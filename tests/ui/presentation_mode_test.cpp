@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // View → Presentation mode (ui/window/presentation_mode.cpp): F11 makes the window full
 // screen with fonts ×1.5, hides the docks and shows four chosen plots in a 2×2 grid; F11
 // again restores everything.

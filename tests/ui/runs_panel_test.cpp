@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RunsPanel: lists, filters and edits the runs of a temporary database.
 #include <QSignalSpy>
 #include <QTemporaryDir>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Starts the real app under a virtual X server, trains, saves a screenshot and checks that
 # it shows plotted data. Usage: smoke_screenshot.sh ACCUMLAB PNG_CHECK WORKDIR
 set -euo pipefail

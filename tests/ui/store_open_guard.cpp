@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // store_open_guard: a preloaded library (LD_PRELOAD) that reports every opening of a run
 // store's files that does not come from SQLite. Closing such a descriptor would drop the
 // process's POSIX locks on the file (ARCHITECTURE.md, "The store"), so only SQLite may open

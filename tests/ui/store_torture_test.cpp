@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The store beside other processes: the app performs every action that touches files while
 // accumlab-cli processes list, show, export, run and delete on the same store, round after
 // round. After each round the store must pass PRAGMA integrity_check (read by another

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SweepPanel: shows a stored sweep's points, fits and plots, and runs a new sweep through
 // accumlab-cli (ACCUMLAB_CLI), refreshing as its points finish.
 #include <qcustomplot.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // TrainingController: start, pause, resume, stop and mid-run slider changes (ARCHITECTURE.md,
 // "Threads").
 #include <QDir>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // WheelGuard: the wheel over a combo box or spin box that the user has not clicked into changes
 // nothing and goes on to the panel (Qt hands an ignored wheel event to the parents, and the
 // scroll area scrolls); once the user has clicked or tabbed into the box, the wheel steps it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "controller/generator_gate.h"
 
 namespace accumlab::ui {

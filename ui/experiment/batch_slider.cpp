@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "experiment/batch_slider.h"
 
 #include <QHBoxLayout>

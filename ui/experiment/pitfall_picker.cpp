@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "experiment/pitfall_picker.h"
 
 #include <QAction>

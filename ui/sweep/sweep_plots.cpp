@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "sweep/sweep_plots.h"
 
 #include "plots/log_ticker.h"

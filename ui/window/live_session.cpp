@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "window/live_session.h"
 
 #include "controller/training_controller.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "window/run_database.h"
 
 #include <QFileInfo>

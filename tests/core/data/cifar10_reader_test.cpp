@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CIFAR-10 binary batches: layout, splits and wrong files.
 #include "data/cifar10_reader.h"
 

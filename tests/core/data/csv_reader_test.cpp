@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // CSV datasets: detection of delimiter, header and task; label mapping; standardisation from
 // the training split only; a bad cell names file, line and column.
 #include "data/csv_reader.h"

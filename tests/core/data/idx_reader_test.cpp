@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // IDX (MNIST-style) files: gzipped or not, every kind of broken file is one clear InputError.
 #include "data/idx_reader.h"
 

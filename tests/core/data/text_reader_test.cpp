@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Text datasets: sequences from lines, paragraphs and fortune files, their rows and errors.
 #include "data/text_reader.h"
 

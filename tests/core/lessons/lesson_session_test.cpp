@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One attempt at a lesson as the CLI and the app drive it (core/lessons/lesson_session.cpp):
 // what is refused before anything trains, the sweep points as jobs end, the stored attempt.
 #include "accumlab/lesson_session.h"

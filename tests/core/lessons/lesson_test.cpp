@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Lesson files, their checks and verdicts (docs/lessons.md), against hand-made run results
 // whose right answers are known.
 #include <gtest/gtest.h>

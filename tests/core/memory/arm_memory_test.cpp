@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Peak tensor memory per arm (core/memory/arm_memory.cpp, measured by the Trainer): each arm
 // counts its own tensors, so accum costs what no-accum costs and big-batch costs more.
 #include "memory/arm_memory.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The counting CPU allocator (core/memory/counting_allocator.cpp): exact bytes per ledger.
 #include "memory/counting_allocator.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Per-arm peak memory from the CUDA caching allocator (arm_memory.cpp, cuda_allocator.cpp):
 // accum 16×16 against big-batch 256×1 on the CNN, the GPU version of docs/measurements.md's
 // "memory against speed" figure (0.099 of big-batch's tensor memory on the CPU).

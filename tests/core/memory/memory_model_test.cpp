@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Memory against theory (core/memory/memory_model.cpp and the Trainer's per-arm peaks): a
 // window's peak tensor bytes are the fixed weights, gradients and optimizer state plus a
 // cost per sample of the micro-batch, so accumulation keeps the memory of m.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A model's tensors and its optimizer's state, as the run's checkpoint keeps them per arm:
 // training resumes bit for bit, and another model's state is refused in one sentence.
 #include "models/model_state.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The check of a TorchScript file in a child process: each way the child can end becomes one
 // sentence naming the file, and a file checked unchanged is not checked again. Stub checkers
 // (shell scripts) play the child; the real one is accumlab-engine (tests/cli/model_check_test.sh).

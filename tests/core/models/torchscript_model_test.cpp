@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // TorchScript models written by Python at test time: loading, training through the trainer,
 // accum ≡ big-batch, and every kind of unusable file as one clear InputError.
 #include "models/torchscript_model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ChildProcess: exit codes, signals, the wall-time and address-space limits, and the last lines
 // of stderr, with /bin/sh as the child.
 #include "accumlab/child_process.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The ranks of `--workers N` meet in a private temporary folder that goes with them
 // (accumlab/local_workers.h).
 #include "accumlab/local_workers.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // BatchingSink: each record lands in its field of the batch, and a run's start and an arm's
 // end ask for an immediate hand-over (the store commits them at once).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A pitfall arm's gradient checks in words (pitfallDeviation) and the tally they come from:
 // full windows apart from uneven ones, the first and the last check.
 #include <gtest/gtest.h>

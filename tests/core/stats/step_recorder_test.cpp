@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // StepRecorder: the derived statistics of a step from what the stepper measured.
 #include "stats/step_recorder.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The detrended loss variance and the F-interval of a variance ratio, against analytic truth.
 #include <gtest/gtest.h>
 

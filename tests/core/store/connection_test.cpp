@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Opening the store never touches the file with a descriptor of its own: closing one would drop
 // the POSIX locks of every connection this process has open on the file. And where code of
 // the process does open and close a store file behind SQLite (a file dialog sniffing types),

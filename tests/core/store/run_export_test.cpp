@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Exports: what `export --format json|csv` writes must be what the store holds.
 #include <nlohmann/json.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The run store: schema, the writer thread, listing and run management (docs/store.md).
 #include <spawn.h>
 #include <sys/wait.h>

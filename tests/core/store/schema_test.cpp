@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Schema versions and their migrations (core/store/schema.cpp): version 2 makes run and
 // experiment ids AUTOINCREMENT, so a deleted run's id never comes back; version 3 adds the
 // applied gradient norm and the noise-probe flag to the step metrics; version 4 adds the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Failures the user can act on: each is an InputError naming the file, and the rows already
 // stored survive it.
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // An arm's summary as JSON (core/store/summary_json.cpp): every field both ways, the memory
 // fields' "not measured", and summaries stored before a field existed.
 #include "store/summary_json.h"

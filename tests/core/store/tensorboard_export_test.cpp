@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The TensorBoard export: TFRecord framing, the log folders it writes and how it fails. The
 // messages themselves are read back, value by value, by an independent reader in
 // tests/cli/tensorboard_export_test.py.

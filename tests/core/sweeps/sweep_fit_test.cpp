@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The sweep's fits (core/sweeps/sweep_fit.cpp) against numbers with known answers.
 #include "accumlab/sweep_fit.h"
 

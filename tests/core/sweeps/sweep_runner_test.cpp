@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // SweepRunner (core/sweeps/sweep_runner.cpp) with a shell script in place of accumlab-cli:
 // the points' outcomes, the jobs limit, a bad input and a stop request that end the sweep.
 #include "accumlab/sweep_runner.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The sweep's one JSON spec (core/sweeps/sweep_spec.cpp) and its point statuses
 // (core/sweeps/sweep.cpp): the stored names are an interface.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // What the CUDA tests share: they skip, saying why, where LibTorch has no CUDA device, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Accumulation equals the big batch on a GPU too (equivalence_test.cpp is the CPU version):
 // float32 and float64, MLP and CNN, SGD and AdamW, with and without clipping, on CUDA.
 #include <gtest/gtest.h>

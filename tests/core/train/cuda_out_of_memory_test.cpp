@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Out-of-memory recovery on a GPU (arm_stepper.cpp; out_of_memory_test.cpp is the CPU
 // version under a memory budget). The CUDA caching allocator is capped between the peaks of
 // m = 4096 and m = 8192 (setMemoryFraction), so the real device allocator fails: the arm

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The trainer on a GPU as the desktop app runs it (trainer.cpp): on a background thread of
 // its own, with that thread's CUDA device set by the trainer, three paired arms, paused and
 // resumed from another thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Data-parallel workers (docs/data-parallel.md): N ranks, here threads of this process on
 // localhost, each accumulating its share of every window, end with the weights of one process
 // training the big batch m·K·N; stops, lost workers, rendezvous errors, and the two ways ranks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Subnormal floats are flushed to zero on the training threads (flushDenormals).
 #include <gtest/gtest.h>
 #include <torch/torch.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The equivalence runs shared by the CPU test (equivalence_test.cpp) and the GPU one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The heart of AccumLab: accumulating K micro-batches must give the update of one big batch.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The gradient check: every N-th accum step and every irregular window (short or at an epoch
 // end, the first after a change of m or K or a resume), the accumulated gradient against the
 // same window as one big batch at the same weights. Immune to trajectory chaos, so it stays at

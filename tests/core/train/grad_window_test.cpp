@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Window normalisation: the applied gradient is the mean over the window's samples.
 #include "train/grad_window.h"
 

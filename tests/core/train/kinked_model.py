@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Writes a scripted MLP with a kink of its own: its float32 forward nudges the hidden
 pre-activations of samples whose first feature exceeds THRESHOLD by ±1e-3, depending on the
 batch's size, as float32 rounding does at a ReLU's 0 on some CPUs; float64 is exact. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // LR scaling, schedules and warm-up through the Trainer: the LR each arm actually used at
 // each step, against the schedules of docs/cli.md, all arms on one curve in samples seen.
 #include <gtest/gtest.h>

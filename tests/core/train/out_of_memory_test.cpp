@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Out-of-memory recovery (core/train/arm_stepper.cpp, docs/measurements.md): under a CPU budget
 // that m = 64 exceeds and m = 32 fits, an arm starts its first window over in halves and goes on at
 // 32 × 2K, with the weights of a run that used 32 × 2K from the start; an arm fails only when

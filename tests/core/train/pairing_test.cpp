@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Arms stay paired through every change: mid-run m/K changes land at one sample position for
 // all arms, uneven windows stay exact, and the window policies give the step counts they
 // promise (docs/accumulation.md).

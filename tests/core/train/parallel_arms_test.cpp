@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Arms trained at once on their own threads (config.arm_threads) give the same numbers, to
 // the bit, as arms trained one after another on the sample clock.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The pitfall arms against theory (docs/pitfalls.md): each wrong recipe's gradient as written
 // down by hand from the micro-batches' own mean gradients, in float64 on a linear model.
 #include "train/pitfalls.h"

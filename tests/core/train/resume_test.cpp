@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A run that crashes after a checkpoint and is resumed from it continues as if it had never
 // stopped: the same records after the checkpoint and the same final weights, to the bit
 // (docs/store.md, "--resume"). One measurement differs on purpose: the resumed run checks the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RunSession: one assembly of a run for the CLI, lessons and the app.
 #include "accumlab/run_session.h"
 

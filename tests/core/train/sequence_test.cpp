@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Text sequences of varying length: token-level normalisation makes accumulation exact,
 // the mean of micro-batch means does not, and padding never changes a result.
 #include <gtest/gtest.h>

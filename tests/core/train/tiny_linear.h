@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // A small regression dataset in float64 with a linear model, shared by the window tests:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The proofs of the shared token at a rendezvous on several machines (train/token_proof.h):
 // HMAC-SHA1 as RFC 2202 gives it, bound to the rank and the salt, never the token itself.
 #include "train/token_proof.h"

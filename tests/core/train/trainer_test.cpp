@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Trainer behaviour: variance reduction, determinism, controls, divergence.
 #include "accumlab/trainer.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The fixed-weight variance probe: same weights, same data, only the batch size differs, so
 // Var(loss of m) / Var(loss of m·K) is exactly K, and its 90% interval must say so.
 #include "train/variance_probe.h"

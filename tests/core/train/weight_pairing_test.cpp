@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // WeightPairing compares accum's weights with big-batch's after each step, whichever of the
 // two gets there first.
 #include "train/weight_pairing.h"

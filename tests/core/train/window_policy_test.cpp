@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The four window policies on a tiny linear model, against updates computed by hand.
 #include <gtest/gtest.h>
 
