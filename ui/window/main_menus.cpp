@@ -129,7 +129,12 @@ void MainMenus::buildHelpMenu() {
     QMessageBox::about(t_.window, tr("About AccumLab"),
                        tr("<b>AccumLab %1</b><p>A lab for gradient accumulation: train with "
                           "micro-batches of m, add up K of them per update, and watch the update "
-                          "noise fall by K while the accumulated arm tracks the big batch.</p>")
+                          "noise fall by K while the accumulated arm tracks the big batch.</p>"
+                          "<p>AccumLab is free software under the GNU General Public License, "
+                          "version 3 or (at your option) any later version "
+                          "(GPL-3.0-or-later); it comes with ABSOLUTELY NO WARRANTY. "
+                          "See <a href=\"https://www.gnu.org/licenses/gpl-3.0.html\">"
+                          "the license</a> for details.</p>")
                            .arg(QApplication::applicationVersion()));
   });
 }
