@@ -14,6 +14,7 @@ the criterion's arguments or the model's `labels`. The window as one batch is th
 count-weighted mean of those gradients, with nothing run again; docs/audit.md says why this
 and not a replay of the window.
 """
+import functools
 import json
 import math
 
@@ -173,6 +174,7 @@ class Audit:
         self._undo.append(undo)
 
     def _model_forward(self, original):
+        @functools.wraps(original)
         def forward(*args, **kwargs):
             self._rows = _rows_of(args, kwargs)
             output = original(*args, **kwargs)
@@ -189,6 +191,7 @@ class Audit:
         return forward
 
     def _criterion_forward(self, original):
+        @functools.wraps(original)
         def forward(*args, **kwargs):
             loss = original(*args, **kwargs)
             if torch.is_grad_enabled() and torch.is_tensor(loss) and loss.requires_grad \
@@ -221,6 +224,7 @@ class Audit:
         return hook
 
     def _step(self, original):
+        @functools.wraps(original)
         def step(*args, **kwargs):
             self._end_window()
             self._stepped = True
@@ -228,12 +232,14 @@ class Audit:
         return step
 
     def _zero_grad(self, original):
+        @functools.wraps(original)
         def zero_grad(*args, **kwargs):
             self._zero_grads += 1
             return original(*args, **kwargs)
         return zero_grad
 
     def _clip(self, original):
+        @functools.wraps(original)
         def clip_grad_norm_(parameters, max_norm, *args, **kwargs):
             if torch.is_tensor(parameters):
                 parameters = [parameters]
@@ -250,12 +256,14 @@ class Audit:
         return clip_grad_norm_
 
     def _unscale(self, original):
+        @functools.wraps(original)
         def unscale_(*args, **kwargs):
             self._unscaled = True
             return original(*args, **kwargs)
         return unscale_
 
     def _update(self, original):
+        @functools.wraps(original)
         def update(*args, **kwargs):
             if not self._stepped:  # the scaler skipped the step (inf or NaN gradients)
                 self._reset_window()
