@@ -15,7 +15,8 @@ is read"), and compares with the engine's own numbers, which must be *equal*, no
 - a text file with a byte-order mark, CR LF, blank lines, tabs and a lone CR: its sequences,
   split, dataset line and validation loss;
 - whole runs of the three arms (SGD with every 8th K = 1 window trained in halves, across an
-  epoch end; Adam with clipping, cosine schedule, warm-up and flush-exact): the final weights.
+  epoch end; Adam with clipping, cosine schedule, warm-up and flush-exact; a TorchScript model
+  with dropout, from the file's own weights, reseeded per window): the final weights.
 """
 import json
 import math
@@ -218,11 +219,35 @@ def sample_loss(model, x, y):
 
 # --- docs/accumulation.md, "A window, step by step" ---------------------------------------
 
+def mix(x):
+    """SplitMix64's finaliser: the seed of a random layer's window."""
+    mask = (1 << 64) - 1
+    x = (x + 0x9E3779B97F4A7C15) & mask
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
+    return x ^ (x >> 31)
+
+
+class DropoutMlp(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(2, 32)
+        self.b = nn.Linear(32, 3)
+
+    def forward(self, x):
+        return self.b(F.dropout(torch.relu(self.a(x.flatten(1))), 0.3, self.training))
+
+
 def train_arm(arm, tx, ty, seed, m, k, samples, opt):
-    """One arm's final weights digest: the window rules, SGD or Adam, schedule and clipping."""
+    """One arm's final weights digest: the window rules, SGD or Adam, schedule and clipping;
+    opt["model"] is a TorchScript file (its own weights) or absent (the default mlp)."""
     k = k if arm == "accum" else 1
     m = m * opt["k"] if arm == "big-batch" else m
-    model = built(seed, lambda: Mlp(2, [128, 128], 3))
+    if opt.get("model"):
+        model = torch.jit.load(opt["model"])
+        model.train()
+    else:
+        model = built(seed, lambda: Mlp(2, [128, 128], 3))
     params = list(model.parameters())
     if opt["optimizer"] == "sgd":
         optimizer = torch.optim.SGD(params, lr=opt["lr"], momentum=0.9)
@@ -250,6 +275,8 @@ def train_arm(arm, tx, ty, seed, m, k, samples, opt):
                 since = 0
                 half = len(window) // 2
                 batches = [window[:half], window[half:]] if half > 0 else batches
+        if opt.get("model"):  # random layers: the window's own seed
+            torch.manual_seed(mix(seed ^ mix(s)))
         for p in params:
             p.grad = None
         scale = 1.0 / len(window)
@@ -367,6 +394,12 @@ def main():
          ["--optimizer", "adam", "--lr", "0.002", "--clip-norm", "0.5", "--lr-schedule", "cosine",
           "--warmup-samples", "500", "--window-policy", "flush-exact", "--lr-scaling", "linear"]),
     ]
+    torch.manual_seed(3)
+    dropout = os.path.join(folder, "dropout.pt")
+    torch.jit.script(DropoutMlp()).save(dropout)
+    runs.append(("a TorchScript model with dropout, from the file's weights", 1024,
+                 {"optimizer": "sgd", "lr": 0.05, "k": 8, "model": dropout},
+                 ["--lr", "0.05", "--model", "torchscript:" + dropout]))
     for name, samples, opt, args in runs:
         arms = engine(["--data", "spirals", "--samples", str(samples), "-m", "8", "-k", "8",
                        *args])["arms"]
