@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "accumlab/input_error.h"
+#include "audit_command.h"
 #include "compare_command.h"
 #include "delete_command.h"
 #include "export_command.h"
@@ -78,6 +79,7 @@ StoreCommands::StoreCommands(CLI::App& parent) {
   commands_.push_back(std::make_unique<CompareCommand>(parent));
   commands_.push_back(std::make_unique<ExportCommand>(parent));
   commands_.push_back(std::make_unique<TagCommand>(parent));
+  commands_.push_back(std::make_unique<AuditCommand>(parent));
   commands_.push_back(std::make_unique<NoteCommand>(parent));
   commands_.push_back(std::make_unique<DeleteCommand>(parent));
 }
