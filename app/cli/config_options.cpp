@@ -7,6 +7,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "cli_main.h"
+#include "completion_hints.h"
 
 namespace accumlab::cli {
 
@@ -22,6 +23,18 @@ std::vector<ArmKind> parseArms(const std::string& list) {
   if (arms.empty()) throw InputError("--arms needs at least one of no-accum, accum, big-batch");
   return arms;
 }
+
+/// How many arms train at once when neither --arm-threads nor a --config file says: one per
+/// core, as in the app and the presets. On 2 cores the default experiment takes about half the
+/// wall time of one after another (docs/performance.md), with the same numbers.
+constexpr int kArmThreadsByDefault = 0;
+
+/// The data SPECs and models --data and --model complete to; a word ending in ':' takes a
+/// file, a folder or sizes after it (docs/data-and-models.md).
+const std::vector<std::string> kDataWords = {
+    "spirals", "blobs", "linreg", "fashion-mnist", "fortunes", "idx:", "cifar10:", "csv:", "text:"};
+const std::vector<std::string> kModelWords = {
+    "logreg", "mlp", "mlp:", "cnn", "cnn_bn", "charlm", "charlm-transformer", "torchscript:"};
 
 /// "--micro-batch" of "--micro-batch,-m".
 std::string firstName(const char* names) {
@@ -69,44 +82,55 @@ CLI::Option* ConfigOptions::option(const std::string& name) const {
 
 ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
     : app_(&app), skip_(std::move(skip)) {
+  given_.arm_threads = kArmThreadsByDefault;  // the default --help shows
   auto* config = app_->add_option("--config", config_file_,
                                   "JSON experiment file; options given here override it")
                      ->check(CLI::ExistingFile);
-  app_->add_option("--preset", preset_,
-                   "Start from a named experiment: default (the app's first one: Fashion-MNIST "
-                   "when installed) or fortunes (text: a character GRU on the fortune quotes); "
-                   "options given here override it")
-      ->excludes(config);
+  auto* preset =
+      app_->add_option("--preset", preset_,
+                       "Start from a named experiment: default (the app's first one: Fashion-MNIST "
+                       "when installed) or fortunes (text: a character GRU on the fortune quotes); "
+                       "options given here override it");
+  preset->excludes(config);
+  completeWith(preset, {{"default", "fortunes"}});
   add(
       "--name", [](auto& c) -> auto& { return c.name; }, "A name for the experiment");
-  add(
-      "--data", [](auto& c) -> auto& { return c.data; },
-      "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, csv:FILE, "
-      "fortunes, text:FILE");
+  completeWith(add(
+                   "--data", [](auto& c) -> auto& { return c.data; },
+                   "spirals, blobs[:SHAPE], linreg[:D], fashion-mnist, idx:DIR, cifar10:DIR, "
+                   "csv:FILE, fortunes, text:FILE"),
+               {kDataWords});
   add(
       "--label", [](auto& c) -> auto& { return c.label; }, "CSV label column (name or index)");
-  addText("--task", task_, "classification | regression (CSV)",
-          [](auto& c, const std::string& t) { c.task = parseTask(t); });
+  completeWith(addText("--task", task_, "classification | regression (CSV)",
+                       [](auto& c, const std::string& t) { c.task = parseTask(t); }),
+               {enumNames<Task>()});
   add(
       "--val-fraction", [](auto& c) -> auto& { return c.val_fraction; },
       "Held-out share when the dataset has no test split");
-  addText("--text-split", text_split_, "Text data: a sequence per line (default) or paragraph",
-          [](auto& c, const std::string& t) { c.text_split = parseTextSplit(t); });
+  completeWith(
+      addText("--text-split", text_split_, "Text data: a sequence per line (default) or paragraph",
+              [](auto& c, const std::string& t) { c.text_split = parseTextSplit(t); }),
+      {enumNames<TextSplit>()});
   if (auto* o = add(
           "--max-len", [](auto& c) -> auto& { return c.max_len; },
           "Text data: bytes kept of each sequence (default 256)")) {
     o->check(CLI::Range(int64_t{1}, kMaxTextLength));
   }
-  addText("--token-loss", token_loss_,
-          "Text data: tokens (default: the window's per-token mean, exact) | sequences (each "
-          "sequence's mean, then their mean: another objective)",
-          [](auto& c, const std::string& t) { c.token_loss = parseTokenLoss(t); });
+  completeWith(
+      addText("--token-loss", token_loss_,
+              "Text data: tokens (default: the window's per-token mean, exact) | sequences (each "
+              "sequence's mean, then their mean: another objective)",
+              [](auto& c, const std::string& t) { c.token_loss = parseTokenLoss(t); }),
+      {enumNames<TokenLoss>()});
   add(
       "--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; },
       "Size of a synthetic dataset");
-  add(
-      "--model", [](auto& c) -> auto& { return c.model; },
-      "logreg, mlp, mlp:256,128, cnn, cnn_bn, charlm, charlm-transformer, torchscript:FILE.pt");
+  completeWith(add(
+                   "--model", [](auto& c) -> auto& { return c.model; },
+                   "logreg, mlp, mlp:256,128, cnn, cnn_bn, charlm, charlm-transformer, "
+                   "torchscript:FILE.pt"),
+               {kModelWords});
   if (auto* o = add(
           "--micro-batch,-m", [](auto& c) -> auto& { return c.micro_batch; },
           "Micro-batch size m")) {
@@ -120,13 +144,17 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
           "Tensor memory an arm may hold at once (e.g. 200MiB). On CPU it is enforced: a "
           "micro-batch that does not fit is split in halves, with the same update",
           [](auto& c, const std::string& t) { c.memory_budget = parseByteSize(t); });
-  addText("--arms", arms_,
-          "Comma list of no-accum, accum, big-batch and the pitfall arms (pitfall:sum, "
-          "pitfall:last-only, pitfall:double-last, pitfall:mean-of-means, pitfall:clip-each, "
-          "pitfall:no-zero, pitfall:schedule-per-micro: docs/pitfalls.md)",
-          [](auto& c, const std::string& t) { c.arms = parseArms(t); });
-  addText("--optimizer", optimizer_, "sgd | adam | adamw",
-          [](auto& c, const std::string& t) { c.optimizer.kind = parseOptimizerKind(t); });
+  completeWith(
+      addText("--arms", arms_,
+              "Comma list of no-accum, accum, big-batch and the pitfall arms (pitfall:sum, "
+              "pitfall:last-only, pitfall:double-last, pitfall:mean-of-means, pitfall:clip-each, "
+              "pitfall:no-zero, pitfall:schedule-per-micro: docs/pitfalls.md)",
+              [](auto& c, const std::string& t) { c.arms = parseArms(t); }),
+      {enumNames<ArmKind>(), true});
+  completeWith(
+      addText("--optimizer", optimizer_, "sgd | adam | adamw",
+              [](auto& c, const std::string& t) { c.optimizer.kind = parseOptimizerKind(t); }),
+      {enumNames<OptimizerKind>()});
   add(
       "--lr", [](auto& c) -> auto& { return c.optimizer.lr; },
       "Base learning rate (the no-accum arm's)");
@@ -142,10 +170,14 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
       "--beta1", [](auto& c) -> auto& { return c.optimizer.beta1; }, "Adam β1");
   add(
       "--beta2", [](auto& c) -> auto& { return c.optimizer.beta2; }, "Adam β2");
-  addText("--lr-scaling", scaling_, "LR rule for accum/big-batch: none | linear | sqrt",
-          [](auto& c, const std::string& t) { c.optimizer.scaling = parseLrScaling(t); });
-  addText("--lr-schedule", schedule_, "constant | step | cosine",
-          [](auto& c, const std::string& t) { c.optimizer.schedule = parseLrSchedule(t); });
+  completeWith(
+      addText("--lr-scaling", scaling_, "LR rule for accum/big-batch: none | linear | sqrt",
+              [](auto& c, const std::string& t) { c.optimizer.scaling = parseLrScaling(t); }),
+      {enumNames<LrScaling>()});
+  completeWith(
+      addText("--lr-schedule", schedule_, "constant | step | cosine",
+              [](auto& c, const std::string& t) { c.optimizer.schedule = parseLrSchedule(t); }),
+      {enumNames<LrSchedule>()});
   add(
       "--warmup-samples", [](auto& c) -> auto& { return c.optimizer.warmup_samples; },
       "Linear LR warm-up, in samples");
@@ -158,13 +190,17 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
   add(
       "--clip-norm", [](auto& c) -> auto& { return c.optimizer.clip_norm; },
       "Clip the accumulated gradient to this norm (0: off)");
-  addText("--window-policy", policy_, "stream | flush-exact | flush-divide-by-K | drop",
-          [](auto& c, const std::string& t) { c.window_policy = parseWindowPolicy(t); });
-  addText("--dtype", dtype_, "float32 | float64",
-          [](auto& c, const std::string& t) { c.dtype = parseDType(t); });
+  completeWith(
+      addText("--window-policy", policy_, "stream | flush-exact | flush-divide-by-K | drop",
+              [](auto& c, const std::string& t) { c.window_policy = parseWindowPolicy(t); }),
+      {enumNames<WindowPolicy>()});
+  completeWith(addText("--dtype", dtype_, "float32 | float64",
+                       [](auto& c, const std::string& t) { c.dtype = parseDType(t); }),
+               {enumNames<DType>()});
   if (auto* o = add(
           "--device", [](auto& c) -> auto& { return c.device; }, "auto | cpu | cuda | cuda:N")) {
     o->description(deviceHelp());
+    completeWith(o, {{"auto", "cpu", "cuda", "cuda:"}});
   }
   add(
       "--seed", [](auto& c) -> auto& { return c.seed; }, "Seed of weights, data and sample order");
@@ -194,8 +230,11 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
       "--threads", [](auto& c) -> auto& { return c.threads; }, "CPU threads (0: default)");
   if (auto* o = add(
           "--arm-threads", [](auto& c) -> auto& { return c.arm_threads; },
-          "Arms trained at once, each on its own thread (1: one after another, the default; "
-          "0: one per core)")) {
+          "Arms trained at once, each on its own thread: 0 (the default) one per core, 1 one "
+          "after another, N at most N; a --config file's arm_threads stands unless this is "
+          "given. The numbers are the same to the last digit however many: each arm draws "
+          "from its own generators, and the arms meet only at the sample positions that tie "
+          "them (docs/performance.md)")) {
     o->check(kNonNegative);
   }
   if (auto* o = add(
@@ -216,9 +255,11 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
 }
 
 ExperimentConfig ConfigOptions::resolve() const {
+  ExperimentConfig plain;
+  plain.arm_threads = kArmThreadsByDefault;
   ExperimentConfig c = !config_file_.empty() ? loadConfigFile(config_file_)
                        : !preset_.empty()    ? presetExperiment(preset_)
-                                             : ExperimentConfig{};
+                                             : plain;
   for (const auto& [opt, apply] : overrides_) {
     if (opt->count() > 0) apply(c);
   }

@@ -8,6 +8,7 @@
 
 #include "accumlab/torchscript_check.h"
 #include "cli_main.h"
+#include "completion_command.h"
 #include "lesson_command.h"
 #include "run_command.h"
 #ifdef ACCUMLAB_WITH_UI
@@ -17,11 +18,11 @@
 #include "sweep_command.h"
 
 int main(int argc, char** argv) {
-  // `check-model FILE`: the child in which a user's TorchScript file loads first, under memory
-  // and time limits (core/include/accumlab/torchscript_check.h). Not a user's command: it is
-  // in no help text, and it loads straight in this process.
-  if (argc == 3 && std::strcmp(argv[1], accumlab::kCheckModelCommand) == 0) {
-    return accumlab::checkModelHere(argv[2]);
+  // `check-model FILE SAMPLE`: the child in which a user's TorchScript file loads first, under
+  // memory and time limits (core/include/accumlab/torchscript_check.h). Not a user's command:
+  // it is in no help text, and it loads straight in this process.
+  if ((argc == 3 || argc == 4) && std::strcmp(argv[1], accumlab::kCheckModelCommand) == 0) {
+    return accumlab::checkModelHere(argv[2], argc == 4 ? argv[3] : "");
   }
   CLI::App app{"AccumLab: gradient accumulation, measured", "accumlab-cli"};
   accumlab::cli::configureApp(app);
@@ -33,12 +34,14 @@ int main(int argc, char** argv) {
   accumlab::cli::ReportCommand report(app);
 #endif
   accumlab::cli::StoreCommands store(app);
+  accumlab::cli::CompletionCommand completion(app);
 
   if (const int code = accumlab::cli::parseCommandLine(app, argc, argv); code >= 0) return code;
   return accumlab::cli::runCommand([&] {
     if (app.got_subcommand("run")) return run.execute();
     if (sweep.chosen()) return sweep.execute();
     if (lesson.chosen()) return lesson.execute();
+    if (completion.chosen()) return completion.execute();
 #ifdef ACCUMLAB_WITH_UI
     if (report.chosen()) return report.execute();
 #endif

@@ -4,16 +4,19 @@
 #include <iostream>
 
 #include "accumlab/input_error.h"
+#include "completion_hints.h"
 
 namespace accumlab::cli {
 
 ExportCommand::ExportCommand(CLI::App& parent)
     : StoreCommand(parent, "export", "Export runs' metrics, evals, config and summary") {
   app_->add_option("ids", ids_, "Run ids")->required();
-  app_->add_option("--format", format_,
-                   "csv (long form, one row per step) | json | tensorboard (a log folder per "
-                   "run in --out; view with tensorboard --logdir) (default: from the --out "
-                   "extension)");
+  completeWith(
+      app_->add_option("--format", format_,
+                       "csv (long form, one row per step) | json | tensorboard (a log folder per "
+                       "run in --out; view with tensorboard --logdir) (default: from the --out "
+                       "extension)"),
+      {{"csv", "json", "tensorboard"}});
   app_->add_option("--out,-o", out_, "Output file, - for stdout, or the folder for tensorboard")
       ->required();
 }

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "completion_hints.h"
+
 namespace accumlab::cli {
 
 namespace {
@@ -18,11 +20,14 @@ nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : 
 CLI::Option* addProgressOption(CLI::App& app, ProgressFormat& format) {
   const std::map<std::string, ProgressFormat> names = {{"text", ProgressFormat::kText},
                                                        {"jsonl", ProgressFormat::kJsonl}};
-  return app
-      .add_option("--progress", format,
-                  "Progress on stderr: text (for people) or jsonl (one JSON object per line, "
-                  "for programs)")
-      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
+  std::vector<std::string> words;
+  for (const auto& [name, value] : names) words.push_back(name);
+  return completeWith(
+      app.add_option("--progress", format,
+                     "Progress on stderr: text (for people) or jsonl (one JSON object per line, "
+                     "for programs)")
+          ->transform(CLI::CheckedTransformer(names, CLI::ignore_case)),
+      {words});
 }
 
 void writeJsonLine(std::FILE* out, const nlohmann::json& object) {

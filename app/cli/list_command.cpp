@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli_main.h"
+#include "completion_hints.h"
 #include "sweep_table.h"
 #include "text_table.h"
 
@@ -13,9 +14,10 @@ ListCommand::ListCommand(CLI::App& parent)
     : StoreCommand(parent, "list", "List stored runs, newest first") {
   app_->add_option("--tag", tag_, "Only runs with this tag");
   app_->add_option("--dataset", dataset_, "Only runs on this data SPEC (e.g. spirals)");
-  app_->add_option("--status", status_,
-                   "Only runs with this status: running, finished, stopped, diverged, failed, "
-                   "interrupted");
+  completeWith(app_->add_option("--status", status_,
+                                "Only runs with this status: running, finished, stopped, "
+                                "diverged, failed, interrupted"),
+               {{"running", "finished", "stopped", "diverged", "failed", "interrupted"}});
   app_->add_option("--limit", limit_, "At most this many runs (0: all)")->check(kNonNegative);
   app_->add_flag("--json", json_, "Print a JSON array instead of a table");
   app_->add_flag("--sweeps", sweeps_, "List the sweeps instead of the runs");

@@ -14,6 +14,7 @@
 #include "accumlab/run_store.h"
 #include "accumlab/sweep_runner.h"
 #include "accumlab/trainer.h"
+#include "completion_hints.h"
 #include "engine_handoff.h"
 #include "stop_on_signal.h"
 #include "sweep_table.h"
@@ -143,9 +144,16 @@ SweepCommand::SweepCommand(CLI::App& parent) {
   app_->add_option("--lr", lrs_, "Learning rates; each B is fitted at its best one")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
-  app_->add_option("--arm", arm_,
-                   "The recipe every point trains: accum, or a pitfall arm such as pitfall:sum "
-                   "(docs/pitfalls.md), to see how a mistake moves the steps to the target");
+  std::vector<std::string> recipes;
+  for (const std::string& arm : enumNames<ArmKind>()) {
+    if (arm == "accum" || isPitfall(parseArmKind(arm))) recipes.push_back(arm);
+  }
+  completeWith(
+      app_->add_option("--arm", arm_,
+                       "The recipe every point trains: accum, or a pitfall arm such as "
+                       "pitfall:sum (docs/pitfalls.md), to see how a mistake moves the steps to "
+                       "the target"),
+      {recipes});
   auto* loss =
       app_->add_option("--target-loss", target_loss_,
                        "Target: the smoothed training loss (debiased EMA) at or below this");

@@ -15,11 +15,16 @@ app_id=org.accumlab.AccumLab
 fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
 need() { command -v "$1" >/dev/null || fail "$1 is missing (scripts/setup installs $2)"; }
 
+# The version, from its one place: the first heading of NEWS.md ("## 0.2.0 (2026-12-06)").
+version="$(sed -n 's/^## \([0-9]*\.[0-9]*\.[0-9]*\) ([0-9-]*)$/\1/p' "$src/NEWS.md" | head -1)"
+[ -n "$version" ] || fail "NEWS.md has no version heading"
+
 # runs_from ROOT: the programs under ROOT/usr (or ROOT) answer and train.
 runs_from() {
   local prefix="$1"
   "$prefix/bin/accumlab-cli" --version >"$tmp/out" 2>&1 || fail "installed --version: $(cat "$tmp/out")"
-  grep -qE '^accumlab-cli [0-9]+\.[0-9]+\.[0-9]+' "$tmp/out" || fail "--version said: $(cat "$tmp/out")"
+  grep -qE "^accumlab-cli ${version//./\\.}(\\+g[0-9a-f]+)?\$" "$tmp/out" ||
+    fail "--version said $(cat "$tmp/out"), not NEWS.md's version $version"
   "$prefix/bin/accumlab-cli" run --data spirals --samples 512 --micro-batch 16 --accum 4 \
     --no-store -q --json >"$tmp/run.json" 2>"$tmp/err" ||
     fail "the installed accumlab-cli run failed: $(head -c 400 "$tmp/err")"
@@ -34,7 +39,8 @@ runs_from() {
     fail "lesson list shows $n lessons, the installed folder has $(ls "$prefix/share/accumlab/lessons" | wc -l)"
   if [ "$gui" = ON ]; then
     "$prefix/bin/accumlab" --version >"$tmp/out" 2>&1 || fail "installed accumlab --version: $(cat "$tmp/out")"
-    grep -qE '^accumlab [0-9]+\.[0-9]+\.[0-9]+' "$tmp/out" || fail "accumlab --version said: $(cat "$tmp/out")"
+    grep -qE "^accumlab ${version//./\\.}(\\+g[0-9a-f]+)?\$" "$tmp/out" ||
+      fail "accumlab --version said $(cat "$tmp/out"), not NEWS.md's version $version"
   fi
 }
 
@@ -57,6 +63,8 @@ case "$case_name" in
     ! grep -qiE 'error|warning' "$tmp/out" || fail "desktop-file-validate: $(cat "$tmp/out")"
     appstreamcli validate --no-net "$build/resources/$app_id.metainfo.xml" >"$tmp/out" 2>&1 ||
       fail "appstreamcli validate: $(cat "$tmp/out")"
+    grep -q "<release version=\"$version\"" "$build/resources/$app_id.metainfo.xml" ||
+      fail "the AppStream metadata's release is not NEWS.md's version $version"
     ;;
   install)
     cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" 2>&1 ||
@@ -66,12 +74,19 @@ case "$case_name" in
               share/doc/accumlab/copyright share/doc/accumlab/changelog.gz
               share/doc/accumlab/index.md share/doc/accumlab/app.md share/doc/accumlab/cli.md
               share/doc/accumlab/README.md share/doc/accumlab/ARCHITECTURE.md
-              share/doc/accumlab/images/screenshot.png)
+              share/doc/accumlab/images/screenshot.png
+              share/bash-completion/completions/accumlab-cli)
     [ "$gui" = ON ] && expected+=(bin/accumlab share/applications/$app_id.desktop
       share/icons/hicolor/scalable/apps/$app_id.svg share/icons/hicolor/48x48/apps/$app_id.png
       share/icons/hicolor/256x256/apps/$app_id.png share/metainfo/$app_id.metainfo.xml
       share/man/man1/accumlab.1.gz)
     for f in "${expected[@]}"; do [ -e "$p/$f" ] || fail "cmake --install did not install $f"; done
+    # The changelog has an entry per version of NEWS.md, the newest first.
+    zcat "$p/share/doc/accumlab/changelog.gz" | head -1 | grep -qF "accumlab ($version) " ||
+      fail "changelog.gz starts $(zcat "$p/share/doc/accumlab/changelog.gz" | head -1), not version $version"
+    [ "$(zgrep -c '^accumlab (' "$p/share/doc/accumlab/changelog.gz")" -eq "$(grep -c '^## [0-9]' "$src/NEWS.md")" ] ||
+      fail "changelog.gz does not have an entry for each version of NEWS.md"
+    bash -n "$p/share/bash-completion/completions/accumlab-cli" || fail "the bash completion is not bash"
     file "$p/share/icons/hicolor/256x256/apps/$app_id.png" 2>/dev/null | grep -q "256 x 256" ||
       [ "$gui" != ON ] || fail "the 256 px icon is not 256×256"
     # One lesson fewer in the installed folder than in the sources: lesson list must count
@@ -91,6 +106,8 @@ case "$case_name" in
     deb="$(ls "$tmp/pkg"/accumlab_*.deb 2>/dev/null | head -1)"
     [ -n "$deb" ] || fail "cpack wrote no accumlab_*.deb: $(tail -5 "$tmp/cpack.log")"
     # Dependencies are Debian's packages, found by dpkg-shlibdeps; no library is copied in.
+    [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] ||
+      fail "the package's version is $(dpkg-deb -f "$deb" Version), not NEWS.md's $version"
     depends="$(dpkg-deb -f "$deb" Depends)"
     for want in libtorch libsqlite3 libopenblas0-pthread $([ "$gui" = ON ] && echo libqt6widgets6); do
       grep -q "$want" <<<"$depends" || fail "Depends lacks $want: $depends"
