@@ -80,6 +80,39 @@ std::string joined(const std::vector<std::string>& parts, const std::string& sep
   return out;
 }
 
+bool matched(const AuditWindow& w, const std::string& name) {
+  return std::find(w.match.begin(), w.match.end(), name) != w.match.end();
+}
+
+bool predicted(const AuditWindow& w, const std::string& name) {
+  for (const auto& [r, d] : w.recipes) {
+    if (r == name) return std::isfinite(d);
+  }
+  return false;
+}
+
+/// Exact and the recipes that matched every audited window where they were predicted, and
+/// were predicted at one at least (no-zero is not where the previous update's gradient was
+/// not kept, clip-each not before a clip norm was seen).
+std::set<std::string> candidatesOf(const std::vector<const AuditWindow*>& audited) {
+  std::set<std::string> out;
+  if (std::all_of(audited.begin(), audited.end(),
+                  [](const AuditWindow* w) { return matched(*w, "exact"); })) {
+    out.insert("exact");
+  }
+  for (const auto& r : kGradientRecipes) {
+    bool told = false;
+    bool all = true;
+    for (const AuditWindow* w : audited) {
+      if (!predicted(*w, r)) continue;
+      told = true;
+      all = all && matched(*w, r);
+    }
+    if (told && all) out.insert(r);
+  }
+  return out;
+}
+
 std::string sentenceOf(const AuditVerdict& v, const std::vector<std::string>& bn) {
   const std::string seen =
       std::to_string(v.audited) + " audited window" + (v.audited == 1 ? "" : "s");
@@ -141,15 +174,11 @@ AuditVerdict judgeAudit(const AuditFile& file) {
         "return an output with a loss from the model.";
     return v;
   }
-  std::set<std::string> candidates(audited[0]->match.begin(), audited[0]->match.end());
+  const std::set<std::string> candidates = candidatesOf(audited);
   bool lr_inside = false;
   std::set<double> step_rates;
   size_t most_micro = 0;
   for (const AuditWindow* w : audited) {
-    std::set<std::string> here(w->match.begin(), w->match.end());
-    for (auto it = candidates.begin(); it != candidates.end();) {
-      it = here.count(*it) ? std::next(it) : candidates.erase(it);
-    }
     lr_inside = lr_inside || lrChangedInside(*w);
     step_rates.insert(w->lr);
     most_micro = std::max(most_micro, w->counts.size());

@@ -26,8 +26,8 @@ struct AuditVerdict {
   double rel_diff = kNaN;
 };
 
-/// Judges the windows of `file`: a recipe is a candidate when it matched every audited
-/// window within rounding.
+/// Judges the windows of `file`: a recipe is a candidate when it matched, within rounding,
+/// every audited window that could predict it.
 AuditVerdict judgeAudit(const AuditFile& file);
 
 }  // namespace accumlab::cli

@@ -26,14 +26,29 @@ def _finite(x):
     return x if isinstance(x, float) and math.isfinite(x) else None
 
 
+def _combination(means, coefficients):
+    """Σ c_i · means[i], by axpys (cheaper than a matrix product of so few rows)."""
+    out = means[0] * coefficients[0]
+    for row, c in zip(means[1:], coefficients[1:]):
+        out.add_(row, alpha=c)
+    return out
+
+
+def _norm(x):
+    return math.sqrt(max(x.dot(x).item(), 0.0))
+
+
 def compare(loop, means, counts, regular_k, clip_norm, previous, tolerance):
-    """The window's record fields: the reference's and the loop's norms, the loop's relative
-    difference to the reference and to each recipe (None where a recipe cannot be predicted),
-    the scale and cosine of the loop against the reference, and the names within
-    `tolerance` (relative to |R|)."""
+    """The window's record fields. `means` holds ḡ_i as rows (k × P), `loop` the loop's
+    gradient U, `previous` the gradient left from the previous update (or None): the norms of
+    the reference R and of U, |U − R| / |R| and |U − P_r| / |R| for each recipe r (None where
+    a recipe cannot be predicted), the scale and cosine of U against R, and the names within
+    `tolerance`."""
+    k = means.shape[0]
     total = float(sum(counts))
-    reference = sum(m * (n / total) for m, n in zip(means, counts))
-    summed = sum(means)
+    weights = [n / total for n in counts]
+    reference = _combination(means, weights)
+    summed = _combination(means, [1.0] * k)
     predictions = {
         "sum": summed,
         "last-only": means[-1],
@@ -43,17 +58,13 @@ def compare(loop, means, counts, regular_k, clip_norm, previous, tolerance):
         "clip-each": None,
     }
     if clip_norm is not None:
-        clipped = 0
-        for m, n in zip(means, counts):
-            factor = min(1.0, clip_norm / (m.norm().item() + CLIP_EPS))
-            clipped = clipped + m * (factor * n / total)
-        predictions["clip-each"] = clipped
-    ref_norm = reference.norm().item()
-    loop_norm = loop.norm().item()
-    scale_ref = ref_norm if ref_norm > 0 else 1.0
-    rel = (loop - reference).norm().item() / scale_ref
+        factors = [w * min(1.0, clip_norm / (_norm(g) + CLIP_EPS)) for w, g in zip(weights, means)]
+        predictions["clip-each"] = _combination(means, factors)
+    ref_norm, loop_norm = _norm(reference), _norm(loop)
     dot = loop.dot(reference).item()
-    recipes = {name: None if p is None else (loop - p).norm().item() / scale_ref
+    scale_ref = ref_norm if ref_norm > 0 else 1.0
+    rel = _norm(loop - reference) / scale_ref
+    recipes = {name: None if p is None else _norm(loop - p) / scale_ref
                for name, p in predictions.items()}
     match = (["exact"] if rel <= tolerance else []) + \
         [name for name in GRADIENT_RECIPES

@@ -72,14 +72,22 @@ def load(path):
 
 
 class _Micro:
-    """One loss of the window: its count, rows, the scale put on it and its gradients."""
+    """One loss of the window: its count, rows, the scales put on it (one per backward through
+    it, as tensors, read once at the window's end) and its gradients per parameter."""
 
-    __slots__ = ("count", "rows", "scale", "grads", "lr", "loss")
+    __slots__ = ("count", "rows", "scales", "grads", "lr", "loss", "_total")
 
     def __init__(self, count, rows, lr, loss):
         self.count, self.rows, self.lr, self.loss = count, rows, lr, loss
-        self.scale = 0.0
+        self.scales = []
         self.grads = {}
+        self._total = None
+
+    def scale(self):
+        """The total scale; read once the window's backward passes are done."""
+        if self._total is None:
+            self._total = float(sum(float(s) for s in self.scales))
+        return self._total
 
 
 class Audit:
@@ -95,6 +103,9 @@ class Audit:
         self.ignore_index, self.label_shift = ignore_index, label_shift
         self.params = [p for p in model.parameters() if p.requires_grad]
         dtype = self.params[0].dtype if self.params else torch.float32
+        # The comparisons run in float64 for float64 parameters, else in float32.
+        self.work = torch.float64 if dtype == torch.float64 else torch.float32
+        self.size = sum(p.numel() for p in self.params)
         self.tolerance = tolerance if tolerance is not None else TOLERANCE.get(dtype, 1e-5)
         self.header = self._header(dtype)
         self.windows = []
@@ -103,6 +114,7 @@ class Audit:
         self._handles = []
         self._reset_window()
         self._rows = 0
+        self._backwards = 0
         self._regular_k = 0
         self._last_shape = None
         self._after_irregular = False
@@ -205,14 +217,15 @@ class Audit:
         return forward
 
     def _follow(self, loss, count):
-        micro = _Micro(count, self._rows, self._lr(), loss.item())
+        micro = _Micro(count, self._rows, self._lr(), loss.detach())
         loss.register_hook(lambda g, m=micro: self._loss_hook(m, g))
 
     def _loss_hook(self, micro, grad):
         # Each backward through this loss starts here, with d(backpropagated)/d(loss).
-        if not micro.scale and micro not in self._micros:
+        if not micro.scales:
             self._micros.append(micro)
-        micro.scale += grad.item()
+        micro.scales.append(grad.detach())
+        self._backwards += 1
         self._current = micro
 
     def _param_hook(self, index):
@@ -248,7 +261,7 @@ class Audit:
             if any(id(p) in mine for p in parameters):
                 self._clip_norm = float(max_norm)
                 self._clip_snapshot = self._flat_grads()
-                self._clip_after = len(self._micros), sum(m.scale for m in self._micros)
+                self._clip_after = self._backwards
             total = original(parameters, max_norm, *args, **kwargs)
             if self._clip_snapshot is not None:
                 self._clip_state = _grad_state(self.params)
@@ -291,23 +304,22 @@ class Audit:
 
     def _flat_grads(self):
         parts = [(p.grad if p.grad is not None else torch.zeros_like(p)).detach()
-                 .reshape(-1).to(torch.float64) for p in self.params]
+                 .reshape(-1).to(self.work) for p in self.params]
         scale = 1.0 if self._unscaled else self._scale_of_scaler()
-        flat = torch.cat(parts) if parts else torch.zeros(0, dtype=torch.float64)
+        flat = torch.cat(parts) if parts else torch.zeros(0, dtype=self.work)
         return flat / scale if scale != 1.0 else flat
 
     def _loop_gradient(self):
         """The gradient the loop hands the optimizer, before a clip_grad_norm_ that came after
         the window's last backward and left the gradients as it made them."""
         now = self._flat_grads()
-        after = (len(self._micros), sum(m.scale for m in self._micros))
-        if self._clip_snapshot is not None and self._clip_after == after \
+        if self._clip_snapshot is not None and self._clip_after == self._backwards \
                 and self._clip_state == _grad_state(self.params):
             return self._clip_snapshot, now
         return now, now
 
     def _end_window(self):
-        micros = [m for m in self._micros if m.scale]
+        micros = [m for m in self._micros if m.scale()]
         t = len(self.windows) + 1
         shape = tuple(m.rows for m in micros)
         irregular = None
@@ -325,22 +337,24 @@ class Audit:
                   "rows": list(shape),
                   "counts": [m.count.n for m in micros],
                   "unit": micros[0].count.unit if micros else None,
-                  "scales": [m.scale / self._scale_of_scaler() for m in micros],
-                  "losses": [m.loss for m in micros],
+                  "scales": [m.scale() / self._scale_of_scaler() for m in micros],
+                  "losses": [float(m.loss) for m in micros],
                   "lrs": [m.lr for m in micros], "lr": self._lr(),
                   "clip_norm": self._clip_norm, "zero_grads": self._zero_grads}
         total = sum(m.count.n for m in micros)
         if total > 0:
             # The window's loss as one batch: every counted term's loss over the window's count.
-            record["loss"] = sum(m.loss * m.count.divisor for m in micros) / total
+            record["loss"] = sum(float(m.loss) * m.count.divisor for m in micros) / total
         if due and micros:
             loop, after_clip = self._loop_gradient()
-            means = [self._mean_gradient(m) for m in micros]
+            means = self._mean_gradients(micros)
             record.update(compare(loop, means, [m.count.n for m in micros], self._regular_k,
                                   self._clip_norm, self._previous, self.tolerance))
             self._previous = after_clip
+        elif self.every == 1 or t % self.every == 0:
+            self._previous = self._flat_grads()  # the next window is due: keep what it needs
         else:
-            self._previous = self._flat_grads() if micros else self._previous
+            self._previous = None  # the next window, if irregular, goes without no-zero
         self._after_irregular = irregular in ("short", "changed")
         self._last_shape = shape
         self.windows.append(record)
@@ -348,16 +362,21 @@ class Audit:
             self._write(record)
         self._reset_window()
 
-    def _mean_gradient(self, micro):
-        """ḡ_i: the micro-batch loss's gradient per counted term, float64, flat."""
-        parts = []
-        for i, p in enumerate(self.params):
-            g = micro.grads.get(i)
-            parts.append(g.detach().reshape(-1).to(torch.float64) if g is not None
-                         else torch.zeros(p.numel(), dtype=torch.float64, device=p.device))
-        flat = torch.cat(parts)
-        c = micro.count
-        return flat * (c.divisor / (c.n * micro.scale)) if c.n else flat * 0.0
+    def _mean_gradients(self, micros):
+        """ḡ_i as the rows of one k × P matrix: each micro-batch loss's gradient per counted
+        term, its own gradient divided by the scale the loop put on it."""
+        device = self.params[0].device
+        means = torch.zeros(len(micros), self.size, dtype=self.work, device=device)
+        for row, m in zip(means, micros):
+            start = 0
+            for i, p in enumerate(self.params):
+                g = m.grads.get(i)
+                if g is not None:
+                    row[start:start + p.numel()].copy_(g.detach().reshape(-1))
+                start += p.numel()
+            c = m.count
+            row.mul_(c.divisor / (c.n * m.scale()) if c.n else 0.0)
+        return means
 
     # -- the file ------------------------------------------------------------------------
 

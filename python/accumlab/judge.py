@@ -2,7 +2,8 @@
 """The verdict on an audited loop from its windows (docs/audit.md, "Verdicts").
 
 accumlab-cli audit applies the same rule to the same records (app/cli/audit_verdict.cpp).
-A recipe is a candidate when it matched every audited window within rounding. Exact among
+A recipe is a candidate when it matched, within rounding, every audited window that
+could predict it. Exact among
 the candidates gives `exact`, or `schedule-per-micro` when the learning rate changed inside a
 window; otherwise the first candidate in GRADIENT_RECIPES' order; none gives `unknown`. A
 model that normalises over its batch turns `exact` into `batch-dependent`.
@@ -40,6 +41,18 @@ TELLS_APART = {
 }
 
 
+def _candidates(audited):
+    """Exact and the recipes that matched every audited window where they were predicted,
+    and were predicted at one at least (no-zero is not where the previous update's gradient
+    was not kept, clip-each not before a clip norm was seen)."""
+    out = {"exact"} if all("exact" in w["match"] for w in audited) else set()
+    for r in GRADIENT_RECIPES:
+        told = [w for w in audited if (w.get("recipes") or {}).get(r) is not None]
+        if told and all(r in w["match"] for w in told):
+            out.add(r)
+    return out
+
+
 def _lr_changed_inside(window):
     rates = list(window.get("lrs") or []) + [window.get("lr")]
     rates = [r for r in rates if r is not None]
@@ -67,9 +80,7 @@ def judge(header, windows):
                             "criterion as loss=, or return an output with a loss from the "
                             "model.")
         return out
-    candidates = set(audited[0]["match"])
-    for w in audited[1:]:
-        candidates &= set(w["match"])
+    candidates = _candidates(audited)
     lr_inside = any(_lr_changed_inside(w) for w in audited)
     lr_moved = len({w.get("lr") for w in audited}) > 1 or lr_inside
     if "exact" in candidates:

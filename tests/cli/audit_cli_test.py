@@ -24,7 +24,7 @@ from accumlab import audit  # noqa: E402
 M, K, ROWS = 8, 4, 100  # the last window is one micro-batch of 4 rows
 
 
-def loop(recipe, out):
+def loop(recipe, out, every=1):
     """A plain accumulation loop on an MLP, right or with `recipe`'s mistake."""
     g = torch.Generator().manual_seed(0)
     x, y = torch.randn(ROWS, 6, generator=g), torch.randint(0, 3, (ROWS,), generator=g)
@@ -33,16 +33,25 @@ def loop(recipe, out):
     sgd = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     criterion = torch.nn.CrossEntropyLoss()
     starts = list(range(0, ROWS, M))
-    with audit.watch(model, sgd, loss=criterion, out=out) as a:
-        for i in range(0, len(starts), K):
-            window = [(s, min(s + M, ROWS)) for s in starts[i:i + K]]
-            n = sum(b - s for s, b in window)
-            sgd.zero_grad()
-            for s, b in window:
-                loss = criterion(model(x[s:b]), y[s:b])
-                factor = {"exact": (b - s) / n, "sum": 1.0, "unknown": 0.7 * (b - s) / n}
-                (loss * factor[recipe]).backward()
-            sgd.step()
+    with audit.watch(model, sgd, loss=criterion, out=out, every=every) as a:
+        for _ in range(3):  # epochs
+            for i in range(0, len(starts), K):
+                window = [(s, min(s + M, ROWS)) for s in starts[i:i + K]]
+                n = sum(b - s for s, b in window)
+                if recipe != "no-zero":
+                    sgd.zero_grad()
+                for j, (s, b) in enumerate(window):
+                    if recipe == "last-only":
+                        sgd.zero_grad()
+                    loss = criterion(model(x[s:b]), y[s:b])
+                    factor = {"sum": 1.0, "last-only": 1.0, "mean-of-means": 1 / K,
+                              "double-last": 1 / K, "unknown": 0.7 * (b - s) / n}
+                    scaled = loss * factor.get(recipe, (b - s) / n)
+                    twice = recipe == "double-last" and j == len(window) - 1
+                    scaled.backward(retain_graph=twice)
+                    if twice:
+                        scaled.backward()
+                sgd.step()
     return a
 
 
@@ -65,17 +74,25 @@ def main():
             failures.append(what)
 
     files = {}
-    for recipe in ("exact", "sum", "unknown"):
-        files[recipe] = os.path.join(folder, recipe + ".jsonl")
-        python = loop(recipe, files[recipe]).verdict
-        done = cli(exe, "audit", files[recipe], "--json")
-        check(done.returncode == 0, "%s: exit %d: %s" % (recipe, done.returncode, done.stderr))
+    # Every recipe, audited at every window and with every=3 (irregular windows only, and
+    # no no-zero prediction where the previous gradient was not kept): the CLI's verdict is
+    # the Python package's and the recipe's own name.
+    for recipe, every in [(r, e) for r in ("exact", "sum", "last-only", "double-last",
+                                           "mean-of-means", "no-zero", "unknown")
+                          for e in (1, 3)]:
+        name = "%s-%d" % (recipe, every)
+        files[name] = os.path.join(folder, name + ".jsonl")
+        python = loop(recipe, files[name], every).verdict
+        done = cli(exe, "audit", files[name], "--json")
+        check(done.returncode == 0, "%s: exit %d: %s" % (name, done.returncode, done.stderr))
         verdict = json.loads(done.stdout)["verdict"] if done.returncode == 0 else None
         check(verdict == recipe == python,
-              "%s: the CLI says %s, the Python package %s" % (recipe, verdict, python))
-        text = cli(exe, "audit", files[recipe]).stdout
+              "%s: the CLI says %s, the Python package %s" % (name, verdict, python))
+        text = cli(exe, "audit", files[name]).stdout
         check("verdict: " + recipe in text and "per micro-batch" in text,
-              "%s: the table or the verdict line is missing:\n%s" % (recipe, text))
+              "%s: the table or the verdict line is missing:\n%s" % (name, text))
+    for name in ("exact", "sum", "unknown"):
+        files[name] = files[name + "-1"]
     text = cli(exe, "audit", files["unknown"]).stdout
     check("matches no known recipe" in text and "0.7×" in text,
           "unknown: the sentence does not give the scale:\n" + text)
