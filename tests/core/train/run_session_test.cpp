@@ -20,7 +20,7 @@ namespace {
 
 using testing::RecordingSink;
 
-ExperimentConfig smallConfig() {
+ExperimentConfig smallSessionConfig() {
   ExperimentConfig c;
   c.data = "blobs";
   c.synthetic_samples = 2000;
@@ -48,7 +48,7 @@ TEST(RunSession, StoresEveryArmAndShowsTheStoreBeforeTheFrontEnd) {
   testing::TempDir dir;
   RunSessionOptions options;
   options.store_path = dir / "runs.sqlite";
-  RunSession session(smallConfig(), options);
+  RunSession session(smallSessionConfig(), options);
   ASSERT_NE(session.store(), nullptr);
   StoreFirstSink sink(session);
   const RunSummary summary = session.run({&sink});
@@ -66,7 +66,7 @@ TEST(RunSession, StoresEveryArmAndShowsTheStoreBeforeTheFrontEnd) {
 }
 
 TEST(RunSession, WithoutAStoreKeepsNothing) {
-  RunSession session(smallConfig(), {});
+  RunSession session(smallSessionConfig(), {});
   EXPECT_EQ(session.store(), nullptr);
   RecordingSink sink;
   session.run({&sink});
@@ -76,7 +76,7 @@ TEST(RunSession, WithoutAStoreKeepsNothing) {
 }
 
 TEST(RunSession, StopsEveryArmAtItsTarget) {
-  ExperimentConfig c = smallConfig();
+  ExperimentConfig c = smallSessionConfig();
   c.samples = 40000;
   RunSessionOptions options;
   SweepTarget target;
@@ -96,7 +96,7 @@ TEST(RunSession, RefusesADatasetThatIsTheStoreItself) {
   RunSessionOptions options;
   options.store_path = dir / "runs.sqlite";
   { RunStore create(options.store_path); }
-  ExperimentConfig c = smallConfig();
+  ExperimentConfig c = smallSessionConfig();
   c.data = "csv:" + options.store_path;
   EXPECT_THROW(RunSession(c, options), InputError);
 }
@@ -107,7 +107,7 @@ TEST(RunSession, RefusesToResumeWithoutACheckpoint) {
   options.store_path = dir / "runs.sqlite";
   options.resume_experiment = 7;
   try {
-    RunSession session(smallConfig(), options);
+    RunSession session(smallSessionConfig(), options);
     FAIL() << "resumed without a checkpoint";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("experiment-7.pt"), std::string::npos) << e.what();
@@ -119,7 +119,7 @@ TEST(RunSession, CheckpointsBesideTheStoreAndResumesTheStoredExperiment) {
   RunSessionOptions options;
   options.store_path = dir / "runs.sqlite";
   options.checkpoint_every = 1000;
-  const ExperimentConfig c = smallConfig();
+  const ExperimentConfig c = smallSessionConfig();
   // A run that ends removes its checkpoint; keep a copy of the first, as a crash would.
   struct KeepFirstCheckpoint : MetricsSink {
     explicit KeepFirstCheckpoint(RunSession& s, std::string to) : session(s), copy(std::move(to)) {}
