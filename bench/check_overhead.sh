@@ -14,7 +14,10 @@ rounds="${2:-5}"
 samples="${3:-30000}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-run=(run --data fashion-mnist --samples "$samples" --eval-every 10000 --no-store -q --json)
+# One arm after another (--arm-threads 1), as the figures in docs/measurements.md were taken:
+# each arm then has the machine to itself.
+run=(run --data fashion-mnist --samples "$samples" --eval-every 10000 --no-store -q --json
+     --arm-threads 1)
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 rate() {

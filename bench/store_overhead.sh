@@ -10,7 +10,8 @@ pairs="${2:-5}"
 samples="${3:-60000}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-run=(run --data spirals --samples "$samples" --threads 1 -q --json)
+# One arm after another (--arm-threads 1), as the figures in docs/performance.md were taken.
+run=(run --data spirals --samples "$samples" --threads 1 -q --json --arm-threads 1)
 
 # Wall-clock samples/s of one run: 3 arms × samples over the process's whole run time.
 rate() {
