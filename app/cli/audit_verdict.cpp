@@ -22,8 +22,8 @@ const std::map<std::string, std::string> kMistakes = {
      "zero_grad() runs inside the micro-batch loop, so only the last micro-batch counts"},
     {"double-last", "the last micro-batch's loss is backpropagated twice"},
     {"mean-of-means",
-     "each micro-batch's mean is divided by K, which mis-weights micro-batches of different "
-     "sizes"},
+     "each micro-batch's mean loss is divided by K, which mis-weights micro-batches of "
+     "different sizes and under-scales a window of fewer than K"},
     {"no-zero",
      "zero_grad() is never called between updates, so every update repeats the earlier "
      "gradients"},

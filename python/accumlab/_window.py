@@ -16,6 +16,8 @@ schedule-per-micro is told by the learning rates, not by the gradient (judge.py)
 """
 import math
 
+import torch
+
 # The recipes predicted from gradients, in the order a tie is broken.
 GRADIENT_RECIPES = ("sum", "last-only", "double-last", "mean-of-means", "no-zero", "clip-each")
 # PyTorch's clip_grad_norm_ adds this to the norm before dividing.
@@ -38,6 +40,14 @@ def _norm(x):
     return math.sqrt(max(x.dot(x).item(), 0.0))
 
 
+def _distance(scratch, loop, terms):
+    """|loop − Σ c · v| over the (v, c) in `terms`, in one reused buffer."""
+    scratch.copy_(loop)
+    for v, c in terms:
+        scratch.sub_(v, alpha=c)
+    return _norm(scratch)
+
+
 def compare(loop, means, counts, regular_k, clip_norm, previous, tolerance):
     """The window's record fields. `means` holds ḡ_i as rows (k × P), `loop` the loop's
     gradient U, `previous` the gradient left from the previous update (or None): the norms of
@@ -49,23 +59,25 @@ def compare(loop, means, counts, regular_k, clip_norm, previous, tolerance):
     weights = [n / total for n in counts]
     reference = _combination(means, weights)
     summed = _combination(means, [1.0] * k)
-    predictions = {
-        "sum": summed,
-        "last-only": means[-1],
-        "double-last": (summed + means[-1]) / regular_k,
-        "mean-of-means": summed / regular_k,
-        "no-zero": reference + previous if previous is not None else None,
+    last = means[-1]
+    terms = {
+        "sum": [(summed, 1.0)],
+        "last-only": [(last, 1.0)],
+        "double-last": [(summed, 1.0 / regular_k), (last, 1.0 / regular_k)],
+        "mean-of-means": [(summed, 1.0 / regular_k)],
+        "no-zero": [(reference, 1.0), (previous, 1.0)] if previous is not None else None,
         "clip-each": None,
     }
     if clip_norm is not None:
-        factors = [w * min(1.0, clip_norm / (_norm(g) + CLIP_EPS)) for w, g in zip(weights, means)]
-        predictions["clip-each"] = _combination(means, factors)
+        terms["clip-each"] = [(g, w * min(1.0, clip_norm / (_norm(g) + CLIP_EPS)))
+                              for w, g in zip(weights, means)]
+    scratch = torch.empty_like(loop)
     ref_norm, loop_norm = _norm(reference), _norm(loop)
     dot = loop.dot(reference).item()
     scale_ref = ref_norm if ref_norm > 0 else 1.0
-    rel = _norm(loop - reference) / scale_ref
-    recipes = {name: None if p is None else _norm(loop - p) / scale_ref
-               for name, p in predictions.items()}
+    rel = _distance(scratch, loop, [(reference, 1.0)]) / scale_ref
+    recipes = {name: None if t is None else _distance(scratch, loop, t) / scale_ref
+               for name, t in terms.items()}
     match = (["exact"] if rel <= tolerance else []) + \
         [name for name in GRADIENT_RECIPES
          if recipes[name] is not None and recipes[name] <= tolerance]

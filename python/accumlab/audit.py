@@ -119,6 +119,7 @@ class Audit:
         self._last_shape = None
         self._after_irregular = False
         self._previous = None
+        self._means = None  # the k × P matrix of ḡ_i, reused while k stays
         self._clip_norm = None
         self._stepped = False
         self._file = None
@@ -366,16 +367,22 @@ class Audit:
         """ḡ_i as the rows of one k × P matrix: each micro-batch loss's gradient per counted
         term, its own gradient divided by the scale the loop put on it."""
         device = self.params[0].device
-        means = torch.zeros(len(micros), self.size, dtype=self.work, device=device)
+        means = self._means
+        if means is None or means.shape[0] != len(micros):
+            means = self._means = torch.empty(len(micros), self.size, dtype=self.work,
+                                              device=device)
         for row, m in zip(means, micros):
+            c = m.count
+            factor = c.divisor / (c.n * m.scale()) if c.n else 0.0
             start = 0
             for i, p in enumerate(self.params):
                 g = m.grads.get(i)
+                part = row[start:start + p.numel()]
                 if g is not None:
-                    row[start:start + p.numel()].copy_(g.detach().reshape(-1))
+                    torch.mul(g.detach().reshape(-1), factor, out=part)
+                else:
+                    part.zero_()
                 start += p.numel()
-            c = m.count
-            row.mul_(c.divisor / (c.n * m.scale()) if c.n else 0.0)
         return means
 
     # -- the file ------------------------------------------------------------------------
