@@ -65,9 +65,9 @@ int64_t ArmStepper::boundaryAtOrAfter(int64_t position) const {
                                  data_.trainSize(), config_.window_policy);
 }
 
-void ArmStepper::scheduleLr(int64_t samples_seen, int64_t window_micro_batches) {
-  const int64_t at =
-      schedulePosition(kind_, samples_seen, micro_batch_, accum_, window_micro_batches);
+void ArmStepper::scheduleLr(int64_t window_micro_batches) {
+  const int64_t at = schedulePosition(kind_, stream_.consumed(), scheduler_samples_, micro_batch_,
+                                      accum_, window_micro_batches);
   lr_ = scheduledLr(config_.optimizer, base_lr_, at, budget_, data_.trainSize());
   setLearningRate(*optimizer_, lr_);
 }
@@ -91,6 +91,7 @@ WindowOutcome ArmStepper::step() {
     WindowOutcome out;
     out.end = WindowEnd::kDropped;
     out.dropped_samples = plan.consumed;
+    scheduleLr();  // the schedule runs on samples seen, the dropped ones included
     return out;
   }
   if (group_) {
@@ -102,7 +103,7 @@ WindowOutcome ArmStepper::step() {
   applyPitfall(kind_, accum_, config_.optimizer.clip_norm, plan);
   const auto planned = static_cast<int64_t>(plan.batches());
   if (kind_ == ArmKind::kPitfallSchedulePerMicro && planned != accum_) {
-    scheduleLr(stream_.consumed() - plan.consumed, planned);  // a short window
+    scheduleLr(planned);  // a short window: its scheduler stepped fewer times before the update
   }
   // Since memory ran out, micro-batches run in pieces (which also measure a K = 1 arm's noise).
   if (piece_cap_ > 0) plan = splitPieces(plan, piece_cap_);
@@ -168,6 +169,10 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
     return out;
   }
   ++steps_;
+  // schedule-per-micro's loop stepped its scheduler once after each micro-batch trained (a
+  // probe's halves are one micro-batch).
+  const size_t trained = probe ? 1 : plan.shard ? plan.window_batches : plan.batches();
+  scheduler_samples_ += static_cast<int64_t>(trained) * micro_batch_ * accum_;
   scheduleLr();
   train_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
   rec.peak_tensor_bytes = memory_->endWindow();

@@ -120,11 +120,11 @@ class ArmStepper {
   std::string piecesText() const;
   /// " in the memory budget of 200.0 MiB (they take 190.3 MiB)", or "" without a budget.
   std::string budgetText() const;
-  /// Sets the LR the schedule gives at this arm's position after `samples_seen` samples, for
-  /// a window of `window_micro_batches` (schedulePosition).
-  void scheduleLr(int64_t samples_seen, int64_t window_micro_batches);
+  /// Sets the LR the schedule gives at this arm's position for the update of a window of
+  /// `window_micro_batches` (schedulePosition).
+  void scheduleLr(int64_t window_micro_batches);
   /// The LR for the next window, a full one.
-  void scheduleLr() { scheduleLr(stream_.consumed(), accum_); }
+  void scheduleLr() { scheduleLr(accum_); }
   /// Derives this arm's micro-batch, K and LR from the experiment's m and K.
   void adoptSizes(int64_t m, int64_t k);
   /// Whether `plan` (just taken from the stream) is gradient-checked: every grad_check_every-th
@@ -164,6 +164,9 @@ class ArmStepper {
   double base_lr_ = 0;     ///< LR after the scaling rule, before the schedule
   double lr_ = 0;
   int64_t steps_ = 0;
+  /// schedule-per-micro: where its scheduler stands after the windows trained, in samples
+  /// (m·K for each micro-batch trained: schedulePosition); unused by the other arms.
+  int64_t scheduler_samples_ = 0;
   int64_t windows_since_probe_ = 0;  ///< K = 1 arms: windows since the last noise probe
   /// The next window follows a change of m or K or a resume: it is checked (irregularWindow).
   /// Not saved: load() sets it.

@@ -222,6 +222,7 @@ void ArmStepper::save(torch::serialize::OutputArchive& archive, const std::strin
   putDouble(archive, prefix + ".base_lr", base_lr_);
   putDouble(archive, prefix + ".lr", lr_);
   putInt(archive, prefix + ".steps", steps_);
+  putInt(archive, prefix + ".scheduler_samples", scheduler_samples_);
   putInt(archive, prefix + ".windows_since_probe", windows_since_probe_);
   putDouble(archive, prefix + ".train_seconds", train_seconds_);
   putInt(archive, prefix + ".grad_checks", grad_checks_.checks);
@@ -255,6 +256,13 @@ void ArmStepper::load(torch::serialize::InputArchive& archive, const std::string
   lr_ = getDouble(archive, prefix + ".lr", path);
   setLearningRate(*optimizer_, lr_);
   steps_ = getInt(archive, prefix + ".steps", path);
+  // Checkpoints written before schedule-per-micro counted micro-batches hold no count: K× the
+  // samples seen, which it was while every micro-batch was full.
+  c10::IValue scheduler_samples;
+  scheduler_samples_ = archive.try_read(prefix + ".scheduler_samples", scheduler_samples) &&
+                               scheduler_samples.isInt()
+                           ? scheduler_samples.toInt()
+                           : stream_.consumed() * accum_;
   windows_since_probe_ = getInt(archive, prefix + ".windows_since_probe", path);
   train_seconds_ = getDouble(archive, prefix + ".train_seconds", path);
   grad_checks_.checks = getInt(archive, prefix + ".grad_checks", path);

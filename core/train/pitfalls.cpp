@@ -33,13 +33,12 @@ void applyPitfall(ArmKind arm, int64_t k, double clip_norm, WindowPlan& plan) {
   if (arm == ArmKind::kPitfallNoZero) plan.keep_grads = true;
 }
 
-int64_t schedulePosition(ArmKind arm, int64_t samples_seen, int64_t m, int64_t k,
-                         int64_t window_micro_batches) {
+int64_t schedulePosition(ArmKind arm, int64_t samples_seen, int64_t scheduler_samples, int64_t m,
+                         int64_t k, int64_t window_micro_batches) {
   if (arm != ArmKind::kPitfallSchedulePerMicro) return samples_seen;
-  // The scheduler has stepped once per micro-batch trained (samples_seen / m of them), and
-  // in this window once after each micro-batch but the last, before the optimizer's step;
-  // each step moves it one window of m·K samples.
-  return samples_seen * k + (window_micro_batches - 1) * m * k;
+  // Counted in micro-batches, not samples: a short micro-batch moves the scheduler as far as a
+  // full one, and the samples of a dropped window not at all.
+  return scheduler_samples + (window_micro_batches - 1) * m * k;
 }
 
 }  // namespace accumlab

@@ -21,12 +21,15 @@ namespace accumlab {
 /// A pitfall window measures no gradient noise (its scaled sum is not the mean gradient).
 void applyPitfall(ArmKind arm, int64_t k, double clip_norm, WindowPlan& plan);
 
-/// Where arm `arm`'s LR schedule stands for the update of a window of `window_micro_batches`
-/// micro-batches of `m` (`k` planned) after `samples_seen` samples: the samples seen; for
-/// schedule-per-micro, whose loop calls scheduler.step() after every micro-batch (after the
-/// optimizer's step at a window's end), each of those steps counts as a window of m·K, so
-/// the schedule stands at K·samples_seen + (window_micro_batches − 1)·m·K.
-int64_t schedulePosition(ArmKind arm, int64_t samples_seen, int64_t m, int64_t k,
-                         int64_t window_micro_batches);
+/// Where arm `arm`'s LR schedule stands, in samples, for the update of a window of
+/// `window_micro_batches` micro-batches (`m` samples each, `k` in a full window): the samples
+/// seen, `samples_seen`, for every arm but schedule-per-micro. That arm's loop calls
+/// scheduler.step() after every micro-batch it trains, whatever the micro-batch's size (after
+/// the optimizer's step at a window's end), and each call moves a schedule written per update
+/// one update, m·K samples, on; a dropped window trains no micro-batch and moves nothing. After
+/// `scheduler_samples` (m·K for each micro-batch of the windows before), it stands at
+/// scheduler_samples + (window_micro_batches − 1)·m·K for this window's update.
+int64_t schedulePosition(ArmKind arm, int64_t samples_seen, int64_t scheduler_samples, int64_t m,
+                         int64_t k, int64_t window_micro_batches);
 
 }  // namespace accumlab

@@ -9,9 +9,11 @@ arm with the CLI in float64, and trains the same arms again here in Python, each
 person writes: the accumulation loop with its one mistake (docs/pitfalls.md). The engine's
 sample order is rebuilt here from its documented rule (a Fisher-Yates shuffle per epoch over
 mt19937_64, written out below), not read from the engine. For every arm and every update the
-window's loss, the norm of the gradient the optimizer is given and the final validation loss
-must agree to 1e-10 (relative), with SGD (momentum 0.9), with Adam, and with clipping and a
-cosine schedule.
+window's loss, the norm of the gradient the optimizer is given, the LR and the final validation
+loss must agree to 1e-12 (relative), with SGD (momentum 0.9), with Adam, with clipping and a
+cosine schedule, and over three epochs of windows cut at each epoch end (flush-exact,
+flush-divide-by-K and drop) with a warm-up, so that short and dropped windows fall in the
+middle of a run.
 """
 import argparse
 import csv
@@ -24,9 +26,11 @@ import tempfile
 
 import torch
 
-TOLERANCE = 1e-10
+TOLERANCE = 1e-12
 M, K = 4, 3  # micro-batch and accumulation count
-TRAIN, VAL, FEATURES, CLASSES = 100, 16, 16, 3
+# 103 = 8 windows of 12 and one of 4 + 3 samples: under every policy but stream each epoch
+# ends in a window whose last micro-batch is short.
+TRAIN, VAL, FEATURES, CLASSES = 103, 16, 16, 3
 
 
 class MT19937_64:
@@ -77,6 +81,18 @@ def sample_stream(size, seed, count):
     return rows[:count]
 
 
+def lr_factor(opt, position, budget):
+    """The schedule's factor after `position` samples (docs/accumulation.md): cosine over the
+    budget, times a linear warm-up (position + 1) / warm-up while position < warm-up."""
+    factor = 1.0
+    if opt.get("cosine"):
+        factor = 0.5 * (1 + math.cos(math.pi * min(1.0, position / budget)))
+    warmup = opt.get("warmup", 0)
+    if warmup and position < warmup:
+        factor *= (position + 1) / warmup
+    return factor
+
+
 def write_idx(path, tensor):
     with open(path, "wb") as f:
         f.write(bytes([0, 0, 8, tensor.dim()]))
@@ -113,12 +129,22 @@ def make_inputs(folder):
         (x[TRAIN:].double() * scale, y[TRAIN:].long())
 
 
-def windows(rows, samples):
-    """The stream policy: windows of m·K; only the run's last one may be short."""
-    out = []
-    for start in range(0, samples, M * K):
-        window = rows[start:min(start + M * K, samples)]
-        out.append([window[i:i + M] for i in range(0, len(window), M)])
+def windows(rows, samples, policy, size=TRAIN):
+    """The windows of a run as (micro-batches, short) pairs; a dropped window is (None, count).
+    Windows of m·K samples; under stream they run across epoch ends and only the run's last
+    may be short; under the other policies each epoch's last window ends at the epoch end."""
+    out, start = [], 0
+    while start < samples:
+        take = min(M * K, samples - start)
+        if policy != "stream":
+            take = min(take, size - start % size)
+        window = rows[start:start + take]
+        start += take
+        short = take < M * K
+        if short and policy == "drop":
+            out.append((None, take))
+        else:
+            out.append(([window[i:i + M] for i in range(0, len(window), M)], short))
     return out
 
 
@@ -130,11 +156,9 @@ def python_arm(arm, model_path, train, val, rows, samples, opt):
         optimizer = torch.optim.SGD(params, lr=opt["lr"], momentum=0.9)
     else:
         optimizer = torch.optim.Adam(params, lr=opt["lr"])
-    budget = samples
-    schedule = opt.get("cosine", False)
     # A scheduler in update units: factor(position) with position in samples, as the engine's.
-    lr_at = (lambda s: opt["lr"] * 0.5 * (1 + math.cos(math.pi * min(1.0, s / budget)))) \
-        if schedule else (lambda s: opt["lr"])
+    lr_at = lambda s: opt["lr"] * lr_factor(opt, s, samples)  # noqa: E731
+    policy = opt.get("policy", "stream")
     clip = opt.get("clip")
     x, y = train
     records, seen = [], 0
@@ -147,11 +171,25 @@ def python_arm(arm, model_path, train, val, rows, samples, opt):
 
     set_lr()
     big = arm == "big-batch"
-    for window in windows(rows, samples):
+    # The other reading of pitfall:no-zero with clipping, which the engine must not follow:
+    # clipping a copy, so that the unclipped sum is carried on.
+    carry_unclipped = arm == "pitfall:no-zero/clip-a-copy"
+    if carry_unclipped:
+        arm = "pitfall:no-zero"
+    for window, short in windows(rows, samples, policy):
+        if window is None:  # dropped: no micro-batch trained, no scheduler.step() called
+            seen += short
+            if arm != "pitfall:schedule-per-micro":
+                scheduler_steps = seen  # the schedule runs on samples seen, dropped ones too
+                set_lr()
+            continue
         if big:
             window = [sum(window, [])]
         n = sum(len(mb) for mb in window)
         k = len(window)
+        # flush-divide-by-K: a short window's micro-batches each give their mean ÷ K (the arm's
+        # K: 1 for big-batch); every full window is exact.
+        divide = policy == "flush-divide-by-K" and short
         if arm != "pitfall:no-zero":
             optimizer.zero_grad(set_to_none=False)
         loss_sum = 0.0
@@ -162,7 +200,10 @@ def python_arm(arm, model_path, train, val, rows, samples, opt):
             loss_sum += loss.item() * len(mb)
             last = i == k - 1
             if arm in ("accum", "big-batch", "pitfall:no-zero", "pitfall:schedule-per-micro"):
-                (loss * len(mb) / n).backward()  # the right recipe: each sample counts 1/N
+                if divide:
+                    (loss / (1 if big else K)).backward()
+                else:
+                    (loss * len(mb) / n).backward()  # the right recipe: each sample counts 1/N
             elif arm == "pitfall:sum":
                 loss.backward()
             elif arm == "pitfall:last-only":
@@ -183,16 +224,22 @@ def python_arm(arm, model_path, train, val, rows, samples, opt):
             else:
                 raise ValueError(arm)
             if arm == "pitfall:schedule-per-micro" and not last:
-                scheduler_steps += M * K  # scheduler.step() after every micro-batch
+                # scheduler.step() after every micro-batch, whatever its size: one update on.
+                scheduler_steps += M * K
                 set_lr()
         if arm == "pitfall:clip-each":
             for p, c in zip(params, clipped):
                 p.grad = c
         grad_norm = torch.sqrt(sum((p.grad * p.grad).sum() for p in params)).item()
         lr = optimizer.param_groups[0]["lr"]
+        unclipped = [p.grad.clone() for p in params] if carry_unclipped else None
         if clip:
+            # In place: pitfall:no-zero carries the clipped gradient into the next window.
             torch.nn.utils.clip_grad_norm_(params, clip)
         optimizer.step()
+        if unclipped:
+            for p, g in zip(params, unclipped):
+                p.grad.copy_(g)
         seen += n
         # A scheduler in windows of m·K samples: stepped once per update, or after the
         # window's last micro-batch too, following the optimizer's step.
@@ -219,6 +266,10 @@ def engine(cli, data, model, arms, samples, opt, folder, seed, extra=()):
         cmd += ["--clip-norm", str(opt["clip"])]
     if opt.get("cosine"):
         cmd += ["--lr-schedule", "cosine"]
+    if opt.get("warmup"):
+        cmd += ["--warmup-samples", str(opt["warmup"])]
+    if opt.get("policy"):
+        cmd += ["--window-policy", opt["policy"]]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit("accumlab-cli run failed: " + done.stderr.strip())
@@ -277,24 +328,46 @@ def main():
     samples = (args.updates - 1) * M * K + 5
     plain = ["accum", "big-batch", "pitfall:sum", "pitfall:last-only", "pitfall:double-last",
              "pitfall:mean-of-means", "pitfall:no-zero"]
+    # Three epochs, each ending in a window of 4 + 3 samples (dropped under drop), with a
+    # warm-up longer than the run: schedule-per-micro's LR position shows at every update.
+    epochs = {"samples": 3 * TRAIN, "warmup": 2000}
     runs = [({"name": "sgd", "optimizer": "sgd", "lr": 0.05}, plain),
             ({"name": "adam", "optimizer": "adam", "lr": 0.01}, plain),
             ({"name": "sgd-clip-cosine", "optimizer": "sgd", "lr": 0.05, "clip": 0.5,
               "cosine": True},
-             ["accum", "big-batch", "pitfall:clip-each", "pitfall:schedule-per-micro"])]
+             ["accum", "big-batch", "pitfall:clip-each", "pitfall:schedule-per-micro",
+              "pitfall:no-zero"]),
+            (dict(epochs, name="sgd-warmup-flush-exact", optimizer="sgd", lr=0.05,
+                  policy="flush-exact"),
+             ["accum", "big-batch", "pitfall:mean-of-means", "pitfall:schedule-per-micro"]),
+            (dict(epochs, name="adam-warmup-drop", optimizer="adam", lr=0.01, policy="drop"),
+             ["accum", "big-batch", "pitfall:schedule-per-micro", "pitfall:no-zero"]),
+            (dict(epochs, name="sgd-clip-flush-divide-by-K", optimizer="sgd", lr=0.05, clip=0.5,
+                  policy="flush-divide-by-K"),
+             ["accum", "big-batch", "pitfall:no-zero", "pitfall:schedule-per-micro"])]
     folder = args.keep or tempfile.mkdtemp(prefix="accumlab-pitfalls-")
     os.makedirs(folder, exist_ok=True)
     data, model, train, val = make_inputs(folder)
-    rows = sample_stream(TRAIN, args.seed, samples)
     failures = []
     for opt, arms in runs:
-        ours = engine(args.cli, "idx:" + data, model, arms, samples, opt, folder, args.seed)
-        theirs = {arm: python_arm(arm, model, train, val, rows, samples, opt) for arm in arms}
+        count = opt.get("samples", samples)
+        rows = sample_stream(TRAIN, args.seed, count)
+        ours = engine(args.cli, "idx:" + data, model, arms, count, opt, folder, args.seed)
+        theirs = {arm: python_arm(arm, model, train, val, rows, count, opt) for arm in arms}
         worst, bad = compare(opt["name"], arms, ours, theirs)
         failures += bad
+        if opt.get("clip") and "pitfall:no-zero" in arms:
+            # The engine carries the clipped gradient (docs/pitfalls.md); carrying the
+            # unclipped one is another run, which the comparison must be able to tell apart.
+            other = python_arm("pitfall:no-zero/clip-a-copy", model, train, val, rows, count, opt)
+            _, apart = compare(opt["name"], ["pitfall:no-zero"], ours,
+                               {"pitfall:no-zero": other})
+            if not apart:
+                failures.append("%s pitfall:no-zero: clipping a copy trained the same run"
+                                % opt["name"])
         for arm in arms:
             if arm in worst:
-                print("%-16s %-28s %d updates, largest relative difference %.2g"
+                print("%-26s %-28s %d updates, largest relative difference %.2g"
                       % (opt["name"], arm, len(theirs[arm]), worst[arm]))
     for f in failures[:20]:
         print("FAIL " + f, file=sys.stderr)

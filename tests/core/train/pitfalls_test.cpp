@@ -206,6 +206,63 @@ TEST(Pitfalls, SchedulePerMicroRunsTheScheduleKTimesTooFast) {
   EXPECT_LE(maxDiff(trained, expected), 1e-12);
 }
 
+/// The LR of each update of `arm` over two epochs of 30 samples (m = 4, K = 3: two full
+/// windows of 12, then one of 6 = 4 + 2 at each epoch end) under `policy`, with a warm-up far
+/// longer than the run, so that every position has an LR of its own.
+std::vector<double> warmUpLrs(ArmKind arm, WindowPolicy policy) {
+  TinyLinear t(30);
+  ExperimentConfig config;
+  config.micro_batch = 4;
+  config.accum = 3;
+  config.samples = 60;
+  config.window_policy = policy;
+  config.optimizer.lr = 0.05;
+  config.optimizer.warmup_samples = 100000;
+  config.noise_stats = false;
+  config.grad_check_every = 0;
+  config.dtype = DType::kFloat64;
+  auto model = makeModelFactory("logreg", {3}, 1, 11)->create();
+  model->to(torch::kCPU, torch::kFloat64);
+  ArmStepper stepper(arm, std::move(model), t.data, config, torch::kCPU, torch::kFloat64,
+                     config.samples, std::make_unique<ArmMemory>(torch::kCPU));
+  std::vector<double> lrs;
+  while (stepper.samplesLeft() > 0) {
+    const WindowOutcome out = stepper.step();
+    if (out.end == WindowEnd::kStepped) lrs.push_back(out.record.lr);
+  }
+  return lrs;
+}
+
+/// The warm-up's LR after `position` samples: 0.05 · (position + 1) / 100000.
+double warmUpLr(int64_t position) { return 0.05 * static_cast<double>(position + 1) / 100000.0; }
+
+// A loop that calls scheduler.step() after every micro-batch, with a schedule written per
+// update: each call moves it one update (m·K = 12 samples) on, whatever the micro-batch's
+// size; a dropped window trains no micro-batch and moves it not at all. The short windows
+// are in the middle of the run, where a count in samples goes wrong.
+TEST(Pitfalls, SchedulePerMicroCountsMicroBatchesNotSamples) {
+  // flush-exact: micro-batches per window 3, 3, 2 (4 + 2), 3, 3, 2; the scheduler stands at
+  // (micro-batches before + this window's − 1) updates of 12 samples.
+  std::vector<double> expected;
+  for (int64_t updates : {2, 5, 7, 10, 13, 15}) expected.push_back(warmUpLr(12 * updates));
+  const std::vector<double> exact =
+      warmUpLrs(ArmKind::kPitfallSchedulePerMicro, WindowPolicy::kFlushExact);
+  ASSERT_EQ(exact.size(), expected.size());
+  for (size_t i = 0; i < exact.size(); ++i) EXPECT_NEAR(exact[i], expected[i], 1e-15) << i;
+  // drop: the 6 samples at each epoch end are dropped; four windows of 3 micro-batches.
+  const std::vector<double> dropped =
+      warmUpLrs(ArmKind::kPitfallSchedulePerMicro, WindowPolicy::kDrop);
+  ASSERT_EQ(dropped.size(), 4u);
+  for (size_t i = 0; i < dropped.size(); ++i) {
+    EXPECT_NEAR(dropped[i], warmUpLr(12 * (3 * static_cast<int64_t>(i) + 2)), 1e-15) << i;
+  }
+  // accum runs on samples seen, the dropped ones included: 0, 12, 30, 42.
+  const std::vector<double> accum = warmUpLrs(ArmKind::kAccum, WindowPolicy::kDrop);
+  ASSERT_EQ(accum.size(), 4u);
+  const int64_t seen[] = {0, 12, 30, 42};
+  for (size_t i = 0; i < accum.size(); ++i) EXPECT_NEAR(accum[i], warmUpLr(seen[i]), 1e-15) << i;
+}
+
 TEST(Pitfalls, ConfigsThatCannotShowTheMistakeAreRefused) {
   ExperimentConfig c;
   c.arms = {ArmKind::kAccum, ArmKind::kPitfallClipEach};
