@@ -39,6 +39,10 @@ inline const std::vector<LessonMetric>& lessonMetrics() {
       // A kink is float32 rounding at a ReLU's 0, not accumulation: its float64 repeat agreed.
       {"grad_equivalence", S::kArm,
        [](const ArmSummary& a) { return a.grad_equivalence_rel_diff_without_kinks; }},
+      // The typical check of full windows (K whole micro-batches), which a window policy
+      // leaves exact: only the short window at an epoch end differs.
+      {"grad_equivalence_full", S::kArm,
+       [](const ArmSummary& a) { return a.grad_equivalence_mean_full; }},
       {"weight_equivalence", S::kArm, [](const ArmSummary& a) { return a.equivalence_rel_diff; }},
       {"probe_ratio", S::kRun, nullptr},
       {"sweep_b_crit", S::kSweep, nullptr},

@@ -39,9 +39,12 @@ WindowPlan planWindow(SampleStream& stream, int64_t m, int64_t k, WindowPolicy p
     plan.weight += plan.weights.back();
   }
   for (const double n : plan.weights) {
-    // sum/N_window gives the sample-weighted mean gradient; Lightning's mean/K does not
-    // when the window is short or uneven.
-    plan.loss_scales.push_back(policy == WindowPolicy::kFlushDivideByK
+    // sum/N_window gives the sample-weighted mean gradient. flush-divide-by-K changes only a
+    // window cut short: each micro-batch's mean ÷ K, as Lightning and Accelerate divide, which
+    // under-scales it. A full window stays exact: for rows 1/(m·K) is 1/N_window anyway, for
+    // text its micro-batches hold different token counts, and mean ÷ K there would be the
+    // mean-of-means pitfall on every window.
+    plan.loss_scales.push_back(plan.partial && policy == WindowPolicy::kFlushDivideByK
                                    ? 1.0 / (n * static_cast<double>(k))
                                    : 1.0 / plan.weight);
   }

@@ -60,7 +60,9 @@ struct WindowPlan {
 /// then update exactly (`flush-exact`), under-scaled by mean/K (`flush-divide-by-K`) or not
 /// at all (`drop`). A window cut short by the budget follows the same policy, except under
 /// `stream`, where it is normalised exactly. `weigh` counts loss terms (text: tokens); the
-/// exact scale divides each summed loss by the window's.
+/// exact scale divides each summed loss by the window's, and every full window takes it
+/// under every policy. Only a short window under `flush-divide-by-K` divides each micro-batch's
+/// summed loss by (its own loss terms × k): its mean ÷ K.
 WindowPlan planWindow(SampleStream& stream, int64_t m, int64_t k, WindowPolicy policy,
                       int64_t budget_left, const RowWeight& weigh = {});
 

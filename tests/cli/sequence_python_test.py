@@ -13,7 +13,11 @@ tokens of the whole window, big-batch takes one padded batch and cross_entropy's
 mean, and mean-of-means takes each micro-batch's per-token mean divided by K. The train and
 validation split and the sample order are rebuilt here from their documented rules. For every
 update the window's per-token loss and the norm of the gradient the optimizer is given, and
-the final validation loss, must agree to 1e-10 (relative), with SGD and with Adam.
+the final validation loss, must agree to 1e-12 (relative), with SGD and with Adam, and over
+two epochs under flush-divide-by-K: every full window exact (the summed token loss ÷ the
+window's tokens), and only the window cut short at each epoch end under-scaled, each of its
+micro-batches' per-token mean ÷ K. There the gradient check of every full window must be
+rounding (1e-12) and that of every short window must show the policy.
 """
 import argparse
 import os
@@ -24,7 +28,7 @@ import tempfile
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pitfall_python_test import compare, engine, relative, sample_stream  # noqa: E402
+from pitfall_python_test import compare, engine, relative, sample_stream, windows  # noqa: E402
 
 M, K = 4, 3
 LINES = 150
@@ -91,7 +95,7 @@ def tokens(rows):
     return sum(len(r) - 1 for r in rows)
 
 
-def python_arm(arm, model_path, train, val, order, samples, opt):
+def python_arm(arm, model_path, train, val, order, samples, opt, policy="stream"):
     model = torch.jit.load(model_path).double()
     params = list(model.parameters())
     if opt["optimizer"] == "sgd":
@@ -99,9 +103,12 @@ def python_arm(arm, model_path, train, val, order, samples, opt):
     else:
         optimizer = torch.optim.Adam(params, lr=opt["lr"])
     records = []
-    for start in range(0, samples, M * K):
-        window = [train[i] for i in order[start:min(start + M * K, samples)]]
-        micro = [window[i:i + M] for i in range(0, len(window), M)]
+    for micro, short in windows(order, samples, policy, len(train)):
+        micro = [[train[i] for i in mb] for mb in micro]
+        window = sum(micro, [])
+        # flush-divide-by-K: in a window cut short at an epoch end, each micro-batch's per-token
+        # mean ÷ K (big-batch's one micro-batch: ÷ 1); every full window is exact.
+        divide = policy == "flush-divide-by-K" and short
         optimizer.zero_grad(set_to_none=False)
         window_tokens = tokens(window)
         loss_sum = 0.0
@@ -110,7 +117,11 @@ def python_arm(arm, model_path, train, val, order, samples, opt):
             loss.backward()
             loss_sum = loss.item() * window_tokens
         for mb in micro if arm != "big-batch" else []:
-            if arm == "accum":
+            if arm == "accum" and divide:
+                mean = token_loss(model, mb, "mean")
+                (mean / K).backward()
+                loss_sum += mean.item() * tokens(mb)
+            elif arm == "accum":
                 summed = token_loss(model, mb, "sum")
                 (summed / window_tokens).backward()  # tokens counted before the first backward
                 loss_sum += summed.item()
@@ -129,6 +140,42 @@ def python_arm(arm, model_path, train, val, order, samples, opt):
     return records
 
 
+def divide_by_k(args, text, model, train, val):
+    """flush-divide-by-K over two epochs of 135 lines (11 windows of 12 and one of 3 each):
+    the engine against the loop, and its gradient check at every update."""
+    samples = 2 * len(train)
+    order = sample_stream(len(train), args.seed, samples)
+    arms = ["accum", "big-batch", "pitfall:mean-of-means"]
+    opt = {"name": "adam-flush-divide-by-K", "optimizer": "adam", "lr": 0.01}
+    ours = engine(args.cli, "text:" + text, model, arms, samples, opt, args.keep_folder,
+                  args.seed, ["--max-len", str(MAX_LEN), "--window-policy", "flush-divide-by-K",
+                              "--grad-check-every", "1"])
+    theirs = {arm: python_arm(arm, model, train, val, order, samples, opt, "flush-divide-by-K")
+              for arm in arms}
+    worst, failures = compare(opt["name"], arms, ours, theirs)
+    for arm in arms:
+        if arm in worst:
+            print("%-22s %-22s %d updates, largest relative difference %.2g"
+                  % (opt["name"], arm, len(theirs[arm]), worst[arm]))
+    full, short = [], []
+    for row in ours["accum"]:
+        if row["grad_equiv"] == "":
+            continue
+        (full if int(row["window_samples"]) == M * K else short).append(float(row["grad_equiv"]))
+    print("%s accum gradient check: %d full windows, largest %.2g; %d short, smallest %.2g"
+          % (opt["name"], len(full), max(full or [0]), len(short), min(short or [0])))
+    if len(full) != len(ours["accum"]) - 2 or len(short) != 2:
+        failures.append("%s: %d full and %d short windows checked of %d updates"
+                        % (opt["name"], len(full), len(short), len(ours["accum"])))
+    if max(full or [1]) > 1e-12:
+        failures.append("%s: a full window's gradient check is %.3g, not rounding"
+                        % (opt["name"], max(full)))
+    if min(short or [0]) < 1e-3:
+        failures.append("%s: a short window's gradient check is %.3g: the policy does not show"
+                        % (opt["name"], min(short or [0])))
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cli")
@@ -140,6 +187,7 @@ def main():
     torch.set_num_threads(1)
     folder = args.keep or tempfile.mkdtemp(prefix="accumlab-sequences-")
     os.makedirs(folder, exist_ok=True)
+    args.keep_folder = folder
     text, model, rows = make_inputs(folder)
     train, val = split(rows, args.seed)
     # The stream crosses an epoch end (135 training lines) and ends on a short window of 5.
@@ -165,6 +213,7 @@ def main():
               % (opt["name"], gap))
         if gap < 1e-3:
             failures.append("%s: mean-of-means trained like accum (%.2g)" % (opt["name"], gap))
+    failures += divide_by_k(args, text, model, train, val)
     for f in failures[:20]:
         print("FAIL " + f, file=sys.stderr)
     return 1 if failures else 0

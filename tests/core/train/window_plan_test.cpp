@@ -35,6 +35,27 @@ TEST(WindowPlan, DivideByKUnderScalesShortWindows) {
   EXPECT_FALSE(plan.exact_mean);
 }
 
+// Text: a micro-batch's loss terms are its tokens, which differ from one micro-batch to the
+// next. flush-divide-by-K keeps every full window exact (÷ the window's tokens) and takes each
+// micro-batch's per-token mean ÷ K only in the window cut short at the epoch end.
+TEST(WindowPlan, DivideByKKeepsFullWindowsOfTokensExact) {
+  const RowWeight tokens = [](const torch::Tensor& rows) {
+    return static_cast<double>((rows + 1).sum().item<int64_t>());  // row r has r + 1 tokens
+  };
+  SampleStream stream(10, 1);
+  const WindowPlan full = planWindow(stream, 4, 2, WindowPolicy::kFlushDivideByK, 100, tokens);
+  ASSERT_EQ(full.weights.size(), 2u);
+  ASSERT_NE(full.weights[0], full.weights[1]);
+  EXPECT_TRUE(full.exact_mean);
+  for (double s : full.loss_scales) EXPECT_DOUBLE_EQ(s, 1.0 / full.weight);
+  const WindowPlan shortened =
+      planWindow(stream, 4, 2, WindowPolicy::kFlushDivideByK, 100, tokens);
+  ASSERT_TRUE(shortened.partial);
+  ASSERT_EQ(shortened.loss_scales.size(), 1u);
+  EXPECT_DOUBLE_EQ(shortened.loss_scales[0], 1.0 / (shortened.weights[0] * 2));  // mean / K
+  EXPECT_FALSE(shortened.exact_mean);
+}
+
 TEST(WindowPlan, DropDiscardsThePartialWindow) {
   SampleStream stream(10, 1);
   planWindow(stream, 4, 2, WindowPolicy::kDrop, 100);
