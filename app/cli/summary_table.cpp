@@ -179,11 +179,17 @@ std::string trajectoryLine(const RunSummary& summary) {
   }
   std::ostringstream out;
   const double level = roundingLevel(summary.info.config.dtype);
+  const ExperimentConfig& config = summary.info.config;
+  // flush-divide-by-K under-scales accum's short windows, which big-batch (one micro-batch a
+  // window) takes exactly: the arms part there by design, not by rounding.
+  const bool policy = config.window_policy == WindowPolicy::kFlushDivideByK &&
+                      accum->grad_equivalence_largest_uneven > level;
   out << "trajectories accum ↔ big-batch parted at update " << big->trajectories_parted_at_step
       << " (beyond the " << num(level, "%.0e") << " of rounding) and end "
-      << num(big->equivalence_rel_diff, "%.2e")
-      << " apart · a rounding difference most likely tipped an activation across a kink (a "
-         "ReLU's 0) in one arm only, and training amplified it";
+      << num(big->equivalence_rel_diff, "%.2e") << " apart · "
+      << (policy ? "flush-divide-by-K under-scales accum's windows cut short at epoch ends, "
+                   "which big-batch takes whole and exact"
+                 : partingCause(config));
   if (accum->grad_equivalence_checks > 0) {
     // The largest check can itself be a kink (one activation on the other side of a ReLU's
     // 0 in one pass); only a largest check at rounding level speaks for every one.

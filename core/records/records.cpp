@@ -57,6 +57,40 @@ std::string printed(const char* format, double a, double b = 0, double c = 0) {
 
 }  // namespace
 
+std::string partingCause(const ExperimentConfig& config) {
+  const std::string& spec = config.model;
+  const std::string name = spec.substr(0, spec.find(':'));
+  const bool adam = config.optimizer.kind != OptimizerKind::kSgd;
+  // Adam divides each gradient element by the root of its running square: a difference in an
+  // element that is nearly zero becomes a step of full size.
+  const std::string amplifier =
+      adam ? std::string(config.optimizer.kind == OptimizerKind::kAdam ? "Adam" : "AdamW") +
+                 ", which divides each gradient by its running scale, amplified it"
+           : "training amplified it";
+  if (name == "mlp" || name == "cnn" || name == "cnn_bn") {
+    return std::string("a rounding difference most likely tipped an activation across a kink (a "
+                       "ReLU's 0") +
+           (name == "mlp" ? "" : " or a tie in a max-pool") + ") in one arm only, and " +
+           amplifier;
+  }
+  if (name == "charlm") {
+    return "a rounding difference grew through the GRU's recurrence (smooth: tanh and sigmoid, "
+           "no kink), and " +
+           amplifier;
+  }
+  if (name == "charlm-transformer") {
+    return "a rounding difference (the model is smooth: GELU, softmax and layer norm, no kink) "
+           "grew, and " +
+           amplifier;
+  }
+  if (name == "logreg") {
+    return "a rounding difference (a linear model, no kink) grew, and " + amplifier;
+  }
+  return "a rounding difference grew, through a kink (a ReLU's 0) in one arm only if the model "
+         "has one, and " +
+         amplifier;
+}
+
 std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief) {
   if (!isPitfall(s.arm) || s.grad_equivalence_checks <= 0) return "";
   const double level = roundingLevel(dtype);

@@ -39,6 +39,24 @@ PY
       fail "the line does not say what stays exact: $(cat "$tmp/table")"
     "$cli" "${common[@]}" --dtype float64 >"$tmp/table64" 2>"$tmp/err" || fail "run failed: $(cat "$tmp/err")"
     if grep -q "^trajectories" "$tmp/table64"; then fail "float64 should not part: $(cat "$tmp/table64")"; fi
+    grep -q "parted at update .*kink (a ReLU's 0) in one arm only" "$tmp/table" ||
+      fail "the MLP's parting does not name its ReLUs: $(cat "$tmp/table")"
+    ;;
+  trajectories_parted_gru)
+    # A float64 GRU with Adam parts from the big batch beyond 1e-12 after some 50 updates: the
+    # model has no ReLU, so the line names what it has (a recurrence, Adam), not a kink.
+    $py -c 'import random; r = random.Random(11); w = "the a of to and in is it you that water".split()
+print("\n".join(" ".join(r.choice(w) for _ in range(r.randint(1, 12))) for _ in range(40)))' >"$tmp/lines.txt"
+    "$cli" run --no-store --data "text:$tmp/lines.txt" --model charlm:16 --arms accum,big-batch \
+      -m 2 -k 3 --dtype float64 --optimizer adam --lr 0.1 --epochs 20 -q >"$tmp/table" 2>"$tmp/err" ||
+      fail "run failed: $(cat "$tmp/err")"
+    grep -q "^trajectories accum ↔ big-batch parted at update" "$tmp/table" ||
+      fail "the GRU did not part: $(cat "$tmp/table")"
+    if grep "^trajectories" "$tmp/table" | grep -q "ReLU"; then
+      fail "a GRU's parting is blamed on a ReLU: $(grep "^trajectories" "$tmp/table")"
+    fi
+    grep "^trajectories" "$tmp/table" | grep -q "recurrence.*Adam, which divides each gradient" ||
+      fail "the GRU's parting does not name its recurrence and Adam: $(grep "^trajectories" "$tmp/table")"
     ;;
   memory_budget)
     # The CNN on 28×28 images needs about 0.7 MiB + 70 KiB per sample: 3 MiB fits m = 32.

@@ -168,15 +168,13 @@ PaneReadout equivalenceReadout(const RunData& run) {
         const QString step = QLocale().toString(static_cast<qlonglong>(parted->step));
         parts << QObject::tr("trajectories %1 (parted at update %2: rounding, see ?)")
                      .arg(sci(last), step);
-        more
-            << QObject::tr(
-                   "Trajectories: accum's and big-batch's weights agreed to rounding "
-                   "level until update %1. There a rounding difference most likely tipped "
-                   "an activation across a kink (a ReLU at 0) in one arm only, and "
-                   "training has amplified it since, as two weather simulations part. Accumulation "
-                   "itself stays exact (the gradient checks); in float64 the arms stay "
-                   "together far longer.")
-                   .arg(step);
+        // What the model has that amplifies rounding (a ReLU's kink, a recurrence, Adam).
+        more << QObject::tr(
+                    "Trajectories: accum's and big-batch's weights agreed to rounding "
+                    "level until update %1. There %2, as two weather simulations part. "
+                    "Accumulation itself stays exact (the gradient checks); in float64 the "
+                    "arms stay together far longer.")
+                    .arg(step, QString::fromStdString(partingCause(run.info.config)));
       }
     }
   }

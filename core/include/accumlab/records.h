@@ -338,6 +338,14 @@ inline GradCheckTally tallyGradChecks(const std::vector<StepRecord>& steps) {
 /// `brief`: the figure alone, for a read-out ("×4.00", "0.88 off"). Empty without checks.
 std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief = false);
 
+/// Why accum's and big-batch's weights parted when every gradient check was rounding, for
+/// people, naming what the model of `config` has: "a rounding difference most likely tipped an
+/// activation across a kink (a ReLU's 0) in one arm only, and training amplified it" where the
+/// model has ReLUs; for a model without kinks (logreg, the GRU of charlm, the transformer) the
+/// recurrence or the optimizer that amplified the rounding; for a TorchScript model both, as
+/// possibilities. A clause without a capital or a full stop.
+std::string partingCause(const ExperimentConfig& config);
+
 /// What the run was: the resolved config and where it ran.
 struct RunInfo {
   ExperimentConfig config;
