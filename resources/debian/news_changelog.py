@@ -5,12 +5,14 @@
 Usage: news_changelog.py NEWS.md MAINTAINER OUT
   NEWS.md     headings `## VERSION (YYYY-MM-DD)`, each followed by `- ` items (NEWS.md says so)
   MAINTAINER  "Name <email>", as the package's Maintainer field
-  OUT         the changelog file to write (rewritten only when its text changes)
+  OUT         the changelog file to write, gzipped as Debian installs it when it ends in .gz
+              (no name or time in the header, so that the same text gives the same bytes)
 
 A NEWS.md without a version heading, or an item outside a version, is one sentence on stderr
 and exit 2.
 """
 import datetime
+import gzip
 import os
 import re
 import sys
@@ -63,13 +65,16 @@ def main():
     except (OSError, ValueError) as e:
         print(f"news_changelog: {e}", file=sys.stderr)
         return 2
+    data = text.encode("utf-8")
+    if out.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=9, mtime=0)
     old = None
     if os.path.exists(out):
-        with open(out, encoding="utf-8") as f:
+        with open(out, "rb") as f:
             old = f.read()
-    if text != old:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(text)
+    if data != old:
+        with open(out, "wb") as f:
+            f.write(data)
     return 0
 
 
