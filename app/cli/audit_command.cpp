@@ -138,8 +138,7 @@ AuditCommand::AuditCommand(CLI::App& parent)
     : StoreCommand(parent, "audit",
                    "Judge an audit of your own PyTorch loop (python/accumlab writes it): the "
                    "verdict table, and with --db store it beside its reference") {
-  app_->add_option("file", file_, "The audit file (JSON lines) that audit.watch wrote")
-      ->required();
+  app_->add_option("file", file_, "The audit file (JSON lines) that audit.watch wrote")->required();
   app_->add_flag("--json", json_, "Print one JSON object with the verdict");
 }
 

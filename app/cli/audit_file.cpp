@@ -89,9 +89,9 @@ AuditFile readAuditFile(const std::string& path) {
   size_t start = 0;
   while (start < all.size()) {
     const size_t end = all.find('\n', start);
-    nlohmann::json j = nlohmann::json::parse(all.begin() + static_cast<std::ptrdiff_t>(start),
-                                             all.begin() + static_cast<std::ptrdiff_t>(end),
-                                             nullptr, false);
+    nlohmann::json j =
+        nlohmann::json::parse(all.begin() + static_cast<std::ptrdiff_t>(start),
+                              all.begin() + static_cast<std::ptrdiff_t>(end), nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       throw InputError(path + ": line " + std::to_string(lines.size() + 1) +
                        " is not a JSON object; an audit file is JSON lines");
@@ -129,8 +129,8 @@ AuditFile readAuditFile(const std::string& path) {
       if (b.is_string()) f.batch_dependent.push_back(b.get<std::string>());
     }
   }
-  f.stochastic = h.contains("stochastic") && h["stochastic"].is_boolean() &&
-                 h["stochastic"].get<bool>();
+  f.stochastic =
+      h.contains("stochastic") && h["stochastic"].is_boolean() && h["stochastic"].get<bool>();
   for (size_t i = 1; i + 1 < lines.size(); ++i) {
     f.windows.push_back(windowOf(lines[i], path, i + 1));
   }

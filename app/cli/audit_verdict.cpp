@@ -66,8 +66,7 @@ bool lrChangedInside(const AuditWindow& w) {
 }
 
 double median(std::vector<double> v) {
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }),
-          v.end());
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
   if (v.empty()) return kNaN;
   std::sort(v.begin(), v.end());
   const size_t n = v.size();

@@ -37,6 +37,10 @@ runs_from() {
   n="$(/usr/bin/python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/lessons.json")"
   [ "$n" -eq "$(ls "$prefix/share/accumlab/lessons"/*.json | wc -l)" ] ||
     fail "lesson list shows $n lessons, the installed folder has $(ls "$prefix/share/accumlab/lessons" | wc -l)"
+  # The Python package imports from its installed place with Debian's python3-torch.
+  PYTHONPATH="$prefix/lib/python3/dist-packages" /usr/bin/python3 -c \
+    'from accumlab import audit; assert "dist-packages" in audit.__file__' >"$tmp/out" 2>&1 ||
+    fail "the installed accumlab Python package does not import: $(tail -3 "$tmp/out")"
   if [ "$gui" = ON ]; then
     "$prefix/bin/accumlab" --version >"$tmp/out" 2>&1 || fail "installed accumlab --version: $(cat "$tmp/out")"
     grep -qE "^accumlab ${version//./\\.}(\\+g[0-9a-f]+)?\$" "$tmp/out" ||
@@ -75,7 +79,8 @@ case "$case_name" in
               share/doc/accumlab/index.md share/doc/accumlab/app.md share/doc/accumlab/cli.md
               share/doc/accumlab/README.md share/doc/accumlab/ARCHITECTURE.md
               share/doc/accumlab/images/screenshot.png
-              share/bash-completion/completions/accumlab-cli)
+              share/bash-completion/completions/accumlab-cli
+              lib/python3/dist-packages/accumlab/audit.py)
     [ "$gui" = ON ] && expected+=(bin/accumlab share/applications/$app_id.desktop
       share/icons/hicolor/scalable/apps/$app_id.svg share/icons/hicolor/48x48/apps/$app_id.png
       share/icons/hicolor/256x256/apps/$app_id.png share/metainfo/$app_id.metainfo.xml
