@@ -7,14 +7,13 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
-#include <new>
 #include <system_error>
 #include <tuple>
+#include <utility>
 
 #include "accumlab/child_process.h"
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
-#include "models/torchscript_model.h"
 
 #ifndef ACCUMLAB_ENGINE_FROM_BIN
 #define ACCUMLAB_ENGINE_FROM_BIN "../libexec/accumlab/accumlab-engine"
@@ -25,10 +24,8 @@ namespace {
 
 // Last lines of the child's stderr kept: its reason is the last; LibTorch may warn before it.
 constexpr size_t kStderrLines = 4;
-// What a failed allocation says inside LibTorch (c10's CPU allocator), in the loader's error.
-constexpr const char* kAllocatorFailure = "can't allocate memory";
 
-// A file as it was checked: the same path with these is not checked again.
+// A file as it was checked: the same path and sample with these is not checked again.
 using FileStamp = std::tuple<dev_t, ino_t, off_t, time_t, long>;
 
 // Guards the settings below and serialises checks: two threads that load the same model at
@@ -41,8 +38,9 @@ std::string& programOverride() {
   static std::string program;
   return program;
 }
-std::map<std::string, FileStamp>& checkedFiles() {
-  static std::map<std::string, FileStamp> files;
+// Keyed by the path and the sample's argument.
+std::map<std::pair<std::string, std::string>, FileStamp>& checkedFiles() {
+  static std::map<std::pair<std::string, std::string>, FileStamp> files;
   return files;
 }
 
@@ -67,37 +65,16 @@ std::string checkProgram(std::string* looked_in) {
   return {};
 }
 
-// Fails the child at once when the loader's operator new finds no memory under the limit,
-// before anything can turn bad_alloc into another error or an abort.
-void outOfMemory() {
-  static const char kText[] = "out of memory\n";
-  (void)!::write(STDERR_FILENO, kText, sizeof kText - 1);
-  ::_exit(kCheckModelOutOfMemory);
-}
-
 std::string gib(uint64_t bytes) { return std::to_string(bytes >> 30) + " GiB"; }
 
 }  // namespace
 
-int checkModelHere(const std::string& path) {
-  std::set_new_handler(outOfMemory);
-  try {
-    // Everything the parent's load does: load, read the module's kind, make one replica.
-    makeTorchScriptFactoryHere("torchscript:" + path)->create();
-    return 0;
-  } catch (const std::bad_alloc&) {
-    return kCheckModelOutOfMemory;
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    if (what.find(kAllocatorFailure) != std::string::npos) return kCheckModelOutOfMemory;
-    if (dynamic_cast<const InputError*>(&e)) {
-      std::fprintf(stderr, "%s\n", what.c_str());
-    } else {
-      std::fprintf(stderr, "%s is not a usable TorchScript model (%s)\n", path.c_str(),
-                   conciseError(e).c_str());
-    }
-    return kCheckModelNotLoadable;
+std::string sampleArgument(const ModelSample& sample) {
+  std::string text = sample.tokens ? "tokens:" : "float:";
+  for (size_t i = 0; i < sample.shape.size(); ++i) {
+    text += (i ? "x" : "") + std::to_string(sample.shape[i]);
   }
+  return text;
 }
 
 void setModelCheckProgram(const std::string& program) {
@@ -106,12 +83,13 @@ void setModelCheckProgram(const std::string& program) {
   checkedFiles().clear();
 }
 
-void checkModelInChild(const std::string& path) {
+void checkModelInChild(const std::string& path, const ModelSample& sample) {
   const std::lock_guard<std::mutex> lock(checkMutex());
+  const std::pair<std::string, std::string> key{path, sampleArgument(sample)};
   FileStamp stamp;
   const bool stamped = stampOf(path, &stamp);
   if (stamped) {
-    const auto it = checkedFiles().find(path);
+    const auto it = checkedFiles().find(key);
     if (it != checkedFiles().end() && it->second == stamp) return;
   }
   std::string looked_in;
@@ -121,10 +99,10 @@ void checkModelInChild(const std::string& path) {
                      "(looked for " + looked_in + "); reinstall AccumLab or rebuild it");
   }
   ChildSpec spec;
-  spec.argv = {program, kCheckModelCommand, path};
-  // LibTorch's own libraries take part of the address space before the loader runs: several
-  // GB with CUDA (a limit of 2 GiB alone left the CUDA build's checker unable to start).
-  spec.address_space_bytes = kCheckModelAddressSpace + mappedLibraryBytes();
+  spec.argv = {program, kCheckModelCommand, path, key.second};
+  // Its heap is watched rather than its address space limited: LibTorch's libraries map
+  // several GB with CUDA, and AddressSanitizer reserves terabytes of shadow memory.
+  spec.memory_bytes = kCheckModelMemory;
   spec.timeout_s = kCheckModelTimeoutS;
   spec.discard_stdout = true;
   spec.stderr_lines = kStderrLines;
@@ -137,7 +115,7 @@ void checkModelInChild(const std::string& path) {
                      "rebuild it");
   }
   if (result.exitedWith(0)) {
-    if (stamped) checkedFiles()[path] = stamp;
+    if (stamped) checkedFiles()[key] = stamp;
     return;
   }
   const std::string last = result.stderr_tail.empty() ? "" : result.stderr_tail.back();
@@ -151,12 +129,14 @@ void checkModelInChild(const std::string& path) {
     case ChildResult::End::kTimedOut:
       throw InputError(prefix + "the loader took longer than " +
                        std::to_string(static_cast<int>(kCheckModelTimeoutS)) + " s" + fix);
+    case ChildResult::End::kOutOfMemory:
+      break;  // as its own refusal below
     case ChildResult::End::kExited:
       break;
   }
-  if (result.exitedWith(kCheckModelOutOfMemory)) {
-    throw InputError(prefix + "the loader ran out of its " + gib(kCheckModelAddressSpace) +
-                     " of memory" + fix);
+  if (result.end == ChildResult::End::kOutOfMemory || result.exitedWith(kCheckModelOutOfMemory)) {
+    throw InputError(prefix + "the loader ran out of its " + gib(kCheckModelMemory) + " of memory" +
+                     fix);
   }
   // Not the checker's own answer: it could not run (a missing library, an internal error).
   throw InputError("cannot load " + path + ": the model checker " + program + " " +

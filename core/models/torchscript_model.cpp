@@ -180,22 +180,20 @@ void TorchScriptModel::to(const torch::Device& device, torch::Dtype dtype) {
 
 void TorchScriptModel::save(const std::string& path) { module_.save(path); }
 
-std::unique_ptr<ModelFactory> makeTorchScriptFactory(const std::string& spec) {
+std::unique_ptr<ModelFactory> makeTorchScriptFactory(const std::string& spec,
+                                                     const ModelSample& sample) {
   if (spec.rfind(kPrefix, 0) != 0) return nullptr;
   const std::string path = spec.substr(std::string(kPrefix).size());
   if (path.empty()) throw InputError("model '" + spec + "' names no file: use torchscript:FILE.pt");
   checkReadableFile(path);
-  // LibTorch's loader can crash or grow without bound on a damaged file (the fuzzer's
-  // findings in tests/fuzz/findings/torchscript/): the file loads in a child with limits first,
-  // so that a bad file costs that child, not the app or the CLI.
-  checkModelInChild(path);
-  return makeTorchScriptFactoryHere(spec);
+  // LibTorch's loader can crash, grow without bound or read past a truncated record on a
+  // damaged file (tests/fuzz/findings/torchscript/): the file is checked in a child with
+  // limits first, so that a bad file costs that child, not the app or the CLI.
+  checkModelInChild(path, sample);
+  return makeTorchScriptFactoryFrom(loadTorchScriptHere(path), spec);
 }
 
-std::unique_ptr<ModelFactory> makeTorchScriptFactoryHere(const std::string& spec) {
-  if (spec.rfind(kPrefix, 0) != 0) return nullptr;
-  const std::string path = spec.substr(std::string(kPrefix).size());
-  if (path.empty()) throw InputError("model '" + spec + "' names no file: use torchscript:FILE.pt");
+torch::jit::Module loadTorchScriptHere(const std::string& path) {
   checkReadableFile(path);
   torch::jit::Module module;
   try {
@@ -209,6 +207,11 @@ std::unique_ptr<ModelFactory> makeTorchScriptFactoryHere(const std::string& spec
     throw InputError("TorchScript model " + path + " has no forward method; script a module " +
                      "whose forward(x) returns the logits or predictions");
   }
+  return module;
+}
+
+std::unique_ptr<ModelFactory> makeTorchScriptFactoryFrom(torch::jit::Module module,
+                                                         const std::string& spec) {
   return std::make_unique<TorchScriptFactory>(std::move(module), spec);
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "accumlab/torchscript_check.h"
 #include "models/model.h"
 
 namespace accumlab {
@@ -44,14 +45,21 @@ class TorchScriptModel : public Model {
 };
 
 /// Loads `path` once and returns a factory of independent replicas; nullptr when `spec` does
-/// not start with "torchscript:". The file is first loaded in a child process with limits
-/// (checkModelInChild). Throws InputError when the file is missing, not a TorchScript archive,
-/// crashes or exhausts the loader, or has no forward method.
-std::unique_ptr<ModelFactory> makeTorchScriptFactory(const std::string& spec);
+/// not start with "torchscript:". The file is first checked in a child process with limits
+/// (checkModelInChild, with a forward pass of `sample`). Throws InputError when the file is
+/// missing, not a TorchScript archive, crashes or exhausts the loader, has a tensor outside its
+/// record, gives two different outputs for one sample, or has no forward method.
+std::unique_ptr<ModelFactory> makeTorchScriptFactory(const std::string& spec,
+                                                     const ModelSample& sample);
 
-/// makeTorchScriptFactory without the child: loads straight in this process. Only for that
-/// child (checkModelHere) and the loader's fuzzer, which must reach LibTorch's loader itself.
-std::unique_ptr<ModelFactory> makeTorchScriptFactoryHere(const std::string& spec);
+/// Loads `path` straight in this process with LibTorch's loader, without the child: only for
+/// that child (checkModelHere) and the loader's fuzzer. Throws InputError when it is not a
+/// TorchScript archive or has no forward method.
+torch::jit::Module loadTorchScriptHere(const std::string& path);
+
+/// A factory of replicas of `module`, loaded from the file of `spec` ("torchscript:FILE").
+std::unique_ptr<ModelFactory> makeTorchScriptFactoryFrom(torch::jit::Module module,
+                                                         const std::string& spec);
 
 /// The one line of an exception that says what went wrong: for TorchScript errors the
 /// "SomethingError: …" line after the interpreter's traceback, else the first line.

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -22,23 +23,6 @@
 
 namespace accumlab {
 
-uint64_t mappedLibraryBytes() {
-  std::ifstream maps("/proc/self/maps");
-  uint64_t total = 0;
-  std::string line;
-  while (std::getline(maps, line)) {
-    // "start-end perms offset dev inode   path": count what a shared object maps.
-    const size_t slash = line.find('/');
-    if (slash == std::string::npos || line.find(".so", slash) == std::string::npos) continue;
-    const size_t dash = line.find('-');
-    const size_t space = line.find(' ', dash);
-    if (dash == std::string::npos || space == std::string::npos) continue;
-    const uint64_t start = std::strtoull(line.c_str(), nullptr, 16);
-    const uint64_t end = std::strtoull(line.c_str() + dash + 1, nullptr, 16);
-    if (end > start) total += end - start;
-  }
-  return total;
-}
 namespace {
 
 // Bytes of a child's stderr kept while it runs: enough for the last lines, bounded when a
@@ -46,6 +30,11 @@ namespace {
 constexpr size_t kStderrKeepBytes = 64 * 1024;
 // How often wait() and waitAny() look at children whose stderr is not being read.
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
+
+// The lines of /proc/PID/status (Linux 4.5 and later) that residentAnonymousBytes adds up:
+// private anonymous memory (heap, stacks) and shared anonymous memory; not RssFile, the pages
+// of the program and its libraries.
+constexpr const char* kResidentKeys[] = {"RssAnon:", "RssShmem:"};
 
 double nowS() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -115,6 +104,20 @@ void redirectChild(const std::string& path, int fd, int exec_error_write) {
 
 }  // namespace
 
+uint64_t residentAnonymousBytes(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  uint64_t total = 0;
+  for (std::string line; std::getline(status, line);) {
+    // "RssAnon:\t  123456 kB"
+    for (const char* key : kResidentKeys) {
+      if (line.rfind(key, 0) == 0) {
+        total += std::strtoull(line.c_str() + std::strlen(key), nullptr, 10) * 1024;
+      }
+    }
+  }
+  return total;
+}
+
 std::string ChildResult::describe() const {
   std::ostringstream out;
   switch (end) {
@@ -127,12 +130,17 @@ std::string ChildResult::describe() const {
     case End::kTimedOut:
       out << "ran longer than " << std::floor(wall_s) << " s";
       break;
+    case End::kOutOfMemory:
+      out << "used more than " << (memory_bytes >> 20) << " MiB of memory";
+      break;
   }
   return out.str();
 }
 
 ChildProcess::ChildProcess(const ChildSpec& spec)
-    : stderr_lines_(spec.stderr_lines), timeout_s_(spec.timeout_s) {
+    : stderr_lines_(spec.stderr_lines),
+      timeout_s_(spec.timeout_s),
+      memory_bytes_(spec.memory_bytes) {
   if (spec.argv.empty()) throw std::invalid_argument("ChildProcess: no program to start");
   if (spec.stderr_lines > 0 && !spec.stderr_file.empty()) {
     throw std::invalid_argument("ChildProcess: stderr goes to a file or is read, not both");
@@ -226,11 +234,11 @@ void ChildProcess::readStderr(bool drain) {
 }
 
 ChildResult ChildProcess::wait(double grace_s) {
-  if (pid_ <= 0) return reaped(0, true, false);
+  if (pid_ <= 0) return reaped(0, true, ChildResult::End::kExited);
   const double deadline = grace_s > 0 ? nowS() + grace_s : 0;
   for (;;) {
     if (std::optional<ChildResult> result = poll()) return *result;
-    if (deadline > 0 && nowS() >= deadline) return killTimedOut();
+    if (deadline > 0 && nowS() >= deadline) return killFor(ChildResult::End::kTimedOut);
     if (stderr_fd_ >= 0) {
       pollfd p{stderr_fd_, POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(kPollInterval.count())) > 0) readStderr(false);
@@ -245,11 +253,18 @@ std::optional<ChildResult> ChildProcess::poll() {
   readStderr(false);
   int status = 0;
   const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-  if (done == pid_) return reaped(status, false, false);
+  if (done == pid_) return reaped(status, false, ChildResult::End::kExited);
   // Reaped by someone else (SIGCHLD ignored): how it ended is unknown.
-  if (done < 0 && errno != EINTR) return reaped(0, true, false);
-  if (timeout_s_ > 0 && nowS() >= started_s_ + timeout_s_) return killTimedOut();
+  if (done < 0 && errno != EINTR) return reaped(0, true, ChildResult::End::kExited);
+  if (timeout_s_ > 0 && nowS() >= started_s_ + timeout_s_) {
+    return killFor(ChildResult::End::kTimedOut);
+  }
+  if (pastMemory()) return killFor(ChildResult::End::kOutOfMemory);
   return std::nullopt;
+}
+
+bool ChildProcess::pastMemory() const {
+  return memory_bytes_ > 0 && residentAnonymousBytes(pid_) > memory_bytes_;
 }
 
 std::optional<ChildProcess::End> ChildProcess::waitAny(const std::vector<ChildProcess*>& children,
@@ -268,20 +283,21 @@ std::optional<ChildProcess::End> ChildProcess::waitAny(const std::vector<ChildPr
   }
 }
 
-ChildResult ChildProcess::killTimedOut() {
+ChildResult ChildProcess::killFor(ChildResult::End why) {
   ::kill(pid_, SIGKILL);
   int status = 0;
   ::waitpid(pid_, &status, 0);
-  return reaped(status, false, true);
+  return reaped(status, false, why);
 }
 
-ChildResult ChildProcess::reaped(int status, bool lost, bool timed_out) {
+ChildResult ChildProcess::reaped(int status, bool lost, ChildResult::End killed_for) {
   ChildResult result;
   pid_ = 0;
   result.wall_s = nowS() - started_s_;
+  result.memory_bytes = memory_bytes_;
   readStderr(true);
-  if (timed_out) {
-    result.end = ChildResult::End::kTimedOut;
+  if (killed_for != ChildResult::End::kExited) {
+    result.end = killed_for;
   } else if (lost) {
     result.exit_code = -1;
   } else if (WIFSIGNALED(status)) {

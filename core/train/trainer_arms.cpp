@@ -5,11 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <future>
 
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
-#include "accumlab/torchscript_check.h"
 #include "data/dataset_factory.h"
 #include "memory/memory_probe.h"
 #include "train/device_select.h"
@@ -18,8 +16,6 @@
 namespace accumlab {
 
 namespace {
-
-constexpr char kTorchScriptPrefix[] = "torchscript:";  ///< a model SPEC of a user's file
 
 std::string shapeText(c10::IntArrayRef shape) {
   std::string s = "[";
@@ -121,18 +117,9 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
     useFullFloat32OnCuda();
   }
   dtype = config.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
-  // A user's TorchScript file is loaded first in a child process (checkModelInChild); that
-  // child starts LibTorch anew (~0.6 s), so it runs while the data loads. The factory below
-  // then finds the file checked.
-  std::future<void> model_checked;
-  if (config.model.rfind(kTorchScriptPrefix, 0) == 0) {
-    model_checked = std::async(std::launch::async, checkModelInChild,
-                               config.model.substr(std::string(kTorchScriptPrefix).size()));
-  }
   // The ranks meet before loading their data, so that they load it at the same time.
   if (config.workers > 1) joinGroup();
   data = loadDataset(config);
-  if (model_checked.valid()) model_checked.get();  // throws its InputError
   if (data.trainSize() < 1)
     throw InputError("dataset '" + config.data + "' has no training samples");
   m = config.micro_batch;
@@ -154,6 +141,8 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
                                                      : eval_period;
   next_probe = probe_period;
 
+  // A user's TorchScript file is checked first in a child process, with a forward pass of a
+  // sample of this data's shape (checkModelInChild), before it loads here.
   auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed,
                                   data.isText());
   for (ArmKind kind : config.arms) {

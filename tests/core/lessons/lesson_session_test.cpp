@@ -70,7 +70,8 @@ TEST_F(LessonSessionTest, StoresTheSweepPointsAsTheyEndAndTheAttemptWithItsVerdi
     stored.push_back(result.stored_run_ids.front());
     session.jobFinished(std::move(result), false);
     // The point of the job that just ended is stored, with its run.
-    const SweepPoint& point = store.sweep(session.sweepId()).points[session.next() - 1];
+    // A copy: sweep() returns its SweepDetail by value, a reference would dangle.
+    const SweepPoint point = store.sweep(session.sweepId()).points[session.next() - 1];
     EXPECT_EQ(point.status, SweepStatus::kReached) << toString(point.status);
     EXPECT_EQ(point.run_id, stored.back());
   }

@@ -33,7 +33,7 @@ class TorchScriptCheckTest : public ::testing::Test {
   }
   std::string messageOf() {
     try {
-      checkModelInChild(model_);
+      checkModelInChild(model_, ModelSample{{1, 8, 8}, false});
     } catch (const InputError& e) {
       return e.what();
     }
@@ -55,6 +55,12 @@ TEST_F(TorchScriptCheckTest, ACrashNamesTheFileAndTheSignal) {
   EXPECT_EQ(messageOf(), model_ + " is not a loadable TorchScript model: the loader crashed " +
                              "(signal 11); save it again from Python with " +
                              "torch.jit.script(model).save(path)");
+}
+
+TEST_F(TorchScriptCheckTest, TheChildGetsTheFileAndTheSample) {
+  useChecker("test \"$1 $2 $3\" = \"check-model $2 float:1x8x8\" || exit 9");
+  EXPECT_EQ(messageOf(), "(no InputError)");
+  EXPECT_EQ(sampleArgument(ModelSample{{40}, true}), "tokens:40");
 }
 
 TEST_F(TorchScriptCheckTest, OutOfMemoryNamesTheLimit) {

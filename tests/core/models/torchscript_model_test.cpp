@@ -115,6 +115,12 @@ with open(out + "/text.pt", "w") as f:
 
 using testing::messageOf;
 
+// The sample each file's check passes through its forward: the CNN takes 1x12x12 images,
+// every other model 64 features.
+ModelSample sampleOf(const std::string& file) {
+  return file == "cnn_bn.pt" ? ModelSample{{1, 12, 12}, false} : ModelSample{{64}, false};
+}
+
 struct NullSink : MetricsSink {
   void onStep(const StepRecord& r) override { losses[r.arm].push_back(r.loss); }
   std::map<ArmKind, std::vector<double>> losses;
@@ -169,7 +175,7 @@ std::unique_ptr<testing::TempDir> TorchScriptModelTest::dir_;
 bool TorchScriptModelTest::generated_ = false;
 
 TEST_F(TorchScriptModelTest, ForwardMatchesPythonAndReplicasAreIndependent) {
-  auto factory = makeTorchScriptFactory(spec("mlp.pt"));
+  auto factory = makeTorchScriptFactory(spec("mlp.pt"), sampleOf("mlp.pt"));
   auto a = factory->create();
   auto b = factory->create();
   EXPECT_EQ(a->parameterCount(), 64 * 32 + 32 + 32 * 10 + 10);
@@ -191,7 +197,7 @@ TEST_F(TorchScriptModelTest, ForwardMatchesPythonAndReplicasAreIndependent) {
 }
 
 TEST_F(TorchScriptModelTest, BatchNormModelSwitchesTrainAndEvalAndDtype) {
-  auto model = makeTorchScriptFactory(spec("cnn_bn.pt"))->create();
+  auto model = makeTorchScriptFactory(spec("cnn_bn.pt"), sampleOf("cnn_bn.pt"))->create();
   EXPECT_TRUE(model->batchDependent());
   ASSERT_EQ(model->buffers().size(), 3u);  // running_mean, running_var, num_batches_tracked
   torch::Tensor x = torch::randn({8, 1, 12, 12});
@@ -209,13 +215,13 @@ TEST_F(TorchScriptModelTest, BatchNormModelSwitchesTrainAndEvalAndDtype) {
 }
 
 TEST_F(TorchScriptModelTest, SavedModuleLoadsBackWithTrainedWeights) {
-  auto model = makeTorchScriptFactory(spec("mlp.pt"))->create();
+  auto model = makeTorchScriptFactory(spec("mlp.pt"), sampleOf("mlp.pt"))->create();
   {
     torch::NoGradGuard no_grad;
     model->parameters()[1].fill_(0.25);
   }
   model->save(file("saved.pt"));
-  auto reloaded = makeTorchScriptFactory(spec("saved.pt"))->create();
+  auto reloaded = makeTorchScriptFactory(spec("saved.pt"), sampleOf("saved.pt"))->create();
   ASSERT_EQ(reloaded->parameters().size(), model->parameters().size());
   for (size_t i = 0; i < model->parameters().size(); ++i) {
     EXPECT_TRUE(reloaded->parameters()[i].equal(model->parameters()[i])) << "parameter " << i;
@@ -276,11 +282,15 @@ bool identical(const std::vector<StepRecord>& a, const std::vector<StepRecord>& 
 }
 
 TEST_F(TorchScriptModelTest, RandomLayersAreFlaggedStochastic) {
-  EXPECT_TRUE(makeTorchScriptFactory(spec("dropout.pt"))->create()->stochastic());
+  EXPECT_TRUE(
+      makeTorchScriptFactory(spec("dropout.pt"), sampleOf("dropout.pt"))->create()->stochastic());
   // No Dropout module: found in the forward graph (randn_like).
-  EXPECT_TRUE(makeTorchScriptFactory(spec("noisy_input.pt"))->create()->stochastic());
-  EXPECT_FALSE(makeTorchScriptFactory(spec("mlp.pt"))->create()->stochastic());
-  EXPECT_FALSE(makeTorchScriptFactory(spec("cnn_bn.pt"))->create()->stochastic());
+  EXPECT_TRUE(makeTorchScriptFactory(spec("noisy_input.pt"), sampleOf("noisy_input.pt"))
+                  ->create()
+                  ->stochastic());
+  EXPECT_FALSE(makeTorchScriptFactory(spec("mlp.pt"), sampleOf("mlp.pt"))->create()->stochastic());
+  EXPECT_FALSE(
+      makeTorchScriptFactory(spec("cnn_bn.pt"), sampleOf("cnn_bn.pt"))->create()->stochastic());
 }
 
 TEST_F(TorchScriptModelTest, DropoutRunsAreReproducibleFromTheSeed) {
@@ -315,19 +325,19 @@ TEST_F(TorchScriptModelTest, DropoutRunsAreReproducibleFromTheSeed) {
 
 TEST_F(TorchScriptModelTest, UnusableFilesAreInputErrors) {
   EXPECT_NE(messageOf([] {
-              makeTorchScriptFactory(spec("state_dict.pt"));
+              makeTorchScriptFactory(spec("state_dict.pt"), sampleOf("state_dict.pt"));
             }).find("state_dict.pt is not a TorchScript archive"),
             std::string::npos);
   EXPECT_NE(messageOf([] {
-              makeTorchScriptFactory(spec("text.pt"));
+              makeTorchScriptFactory(spec("text.pt"), sampleOf("text.pt"));
             }).find("text.pt is not a TorchScript archive"),
             std::string::npos);
   EXPECT_NE(messageOf([] {
-              makeTorchScriptFactory(spec("no_forward.pt"));
+              makeTorchScriptFactory(spec("no_forward.pt"), sampleOf("no_forward.pt"));
             }).find("no_forward.pt has no forward method"),
             std::string::npos);
   EXPECT_NE(messageOf([] {
-              makeTorchScriptFactory(spec("missing.pt"));
+              makeTorchScriptFactory(spec("missing.pt"), sampleOf("missing.pt"));
             }).find("missing.pt does not exist"),
             std::string::npos);
 }

@@ -81,13 +81,42 @@ TEST(ChildProcess, LimitsTheAddressSpace) {
   EXPECT_EQ(r.stderr_tail[0], "2097152");  // KiB
 }
 
-TEST(ChildProcess, CountsTheSharedLibrariesMappedIntoThisProcess) {
-  // This test program links LibTorch (at least libtorch_cpu, hundreds of MB) and libc.
-  const uint64_t mapped = mappedLibraryBytes();
-  EXPECT_GT(mapped, uint64_t{100} << 20);
-  EXPECT_LT(mapped, uint64_t{64} << 30);
-  // Mapping more shared objects does not shrink it.
-  EXPECT_GE(mappedLibraryBytes(), mapped);
+TEST(ChildProcess, AChildPastItsMemoryIsStopped) {
+  // Writes 256 MiB, then waits: stopped at 64 MiB by the parent's watch of its resident
+  // memory, long before it would end by itself.
+  ChildSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c",
+               "import time\nb = bytearray(b'x') * (256 << 20)\ntime.sleep(30)"};
+  spec.memory_bytes = uint64_t{64} << 20;
+  const ChildResult r = runChild(spec);
+  EXPECT_EQ(r.end, ChildResult::End::kOutOfMemory) << r.describe();
+  EXPECT_EQ(r.describe(), "used more than 64 MiB of memory");
+  EXPECT_LT(r.wall_s, 20.0);
+}
+
+TEST(ChildProcess, AChildWithinItsMemoryRuns) {
+  ChildSpec spec = shell("exit 0");
+  spec.memory_bytes = uint64_t{64} << 20;
+  EXPECT_TRUE(runChild(spec).exitedWith(0));
+}
+
+TEST(ChildProcess, SharedMemoryCountsTowardsTheBound) {
+  // Anonymous shared memory (RssShmem) is the child's too: 256 MiB of it, one byte a page.
+  ChildSpec spec;
+  spec.argv = {"/usr/bin/python3", "-c",
+               "import mmap, time\nm = mmap.mmap(-1, 256 << 20)\n"
+               "for i in range(0, 256 << 20, 4096): m[i] = 1\ntime.sleep(30)"};
+  spec.memory_bytes = uint64_t{64} << 20;
+  const ChildResult r = runChild(spec);
+  EXPECT_EQ(r.end, ChildResult::End::kOutOfMemory) << r.describe();
+  EXPECT_LT(r.wall_s, 20.0);
+}
+
+TEST(ChildProcess, ReadsTheResidentMemoryOfAProcess) {
+  // This test program has LibTorch's allocations and more: well above a MiB, below 64 GiB.
+  const uint64_t mine = residentAnonymousBytes(::getpid());
+  EXPECT_GT(mine, uint64_t{1} << 20);
+  EXPECT_LT(mine, uint64_t{64} << 30);
 }
 
 TEST(ChildProcess, StartsWithOnlyTheStandardDescriptorsAndNoBlockedSignal) {
