@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli_main.h"
 
+#include <csignal>
 #include <cstdio>
 #include <exception>
 
 #include "accumlab/input_error.h"
+#include "accumlab/input_file.h"
 #include "accumlab_version.h"
 
 namespace accumlab::cli {
@@ -51,6 +53,9 @@ int runCommand(const std::function<int()>& command) {
   } catch (const InputError& e) {
     std::fprintf(stderr, "accumlab-cli: %s\n", e.what());
     return 2;
+  } catch (const ReadStopped& e) {  // Ctrl-C while the data was read
+    std::fprintf(stderr, "accumlab-cli: %s; nothing was trained or stored\n", e.what());
+    return 128 + SIGINT;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "accumlab-cli: internal error: %s\n", e.what());
     return 1;

@@ -16,6 +16,7 @@
 #include "accumlab/checkpoint_path.h"
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
+#include "accumlab/input_file.h"
 #include "accumlab/memory_model.h"
 #include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
@@ -278,7 +279,15 @@ int RunCommand::train() {
     notice = std::make_unique<StoredRunNotice>(*store, stderr);
     sinks = {notice.get(), &sink};
   }
-  const RunSummary summary = session.run(sinks);
+  RunSummary summary;
+  try {
+    summary = session.run(sinks);
+  } catch (const ReadStopped& e) {
+    // Stopped before the first window: nothing was trained, so nothing was stored.
+    std::cerr << "accumlab-cli: " << e.what() << "; nothing was trained or stored" << std::endl;
+    const int signo = on_signal.signalReceived();
+    return signo ? 128 + signo : 1;
+  }
   if (json_) {
     nlohmann::json out = nlohmann::json::parse(summaryToJson(summary));
     if (store) out["store"] = storedJson(*store);

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "accumlab/input_error.h"
+#include "accumlab/input_file.h"
 #include "config/json_text.h"
 
 namespace accumlab {
@@ -334,11 +335,10 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
 }
 
 ExperimentConfig loadConfigFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot read config file " + path + ": no such file or no permission");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return configFromJson(buffer.str(), "config file " + path);
+  // A config of every option is about 1 KiB; anything near the limit is not one.
+  constexpr uint64_t kMaxConfigBytes = uint64_t{16} << 20;
+  return configFromJson(readWholeFile(path, {"a config file", kMaxConfigBytes}),
+                        "config file " + path);
 }
 
 void validateConfig(const ExperimentConfig& c) {

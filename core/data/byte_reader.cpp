@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "data/byte_reader.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "accumlab/input_error.h"
 
@@ -19,36 +19,39 @@ namespace {
 // files get a buffer of their own size, but not below zlib's default.
 constexpr unsigned kGzBufferBytes = 1u << 20;
 constexpr unsigned kMinGzBufferBytes = 8u << 10;
-// gzread takes an unsigned count; larger reads are split into chunks of this size.
-constexpr size_t kMaxChunk = 1u << 30;
-// readAll() reads at most this much at a time (the length of gzipped content is unknown);
-// its first read is the file's size (plus one byte to see the end), small files stay small.
+// Larger reads are split into chunks of this size (gzread takes an unsigned count); the stop
+// is asked between them, so a stop ends even a gigabyte's read within a few milliseconds.
+constexpr size_t kMaxChunk = 4u << 20;
+// readAll() reads gzipped content, whose length is unknown, this much at a time.
 constexpr size_t kReadChunk = 4u << 20;
 
 gzFile asGz(void* p) { return static_cast<gzFile>(p); }
 
 }  // namespace
 
-void checkReadableFile(const std::string& path) {
-  namespace fs = std::filesystem;
+void checkReadableFile(const std::string& path, const std::string& what) {
+  InputKind kind;
+  kind.what = what;
+  requireRegularFile(path, kind);
   std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) throw InputError(path + " does not exist");
-  if (fs::is_directory(st)) throw InputError(path + " is a directory, expected a file");
-  std::ifstream probe(path, std::ios::binary);
-  if (!probe) throw InputError(path + " cannot be read (" + std::strerror(errno) + ")");
-  if (fs::is_regular_file(st) && fs::file_size(path, ec) == 0 && !ec) {
-    throw InputError(path + " is empty");
-  }
+  if (std::filesystem::file_size(path, ec) == 0 && !ec) throw InputError(path + " is empty");
 }
 
-ByteReader::ByteReader(const std::string& path) : path_(path) {
-  checkReadableFile(path);
-  gz_ = gzopen(path.c_str(), "rb");
-  if (!gz_) throw InputError(path + " cannot be opened (" + std::strerror(errno) + ")");
+ByteReader::ByteReader(const std::string& path, const InputKind& kind, const ReadStop& stop)
+    : path_(path), kind_(kind), stop_(stop) {
+  const int fd = openRegularFile(path, kind);
   std::error_code ec;
   file_size_ = std::filesystem::file_size(path, ec);
   if (ec) file_size_ = 0;
+  if (file_size_ == 0) {
+    ::close(fd);
+    throw InputError(path + " is empty");
+  }
+  gz_ = gzdopen(fd, "rb");  // owns fd from here, also when it fails
+  if (!gz_) {
+    ::close(fd);
+    throw InputError(path + " cannot be opened (" + std::strerror(errno) + ")");
+  }
   gzbuffer(asGz(gz_), static_cast<unsigned>(
                           std::clamp<uint64_t>(file_size_, kMinGzBufferBytes, kGzBufferBytes)));
 }
@@ -61,6 +64,7 @@ size_t ByteReader::read(void* dst, size_t n) {
   size_t total = 0;
   auto* out = static_cast<unsigned char*>(dst);
   while (total < n) {
+    stop_.check(path_);
     const auto chunk = static_cast<unsigned>(std::min(n - total, kMaxChunk));
     const int got = gzread(asGz(gz_), out + total, chunk);
     int err = Z_OK;
@@ -75,6 +79,11 @@ size_t ByteReader::read(void* dst, size_t n) {
                        " after " + std::to_string(at) + " bytes of content)");
     }
     total += static_cast<size_t>(got);
+    if (kind_.max_bytes > 0 && offset_ + total > kind_.max_bytes) {
+      throw InputError(path_ + " holds more than " + std::to_string(kind_.max_bytes >> 20) +
+                       " MiB" + (compressed() ? " after gunzip" : "") + "; " + kind_.what +
+                       " takes at most " + std::to_string(kind_.max_bytes >> 20) + " MiB");
+    }
     if (static_cast<unsigned>(got) < chunk) break;
   }
   offset_ += total;
@@ -93,14 +102,18 @@ void ByteReader::readExactly(void* dst, size_t n, const std::string& what) {
 
 std::string ByteReader::readAll() {
   std::string bytes;
+  // A plain file's content is its size: one allocation of exactly that (plus the byte that
+  // shows the end), never a doubling. Gzipped content grows chunk by chunk, up to the limit.
+  const bool plain = !compressed();
+  if (plain) bytes.reserve(file_size_ - std::min(offset_, file_size_) + 1);
   size_t used = 0;
-  size_t chunk = static_cast<size_t>(std::min<uint64_t>(file_size_ + 1, kReadChunk));
   for (;;) {
+    size_t chunk = kReadChunk;
+    if (plain) chunk = std::max<size_t>(1, std::min(chunk, bytes.capacity() - used));
     bytes.resize(used + chunk);
     const size_t got = read(bytes.data() + used, chunk);
     used += got;
     if (got < chunk) break;
-    chunk = kReadChunk;
   }
   bytes.resize(used);
   return bytes;

@@ -3,7 +3,7 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
 #include "accumlab/input_error.h"
 #include "data/byte_reader.h"
@@ -17,17 +17,21 @@ constexpr int64_t kPixels = kChannels * kSide * kSide;
 constexpr int64_t kRecordBytes = 1 + kPixels;  // label byte, then the planes R, G, B
 constexpr int64_t kClasses = 10;
 constexpr int kTrainBatches = 5;
+// A batch file holds 10,000 records (30.7 MB); anything far larger is not one.
+constexpr uint64_t kMaxBatchBytes = uint64_t{256} << 20;
+// batches.meta.txt names ten classes.
+constexpr uint64_t kMaxMetaBytes = uint64_t{64} << 10;
 
 struct Records {
   torch::Tensor x;  // uint8 [N, 3, 32, 32]
   torch::Tensor y;  // int64 [N]
 };
 
-Records readBatches(const std::vector<std::string>& paths) {
+Records readBatches(const std::vector<std::string>& paths, const ReadStop& stop) {
   std::vector<std::string> files;
   int64_t total = 0;
   for (const auto& path : paths) {
-    files.push_back(ByteReader(path).readAll());
+    files.push_back(ByteReader(path, {"a CIFAR-10 batch", kMaxBatchBytes}, stop).readAll());
     const auto n = static_cast<int64_t>(files.back().size());
     if (n % kRecordBytes != 0) {
       throw InputError(path + " is " + std::to_string(n) + " bytes long, not a whole number of " +
@@ -62,19 +66,25 @@ Records readBatches(const std::vector<std::string>& paths) {
 }
 
 std::vector<std::string> classNames(const std::string& dir) {
+  static const std::vector<std::string> kDefaultNames = {
+      "airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"};
   std::vector<std::string> names;
-  std::ifstream meta(dir + "/batches.meta.txt");
+  const std::string path = dir + "/batches.meta.txt";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return kDefaultNames;
+  std::istringstream meta(readWholeFile(path, {"CIFAR-10's class names", kMaxMetaBytes}));
   for (std::string line; std::getline(meta, line);) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
     if (!line.empty()) names.push_back(line);
   }
   if (static_cast<int64_t>(names.size()) == kClasses) return names;
-  return {"airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"};
+  return kDefaultNames;
 }
 
 }  // namespace
 
-Dataset loadCifar10Folder(const std::string& dir_arg, double val_fraction, uint64_t seed) {
+Dataset loadCifar10Folder(const std::string& dir_arg, double val_fraction, uint64_t seed,
+                          const ReadStop& stop) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(dir_arg, ec)) throw InputError("CIFAR-10 folder " + dir_arg + " does not exist");
@@ -101,10 +111,10 @@ Dataset loadCifar10Folder(const std::string& dir_arg, double val_fraction, uint6
   ds.scale = 1.0 / 255.0;
   ds.sample_shape = {kChannels, kSide, kSide};
   ds.class_names = classNames(dir);
-  Records tr = readBatches(train);
+  Records tr = readBatches(train, stop);
   const std::string test = dir + "/test_batch.bin";
   if (fs::exists(test, ec)) {
-    Records te = readBatches({test});
+    Records te = readBatches({test}, stop);
     ds.train_x = tr.x;
     ds.train_y = tr.y;
     ds.val_x = te.x;

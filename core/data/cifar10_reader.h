@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "accumlab/input_file.h"
 #include "data/dataset.h"
 
 namespace accumlab {
@@ -13,6 +14,8 @@ namespace accumlab {
 /// validation split; otherwise `val_fraction` of training is held out by a seeded permutation.
 /// Each file must be a whole number of 3073-byte records (label byte + 3x32x32 pixels).
 /// Images are kept as uint8 [N, 3, 32, 32] with scale 1/255.
-Dataset loadCifar10Folder(const std::string& dir, double val_fraction, uint64_t seed);
+/// Each batch file may hold at most 256 MiB; `stop` is asked between chunks.
+Dataset loadCifar10Folder(const std::string& dir, double val_fraction, uint64_t seed,
+                          const ReadStop& stop = ReadStop());
 
 }  // namespace accumlab

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "accumlab/experiment_config.h"
+#include "accumlab/input_file.h"
 #include "data/dataset.h"
 
 namespace accumlab {
@@ -15,7 +16,9 @@ namespace accumlab {
 /// indices in sorted order and listed in Dataset::class_names; `task` kAuto decides from the
 /// labels when that is obvious. Features are standardised with the training split's mean and
 /// standard deviation. A bad cell or row is an InputError naming the file, line and column.
+/// At most kMaxCsvBytes (1 GiB) of text are read, only from a regular file; `stop` is asked
+/// between chunks and rows.
 Dataset loadCsv(const std::string& path, const std::string& label, Task task, double val_fraction,
-                uint64_t seed);
+                uint64_t seed, const ReadStop& stop = ReadStop());
 
 }  // namespace accumlab

@@ -40,7 +40,7 @@ std::vector<int64_t> parseShape(const std::string& spec, const std::string& text
 
 }  // namespace
 
-Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth) {
+Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth, const ReadStop& stop) {
   const std::string& spec = config.data;
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
@@ -61,10 +61,10 @@ Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth) {
     return makeLinreg(samples(kLinregSamples), shape[0], config.val_fraction, config.seed, truth);
   }
   if (kind == "csv" && !arg.empty()) {
-    return loadCsv(arg, config.label, config.task, config.val_fraction, config.seed);
+    return loadCsv(arg, config.label, config.task, config.val_fraction, config.seed, stop);
   }
-  if (kind == "text" && !arg.empty()) return loadTextFile(arg, config);
-  if (kind == "fortunes" && arg.empty()) return loadFortunes(kFortunesDir, config);
+  if (kind == "text" && !arg.empty()) return loadTextFile(arg, config, stop);
+  if (kind == "fortunes" && arg.empty()) return loadFortunes(kFortunesDir, config, stop);
   Dataset ds;
   if (kind == "fashion-mnist" && arg.empty()) {
     if (!std::filesystem::is_directory(kFashionMnistDir)) {
@@ -73,11 +73,11 @@ Dataset loadDataset(const ExperimentConfig& config, LinregTruth* truth) {
                        "or give its folder with --data idx:DIR");
     }
     ds = loadIdxFolder(kFashionMnistDir, "fashion-mnist", fashionMnistClassNames(),
-                       config.val_fraction, config.seed);
+                       config.val_fraction, config.seed, stop);
   } else if (kind == "idx" && !arg.empty()) {
-    ds = loadIdxFolder(arg, spec, {}, config.val_fraction, config.seed);
+    ds = loadIdxFolder(arg, spec, {}, config.val_fraction, config.seed, stop);
   } else if (kind == "cifar10" && !arg.empty()) {
-    ds = loadCifar10Folder(arg, config.val_fraction, config.seed);
+    ds = loadCifar10Folder(arg, config.val_fraction, config.seed, stop);
   } else {
     throw InputError("unknown dataset '" + spec +
                      "': use spirals, blobs, blobs:1x28x28, linreg, fashion-mnist, idx:DIR, "

@@ -18,6 +18,8 @@ constexpr uint8_t kIdxUnsignedByte = 0x08;
 // lying header cannot make us allocate terabytes before the short read is noticed.
 constexpr uint64_t kMaxDeflateRatio = 1032;
 constexpr double kPixelScale = 1.0 / 255.0;
+// The most content one IDX file may hold (EMNIST's largest, byclass, holds 547 MB).
+constexpr uint64_t kMaxIdxBytes = uint64_t{2} << 30;
 
 std::string hexBytes(const uint8_t* b, size_t n) {
   std::string s;
@@ -72,8 +74,8 @@ const std::vector<std::string>& fashionMnistClassNames() {
   return kNames;
 }
 
-torch::Tensor readIdx(const std::string& path, int expected_dims) {
-  ByteReader in(path);
+torch::Tensor readIdx(const std::string& path, int expected_dims, const ReadStop& stop) {
+  ByteReader in(path, InputKind{"an IDX file", kMaxIdxBytes}, stop);
   std::array<uint8_t, 4> magic{};
   const size_t got = in.read(magic.data(), magic.size());
   const std::array<uint8_t, 4> want = {0, 0, kIdxUnsignedByte, static_cast<uint8_t>(expected_dims)};
@@ -110,6 +112,12 @@ torch::Tensor readIdx(const std::string& path, int expected_dims) {
   for (const int64_t d : dims) {
     overflow = overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes);
   }
+  if (!overflow && bytes > kMaxIdxBytes) {
+    throw InputError(path + "'s IDX header announces " + dimsText(dims) + " = " +
+                     std::to_string(bytes) + " bytes of " + kindOf(expected_dims) +
+                     "; an IDX file may hold at most " + std::to_string(kMaxIdxBytes >> 20) +
+                     " MiB");
+  }
   if (overflow || bytes > can_hold) {
     throw InputError(path + "'s IDX header announces " + dimsText(dims) + " = " +
                      (overflow ? "more than 2^64" : std::to_string(bytes)) + " bytes of " +
@@ -128,7 +136,8 @@ torch::Tensor readIdx(const std::string& path, int expected_dims) {
 }
 
 Dataset loadIdxFolder(const std::string& dir, const std::string& name,
-                      std::vector<std::string> class_names, double val_fraction, uint64_t seed) {
+                      std::vector<std::string> class_names, double val_fraction, uint64_t seed,
+                      const ReadStop& stop) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(dir, ec)) throw InputError("IDX folder " + dir + " does not exist");
@@ -152,9 +161,9 @@ Dataset loadIdxFolder(const std::string& dir, const std::string& name,
   }
 
   // Reads a pair and checks that images and labels agree in count.
-  auto readPair = [](const std::string& images_path, const std::string& labels_path) {
-    torch::Tensor images = readIdx(images_path, 3);
-    torch::Tensor labels = readIdx(labels_path, 1);
+  auto readPair = [&stop](const std::string& images_path, const std::string& labels_path) {
+    torch::Tensor images = readIdx(images_path, 3, stop);
+    torch::Tensor labels = readIdx(labels_path, 1, stop);
     if (images.size(0) != labels.size(0)) {
       throw InputError(images_path + " holds " + std::to_string(images.size(0)) + " images but " +
                        labels_path + " holds " + std::to_string(labels.size(0)) +

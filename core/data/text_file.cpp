@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "accumlab/text_file.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/input_file.h"
 
 namespace accumlab {
 
 namespace {
+
+// checkTextFile looks at this much of the file's start.
+constexpr size_t kHeadBytes = 65536;
 
 /// firstNonTextByte; with `prefix`, a UTF-8 sequence cut off by the end of `text` (a prefix
 /// of the file) is not held against it.
@@ -64,12 +70,19 @@ std::string nonTextProblem(const std::string& path, const std::string& kind,
 }
 
 void checkTextFile(const std::string& path, const std::string& kind) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + " cannot be read (missing or permission denied?)");
-  std::string head(65536, '\0');
-  in.read(&head[0], static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  const std::string problem = problemAt(path, kind, head, scan(head, in.gcount() == 65536));
+  // Only a regular file is opened: a FIFO would wait for a writer, a device never end.
+  const int fd = openRegularFile(path, {"a " + kind + " file"});
+  std::string head(kHeadBytes, '\0');
+  size_t used = 0;
+  while (used < head.size()) {
+    const ssize_t got = ::read(fd, head.data() + used, head.size() - used);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    used += static_cast<size_t>(got);
+  }
+  ::close(fd);
+  head.resize(used);
+  const std::string problem = problemAt(path, kind, head, scan(head, used == kHeadBytes));
   if (!problem.empty()) throw InputError(problem);
 }
 

@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/input_file.h"
 #include "accumlab/text_file.h"
 #include "accumlab/text_lengths.h"
 
@@ -18,21 +17,8 @@ namespace {
 // Larger text files would make rows of a size nobody trains on a laptop.
 constexpr std::uintmax_t kMaxTextBytes = 256u << 20;
 
-std::string readWhole(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(path + " is a folder; --data text:FILE takes a UTF-8 text file");
-  }
-  const std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxTextBytes) {
-    throw InputError(path + " holds " + std::to_string(size >> 20) +
-                     " MiB of text; a text dataset takes at most 256 MiB");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + " cannot be read (missing or permission denied?)");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+std::string readWhole(const std::string& path, const ReadStop& stop) {
+  return readWholeFile(path, {"a text dataset", kMaxTextBytes}, stop);
 }
 
 // Throws when `text` holds a byte that is not text, naming its offset and line.
@@ -154,17 +140,20 @@ Dataset makeTextDataset(const TextSequences& text, const std::string& name,
   return ds;
 }
 
-TextSequences readTextFile(const std::string& path, const ExperimentConfig& config) {
-  const std::string text = readWhole(path);
+TextSequences readTextFile(const std::string& path, const ExperimentConfig& config,
+                           const ReadStop& stop) {
+  const std::string text = readWhole(path, stop);
   if (text.empty()) throw InputError(path + " is empty; a text dataset needs lines of text");
   return splitText(text, path, config.text_split, config.max_len);
 }
 
-Dataset loadTextFile(const std::string& path, const ExperimentConfig& config) {
-  return makeTextDataset(readTextFile(path, config), "text:" + path, config);
+Dataset loadTextFile(const std::string& path, const ExperimentConfig& config,
+                     const ReadStop& stop) {
+  return makeTextDataset(readTextFile(path, config, stop), "text:" + path, config);
 }
 
-TextSequences readFortunes(const std::string& dir, const ExperimentConfig& config) {
+TextSequences readFortunes(const std::string& dir, const ExperimentConfig& config,
+                           const ReadStop& stop) {
   std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
@@ -181,7 +170,7 @@ TextSequences readFortunes(const std::string& dir, const ExperimentConfig& confi
   std::sort(files.begin(), files.end());
   TextSequences all;
   for (const auto& f : files) {
-    TextSequences one = splitFortunes(readWhole(f.string()), f.string(), config.max_len);
+    TextSequences one = splitFortunes(readWhole(f.string(), stop), f.string(), config.max_len);
     all.cut += one.cut;
     all.skipped += one.skipped;
     for (auto& s : one.sequences) all.sequences.push_back(std::move(s));
@@ -189,8 +178,9 @@ TextSequences readFortunes(const std::string& dir, const ExperimentConfig& confi
   return all;
 }
 
-Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config) {
-  return makeTextDataset(readFortunes(dir, config), "fortunes", config);
+Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config,
+                     const ReadStop& stop) {
+  return makeTextDataset(readFortunes(dir, config, stop), "fortunes", config);
 }
 
 TextLengths textLengths(const ExperimentConfig& config) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "accumlab/experiment_config.h"
+#include "accumlab/input_file.h"
 #include "data/dataset.h"
 
 namespace accumlab {
@@ -35,17 +36,22 @@ Dataset makeTextDataset(const TextSequences& sequences, const std::string& name,
                         const ExperimentConfig& config);
 
 /// The sequences of a text file under `config`'s split and max_len (loadTextFile's reading).
-TextSequences readTextFile(const std::string& path, const ExperimentConfig& config);
+/// Reads at most 256 MiB, only from a regular file, asking `stop` between chunks.
+TextSequences readTextFile(const std::string& path, const ExperimentConfig& config,
+                           const ReadStop& stop = ReadStop());
 
 /// `--data text:FILE`: loadDataset's text reader.
-Dataset loadTextFile(const std::string& path, const ExperimentConfig& config);
+Dataset loadTextFile(const std::string& path, const ExperimentConfig& config,
+                     const ReadStop& stop = ReadStop());
 
 /// The quotes loadFortunes reads from `dir`, cut to `config.max_len`.
-TextSequences readFortunes(const std::string& dir, const ExperimentConfig& config);
+TextSequences readFortunes(const std::string& dir, const ExperimentConfig& config,
+                           const ReadStop& stop = ReadStop());
 
 /// `--data fortunes`: every fortune file in `dir` (Debian's fortunes, fortunes-min), in name
 /// order; offensive and non-UTF-8 files are not read. Throws InputError naming the package
 /// when the folder holds none.
-Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config);
+Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config,
+                     const ReadStop& stop = ReadStop());
 
 }  // namespace accumlab

@@ -13,6 +13,7 @@
 
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
+#include "accumlab/input_file.h"
 #include "accumlab/lesson.h"
 #include "accumlab/plot_ids.h"
 #include "config/json_text.h"
@@ -33,6 +34,9 @@ namespace accumlab {
 using nlohmann::json;
 
 namespace {
+
+// A lesson file is a few KiB of JSON; anything near this is not one.
+constexpr uint64_t kMaxLessonBytes = uint64_t{1} << 20;
 
 /// The plots a lesson may ask for: the live plots and the sweep plots of the app.
 const std::set<std::string>& knownPlots() {
@@ -157,12 +161,7 @@ LessonMeasure readMeasure(const Fields& parent, const std::string& key) {
 std::string readFile(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw InputError("lesson file " + path + " does not exist");
-  if (S_ISDIR(st.st_mode)) throw InputError("lesson file " + path + " is a folder, not a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("lesson file " + path + " cannot be read (permission denied?)");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return readWholeFile(path, {"a lesson file", kMaxLessonBytes});
 }
 
 std::string fileStem(const std::string& path) {

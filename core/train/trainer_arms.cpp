@@ -119,7 +119,8 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
   dtype = config.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
   // The ranks meet before loading their data, so that they load it at the same time.
   if (config.workers > 1) joinGroup();
-  data = loadDataset(config);
+  // A stop (Ctrl-C, SIGTERM, the app's Stop) ends even a long read at once: ReadStopped.
+  data = loadDataset(config, nullptr, ReadStop(&control.stopFlag()));
   if (data.trainSize() < 1)
     throw InputError("dataset '" + config.data + "' has no training samples");
   m = config.micro_batch;

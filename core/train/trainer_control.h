@@ -51,6 +51,8 @@ class TrainerControl {
     return pending_m_.has_value() || pending_k_.has_value();
   }
   bool stopRequested() const { return stop_; }
+  /// The stop flag itself, for work that asks it in pieces (reading the data).
+  const std::atomic<bool>& stopFlag() const { return stop_; }
 
   /// Takes the pending changes (training thread).
   std::optional<int64_t> takeMicroBatch() {

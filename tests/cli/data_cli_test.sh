@@ -97,11 +97,26 @@ case "$case_name" in
     expect_exit 2 "one class only \('cat'\)" run --data "csv:$b/one_class.csv" --samples 64
     expect_exit 2 "$b/nothing.csv does not exist" run --data "csv:$b/nothing.csv" --samples 64
     expect_exit 2 "IDX folder $b/nothing does not exist" run --data "idx:$b/nothing" --samples 64
-    expect_exit 2 "$b is a directory, expected a file" run --data "csv:$b" --samples 64
+    expect_exit 2 "$b is a folder; a CSV dataset must be a file" run --data "csv:$b" --samples 64
     if [ "$(id -u)" -ne 0 ]; then  # root reads any file: the permission case needs a user
       chmod 000 "$b/ok.csv"
       expect_exit 2 "ok.csv cannot be read" run --data "csv:$b/ok.csv" --samples 64
     fi
+    ;;
+  special_files)
+    # Only regular files are read: a FIFO would wait for a writer for ever and /dev/zero never
+    # ends. Each is refused by name at once; `timeout` turns a hang into a failure.
+    mkfifo "$tmp/pipe"
+    for spec in "text:$tmp/pipe" "csv:$tmp/pipe" text:/dev/zero csv:/dev/zero; do
+      kind="is a named pipe \(FIFO\), not a regular file"
+      case "$spec" in *zero) kind="is a character device, not a regular file" ;; esac
+      timeout 20 "$cli" run --data "$spec" --model charlm --samples 64 >"$tmp/out" 2>"$tmp/err"
+      got=$?
+      [ "$got" -eq 2 ] || fail "exit $got, expected 2 for --data $spec ($(head -c 400 "$tmp/err"))"
+      grep -qE -- "$kind" "$tmp/err" || fail "no refusal by name for $spec: $(head -c 400 "$tmp/err")"
+    done
+    expect_exit 2 "$tmp/pipe is a named pipe \(FIFO\)" run --config "$tmp/pipe" --samples 64
+    expect_exit 2 "$tmp/pipe is a named pipe \(FIFO\)" run --data blobs:64 --model "torchscript:$tmp/pipe" --samples 64
     ;;
   bad_models)
     make_models

@@ -10,6 +10,8 @@ Cases:
            long before that window could end; the runs become `interrupted` at the next open
   gui      SIGTERM to the desktop app (off-screen) mid-run: it closes, exit 143, and every run
            is `stopped` in the store
+  midread  SIGTERM while a large CSV is being read: exit 143 within READ_STOP_WITHIN_S, one
+           sentence, nothing stored
 
 Usage: run_signal_test.py CASE PATH/TO/accumlab-cli [PATH/TO/accumlab]
 """
@@ -28,6 +30,10 @@ STOP_WITHIN_S = 10.0
 SLOW_RUN = ["--data", "blobs:1x28x28", "--model", "cnn", "--micro-batch", "512", "--accum", "64",
             "--arms", "accum", "--samples", "100000000", "--no-noise-stats"]
 QUIT_WITHIN_S = 1.5
+# A stop while the data is read ends the read (and the process) within this.
+READ_STOP_WITHIN_S = 1.0
+# Rows of the large CSV: about 160 MB, several seconds to read and parse here.
+BIG_CSV_ROWS = 6_000_000
 
 
 class Failure(Exception):
@@ -116,6 +122,53 @@ def twice(cli, folder):
     return f"quit {took:.2f} s after the second SIGINT, the run `interrupted` at the next open"
 
 
+def mid_read(cli, folder):
+    db = os.path.join(folder, "read.sqlite")
+    big = os.path.join(folder, "big.csv")
+    with open(big, "w") as out:
+        out.write("a,b,c,y\n")
+        block = "".join(f"0.{i:04d},1.25,-3.5,{i % 3}\n" for i in range(10_000))
+        for _ in range(BIG_CSV_ROWS // 10_000):
+            out.write(block)
+    cmd = [cli, "run", "-q", "--threads", "1", "--db", db, "--data", f"csv:{big}",
+           "--samples", "64"]
+    child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # The file is open once the read has begun (the stop's handler is in place before that).
+    deadline = time.monotonic() + 30
+    fds = f"/proc/{child.pid}/fd"
+    while True:
+        if child.poll() is not None:
+            raise Failure(f"the run ended before it read the file (exit {child.returncode}: {child.stderr.read()[-400:]})")
+        if time.monotonic() > deadline:
+            child.kill()
+            raise Failure("the run did not open the CSV within 30 s")
+        try:
+            if any(os.readlink(os.path.join(fds, fd)) == big for fd in os.listdir(fds)):
+                break
+        except OSError:
+            pass
+        time.sleep(0.005)
+    time.sleep(0.05)
+    t0 = time.monotonic()
+    child.send_signal(signal.SIGTERM)
+    try:
+        _, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        raise Failure("the run did not stop after the signal")
+    took = time.monotonic() - t0
+    if child.returncode != 143:
+        raise Failure(f"exit {child.returncode}, expected 143 (stderr: {err[-400:]})")
+    if took > READ_STOP_WITHIN_S:
+        raise Failure(f"stopping mid-read took {took:.2f} s")
+    if f"stopped while reading {big}; nothing was trained or stored" not in err:
+        raise Failure(f"no sentence on stderr: {err[-400:]}")
+    runs = stored_runs(cli, db) if os.path.exists(db) else []
+    if runs:
+        raise Failure(f"{len(runs)} runs stored after a stop mid-read")
+    return f"stopped {took:.2f} s after SIGTERM mid-read, nothing stored"
+
+
 def gui_close(cli, gui, folder):
     db = os.path.join(folder, "gui.sqlite")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=folder,
@@ -167,6 +220,8 @@ def main():
                 message = clean_stop(cli, folder, signal.SIGTERM)
             elif case == "twice":
                 message = twice(cli, folder)
+            elif case == "midread":
+                message = mid_read(cli, folder)
             elif case == "gui":
                 message = gui_close(cli, sys.argv[3], folder)
             else:

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "accumlab/input_error.h"
+#include "accumlab/input_file.h"
 #include "accumlab/run_session.h"
 #include "controller/generator_gate.h"
 
@@ -25,6 +26,10 @@ void TrainingWorker::train(RunSession* session, MetricsSink* sink) {
     }
   } catch (const InputError& e) {
     emit finished(QString::fromStdString(e.what()), true);
+    return;
+  } catch (const ReadStopped&) {
+    // Stopped while the data was read: nothing trained, nothing to report.
+    emit finished(QString(), false);
     return;
   } catch (const std::exception& e) {
     emit finished(QString::fromStdString(e.what()), false);

@@ -155,7 +155,7 @@ TEST(IdxReader, BrokenFilesAreInputErrors) {
   expectInputError([&] { readIdx(f, 3); }, "announces 60000x60000x60000");
 
   expectInputError([&] { readIdx(dir / "missing", 3); }, "does not exist");
-  expectInputError([&] { readIdx(dir.path(), 3); }, "is a directory");
+  expectInputError([&] { readIdx(dir.path(), 3); }, "is a folder; an IDX file must be a file");
 }
 
 TEST(IdxFolder, InconsistentFoldersAreInputErrors) {

@@ -37,7 +37,7 @@ void rewindTo(SQLite::Database& raw, int version) {
 }
 
 /// Stores a finished experiment of `arms` with `steps` steps each; returns its runs.
-std::vector<StoredRun> storeExperiment(const std::string& db, int64_t steps,
+std::vector<StoredRun> storeRowsExperiment(const std::string& db, int64_t steps,
                                        std::vector<ArmKind> arms = {ArmKind::kNoAccum,
                                                                     ArmKind::kAccum}) {
   StoreSink sink(db);
@@ -103,8 +103,8 @@ int64_t count(SQLite::Database& raw, const std::string& sql) {
 }
 
 TEST_F(StoreTest, RunIdsAreNeverReusedAfterADelete) {
-  const auto first = storeExperiment(db_, 5);
-  const auto second = storeExperiment(db_, 5);
+  const auto first = storeRowsExperiment(db_, 5);
+  const auto second = storeRowsExperiment(db_, 5);
   ASSERT_EQ(idsOf(second), (std::vector<int64_t>{3, 4}));
   {
     RunStore store(db_);
@@ -159,7 +159,7 @@ TEST_F(StoreTest, VersionOneFileMigratesWithEveryRowAndStopsReusingIds) {
   SQLite::Statement fk(raw, "PRAGMA foreign_key_check");
   EXPECT_FALSE(fk.executeStep());
 
-  const auto next = storeExperiment(db_, 3, {ArmKind::kAccum});
+  const auto next = storeRowsExperiment(db_, 3, {ArmKind::kAccum});
   EXPECT_EQ(idsOf(next), std::vector<int64_t>{4});
 }
 

@@ -20,7 +20,7 @@ using testing::makeInfo;
 using testing::makeStep;
 using testing::StoreTest;
 
-constexpr int64_t kSteps = 40;
+constexpr int64_t kExportSteps = 40;
 
 uint64_t littleEndian(const std::string& bytes, size_t at, int width) {
   uint64_t v = 0;
@@ -52,12 +52,12 @@ std::vector<int64_t> storeWithAChange(const std::string& db) {
   RunSummary summary;
   summary.info = info;
   for (ArmKind arm : info.config.arms) {
-    for (int64_t s = 1; s <= kSteps; ++s) sink.onStep(makeStep(arm, s));
-    sink.onEval({arm, kSteps, kSteps * 8, 11.0, 0.5, 0.75, ""});
+    for (int64_t s = 1; s <= kExportSteps; ++s) sink.onStep(makeStep(arm, s));
+    sink.onEval({arm, kExportSteps, kExportSteps * 8, 11.0, 0.5, 0.75, ""});
     ArmSummary a;
     a.arm = arm;
     a.status = ArmStatus::kFinished;
-    a.steps = kSteps;
+    a.steps = kExportSteps;
     summary.arms.push_back(a);
   }
   sink.onEvent({20 * 8, 5.0, EventKind::kAccum, std::nullopt, "K 2 → 4"});
@@ -125,11 +125,11 @@ TEST_F(StoreTest, TensorBoardExportWritesOneLogFolderPerRun) {
     const auto data = records(bytes);
     // The version, the run and its config, one record per step on each x axis (the eval and
     // the event fall on steps), the summary.
-    ASSERT_EQ(data.size(), 2u + kSteps + kSteps + 1);
+    ASSERT_EQ(data.size(), 2u + kExportSteps + kExportSteps + 1);
     EXPECT_NE(data[0].find("brain.Event:2"), std::string::npos);
     EXPECT_NE(data[1].find("config"), std::string::npos);
     EXPECT_NE(data[20 + 1].find("K 2 → 4"), std::string::npos);  // at step 20
-    EXPECT_NE(data[2 + kSteps + 19].find("by_samples/events"), std::string::npos);
+    EXPECT_NE(data[2 + kExportSteps + 19].find("by_samples/events"), std::string::npos);
     EXPECT_NE(data[2].find("train/loss"), std::string::npos);
     EXPECT_NE(data.back().find("summary"), std::string::npos);
     // An export again replaces the file with the same bytes.
