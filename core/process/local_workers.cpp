@@ -25,15 +25,15 @@ constexpr double kExitGraceS = 6;
 // Seconds the workers have to exit after SIGTERM when they are ended early.
 constexpr double kTermGraceS = 3;
 
-double nowS() {
+double workerClockS() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/// Waits for `child` until `deadline` (nowS() seconds), then ends it (SIGKILL, kTimedOut).
+/// Waits for `child` until `deadline` (workerClockS() seconds), then ends it (SIGKILL, kTimedOut).
 ChildResult reap(ChildProcess& child, double deadline) {
   if (std::optional<ChildResult> ended = child.poll()) return *ended;
   // A grace of 0 would wait without a limit: a deadline already past still gets one look.
-  return child.wait(std::max(deadline - nowS(), 1e-3));
+  return child.wait(std::max(deadline - workerClockS(), 1e-3));
 }
 
 }  // namespace
@@ -71,7 +71,7 @@ LocalWorkers::LocalWorkers(std::string cli, const ExperimentConfig& config, doub
 
 LocalWorkers::~LocalWorkers() {
   for (auto& child : children_) child->sendSignal(SIGTERM);
-  const double deadline = nowS() + kTermGraceS;
+  const double deadline = workerClockS() + kTermGraceS;
   for (auto& child : children_) {
     if (child->pid() > 0) reap(*child, deadline);
   }
@@ -109,7 +109,7 @@ std::vector<std::string> LocalWorkers::wait() {
   // Rank 0's run has ended: the others end with it (their last window was the same), or, after
   // a lost worker, once they have named it (a roll call of 3 s). One still there after that
   // hangs.
-  const double deadline = nowS() + kExitGraceS;
+  const double deadline = workerClockS() + kExitGraceS;
   for (size_t i = 0; i < children_.size(); ++i) {
     ChildProcess& child = *children_[i];
     if (child.pid() <= 0) continue;

@@ -39,7 +39,7 @@ const StepRecord* recordNear(const std::vector<StepRecord>& steps, double step) 
 namespace {
 
 /// Each status with its stored name (the schema's CHECK lists the same names).
-constexpr std::pair<SweepStatus, const char*> kStatusNames[] = {
+constexpr std::pair<SweepStatus, const char*> kSweepStatusNames[] = {
     {SweepStatus::kPending, "pending"},         {SweepStatus::kRunning, "running"},
     {SweepStatus::kReached, "reached"},         {SweepStatus::kMissed, "missed"},
     {SweepStatus::kDiverged, "diverged"},       {SweepStatus::kFailed, "failed"},
@@ -49,7 +49,7 @@ constexpr std::pair<SweepStatus, const char*> kStatusNames[] = {
 }  // namespace
 
 std::string toString(SweepStatus status) {
-  for (const auto& [value, name] : kStatusNames) {
+  for (const auto& [value, name] : kSweepStatusNames) {
     if (value == status) return name;
   }
   return "pending";
@@ -57,7 +57,7 @@ std::string toString(SweepStatus status) {
 
 SweepStatus parseSweepStatus(const std::string& name) {
   std::string accepted;
-  for (const auto& [value, known] : kStatusNames) {
+  for (const auto& [value, known] : kSweepStatusNames) {
     if (name == known) return value;
     accepted += accepted.empty() ? known : std::string(", ") + known;
   }
