@@ -265,6 +265,28 @@ class MainWindowTest : public QObject {
         QCOMPARE(series.steps[i].step, int64_t(i + 1));
     }
     QCOMPARE(window.store()->listRuns().size(), size_t{3});
+    // What the window shows is the whole run, as stored: the records before the checkpoint
+    // too, so that its read-outs (pooled probes, parting update) are the stored run's.
+    QVERIFY(window.shownRuns()->isLive());
+    const RunData& live = *window.shownRuns()->runs().front();
+    size_t stored_probes = 0;
+    for (const RunRow& r : window.store()->listRuns()) {
+      const ArmSeries* arm = live.find(r.arm);
+      QVERIFY(arm);
+      const RunSeries series = window.store()->series(r.id);
+      QCOMPARE(arm->steps.size(), series.steps.size());
+      for (size_t i = 0; i < arm->steps.size(); ++i) QCOMPARE(arm->steps[i].step, int64_t(i + 1));
+      stored_probes += series.probes.size();
+    }
+    QCOMPARE(live.probes.size(), stored_probes);
+    // Resume is offered only where it works.
+    QAction* resume = nullptr;
+    for (QAction* a : window.runsPanel()->findChild<QTableView*>()->actions()) {
+      if (a->text() == "Resume") resume = a;
+    }
+    QVERIFY(resume);
+    window.runsPanel()->selectRuns({id});
+    QVERIFY(!resume->isEnabled());
     // A run that is not interrupted is not resumed.
     emit window.runsPanel()->resumeRequested(id);
     QVERIFY(window.lastError().contains("only an interrupted run"));

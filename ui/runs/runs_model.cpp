@@ -58,6 +58,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid()) return {};
   const RunRow& r = rows_[static_cast<size_t>(index.row())];
   if (role == kRunIdRole) return static_cast<qlonglong>(r.id);
+  if (role == kStatusRole) return static_cast<int>(r.status);
   if (role == Qt::UserRole) {  // sort keys
     switch (index.column()) {
       case kId:

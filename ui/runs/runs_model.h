@@ -33,6 +33,8 @@ class RunsModel : public QAbstractTableModel {
     kColumnCount
   };
   static constexpr int kRunIdRole = Qt::UserRole + 1;
+  /// The run's ArmStatus, as an int.
+  static constexpr int kStatusRole = Qt::UserRole + 2;
 
   using QAbstractTableModel::QAbstractTableModel;
 

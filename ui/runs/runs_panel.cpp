@@ -85,6 +85,7 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
     const auto ids = selectedRunIds();
     if (ids.size() == 1) emit resumeRequested(ids.front());
   });
+  resume_ = view_->actions().back();
   addAction(tr("Delete…"), &RunsPanel::promptDelete);
 
   connect(filter_, &QLineEdit::textChanged, this, &RunsPanel::setFilterText);
@@ -96,6 +97,11 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
           [this] { emit openRequested(selectedRunIds()); });
   connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           &RunsPanel::showCurrentNote);
+  connect(view_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          &RunsPanel::updateResume);
+  connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          &RunsPanel::updateResume);
+  updateResume();
 }
 
 void RunsPanel::setStore(RunStore* store) {
@@ -115,6 +121,21 @@ void RunsPanel::refresh() {
   }
   model_->setRuns(std::move(rows));
   selectRuns(selected);
+  updateResume();
+}
+
+void RunsPanel::updateResume() {
+  QModelIndexList rows = view_->selectionModel()->selectedRows();
+  if (rows.isEmpty() && view_->currentIndex().isValid()) rows << view_->currentIndex();
+  const bool interrupted =
+      rows.size() == 1 && rows.front().data(RunsModel::kStatusRole).toInt() ==
+                              static_cast<int>(ArmStatus::kInterrupted);
+  resume_->setEnabled(interrupted);
+  // A stopped or finished run ended cleanly and kept no state to go on from; an interrupted
+  // one (its process died) continues from its last checkpoint.
+  resume_->setToolTip(interrupted ? tr("Continue this experiment from its last checkpoint")
+                                  : tr("Only an interrupted run (its process died) can be "
+                                       "resumed, from its last checkpoint"));
 }
 
 std::vector<int64_t> RunsPanel::selectedRunIds() const {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+class QAction;
 class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
@@ -64,6 +65,8 @@ class RunsPanel : public QWidget {
   void promptNote();
   void promptDelete();
   void showCurrentNote();
+  /// Offers Resume only where it works: one selected run, interrupted (its process died).
+  void updateResume();
   int64_t currentRunId() const;
   /// Runs `body`; a store failure goes to errorOccurred() (a dialog) and returns false.
   bool reportingErrors(const std::function<void()>& body);
@@ -74,6 +77,7 @@ class RunsPanel : public QWidget {
   QTableView* view_;
   QLineEdit* filter_;
   QLabel* note_;
+  QAction* resume_ = nullptr;
 };
 
 }  // namespace accumlab::ui

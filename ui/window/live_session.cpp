@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "window/live_session.h"
 
+#include <exception>
+
+#include "accumlab/record_batch.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "plots/plot_grid.h"
@@ -50,9 +53,50 @@ void LiveSession::onBatch(const RecordBatch& batch) {
     p_.status->setState(p_.controller->isPaused() ? tr("Paused (Space goes on)")
                                                   : tr("Training (Esc stops)"));
   }
-  p_.live->append(batch);
-  if (batch.started)
+  if (batch.started && resumed_run_ > 0 && batch.started->resumed_after_ms >= 0) {
+    // The store dropped what came after the checkpoint before this batch was drained: what
+    // it holds now is the run up to where training goes on.
+    RecordBatch rest = batch;
+    rest.started.reset();
+    p_.live->append(storedHistory(batch));
+    p_.live->append(rest);
+  } else {
+    p_.live->append(batch);
+  }
+  if (batch.started) {
+    resumed_run_ = 0;
     p_.runs->refresh();  // the store sink created the rows before this batch was drained
+  }
+}
+
+RecordBatch LiveSession::storedHistory(const RecordBatch& first) const {
+  RecordBatch history;
+  history.started = first.started;
+  const double after = first.started->resumed_after_ms;
+  std::vector<RunData> stored;
+  try {
+    stored = p_.load_experiment(resumed_run_);
+  } catch (const std::exception& e) {
+    p_.show_error(tr("The resumed run's stored history could not be read: %1")
+                      .arg(QString::fromStdString(e.what())));
+  }
+  if (stored.empty()) return history;
+  const RunData& run = stored.front();
+  for (const ArmSeries& arm : run.arms) {
+    for (const StepRecord& s : arm.steps) {
+      if (s.wall_ms <= after) history.steps.push_back(s);
+    }
+    for (const EvalRecord& e : arm.evals) {
+      if (e.wall_ms <= after) history.evals.push_back(e);
+    }
+  }
+  for (const ProbeRecord& p : run.probes) {
+    if (p.wall_ms <= after) history.probes.push_back(p);
+  }
+  for (const EventRecord& e : run.events) {
+    if (e.wall_ms <= after) history.events.push_back(e);
+  }
+  return history;
 }
 
 void LiveSession::offerHint() {
@@ -66,6 +110,7 @@ void LiveSession::offerHint() {
 }
 
 void LiveSession::onFinished(const QString& error, bool input_error) {
+  resumed_run_ = 0;
   p_.experiment->setRunning(false);
   if (p_.live->isRunning()) {
     p_.live->end(!error.isEmpty());  // the status bar shows how it ended

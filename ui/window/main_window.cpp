@@ -74,9 +74,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                               return QStringLiteral("lessons.md");
                             return QStringLiteral("app.md");
                           }});
-  new LiveSession({controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
-                   [this](const QString& message) { showError(message); }},
-                  this);
+  live_session_ = new LiveSession(
+      {controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
+       [this](const QString& message) { showError(message); },
+       [this](int64_t run_id) { return loadExperiments(*store(), {run_id}); }},
+      this);
 
   connect(controller_, &TrainingController::startFailed, this, &MainWindow::showError);
   connect(presentation_, &PresentationMode::chosenPlotsChanged, this,
@@ -265,7 +267,8 @@ void MainWindow::resumeRun(int64_t run_id) {
   try {
     const ResumableRun run = database_->resumable(run_id);
     experiment_->setConfig(run.config);
-    controller_->resume(run.config, run.experiment_id);
+    live_session_->continueRun(run_id);
+    if (!controller_->resume(run.config, run.experiment_id)) live_session_->continueRun(0);
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
   }

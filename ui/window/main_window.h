@@ -19,6 +19,7 @@ namespace accumlab::ui {
 class ExperimentPanel;
 class ExportActions;
 class LessonPanel;
+class LiveSession;
 class MainMenus;
 class PlotGrid;
 class PresentationMode;
@@ -104,6 +105,7 @@ class MainWindow : public QMainWindow {
   RunActions* actions_;
   PresentationMode* presentation_;
   MainMenus* menus_;
+  LiveSession* live_session_;
   QString last_error_;
 };
 
