@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "completion_hints.h"
+#include "engine_handoff.h"
 
 namespace accumlab::cli {
 
@@ -64,7 +65,7 @@ struct Node {
 void collect(const CLI::App& app, const std::string& path, std::vector<Node>& nodes) {
   nodes.push_back({path, &app});
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App* a) {
-         return !a->get_group().empty();  // hidden ones (completion itself) are left out
+         return !a->get_group().empty();  // hidden ones are left out
        })) {
     collect(*sub, path.empty() ? sub->get_name() : path + " " + sub->get_name(), nodes);
   }
@@ -207,10 +208,11 @@ std::string bashCompletion(const CLI::App& root) {
 }
 
 CompletionCommand::CompletionCommand(CLI::App& parent)
-    : root_(&parent),
-      app_(parent.add_subcommand("completion", "Print the shell completion of accumlab-cli")) {
-  app_->group("");  // not a user's command: the package installs its output
-  app_->add_option("shell", shell_, "The shell: bash")->required()->check(CLI::IsMember({"bash"}));
+    : root_(&parent), app_(parent.add_subcommand("completion", kCompletionAbout)) {
+  completeWith(app_->add_option("shell", shell_, "The shell: bash")
+                   ->required()
+                   ->check(CLI::IsMember({"bash"})),
+               {{"bash"}});
 }
 
 int CompletionCommand::execute() const {

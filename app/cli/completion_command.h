@@ -7,9 +7,10 @@
 
 namespace accumlab::cli {
 
-/// The hidden `accumlab-cli completion bash`: prints the bash completion of every subcommand
-/// and option registered on the root app, written from that option table (docs/cli.md). The
-/// package installs its output as /usr/share/bash-completion/completions/accumlab-cli.
+/// `accumlab-cli completion bash`: prints the bash completion of every subcommand and option
+/// registered on the root app, written from that option table (docs/cli.md). The build runs
+/// it, and the package installs its output as
+/// /usr/share/bash-completion/completions/accumlab-cli.
 class CompletionCommand {
  public:
   explicit CompletionCommand(CLI::App& parent);

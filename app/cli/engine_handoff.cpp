@@ -22,12 +22,10 @@ EngineHandoff::EngineHandoff(CLI::App& parent) {
 #ifdef ACCUMLAB_WITH_UI
   commands.emplace_back("report", kReportAbout);
 #endif
-  // `completion bash` (completion_command.h): hidden, run by the build to write the package's
-  // bash completion; the engine knows every option.
-  commands.emplace_back("completion", "");
+  // `completion bash` (completion_command.h): the engine knows every option.
+  commands.emplace_back("completion", kCompletionAbout);
   for (const auto& [name, about] : commands) {
     CLI::App* sub = parent.add_subcommand(name, about);
-    if (*about == '\0') sub->group("");
     sub->set_help_flag();  // `run --help` is the engine's to answer
     sub->allow_extras();
     sub->prefix_command();

@@ -15,6 +15,8 @@ inline constexpr const char* kSweepAbout =
 inline constexpr const char* kLessonAbout =
     "Guided experiments: predict, run, and check against theory";
 inline constexpr const char* kReportAbout = "Write the one-file HTML report of stored runs";
+inline constexpr const char* kCompletionAbout =
+    "Print the bash completion of accumlab-cli (the package installs it)";
 
 /// The subcommands that need LibTorch (run, sweep, lesson, report) as they appear in
 /// accumlab-cli: each takes every argument after its name unparsed and hands the whole

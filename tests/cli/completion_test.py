@@ -107,8 +107,8 @@ def main():
             check(wanted, f"no options read from {prefix} --help")
             for opt in sorted(wanted - offered):
                 check(False, f"'{prefix} -' does not offer {opt}")
-        check("completion" not in complete(script, "accumlab-cli "),
-              "the hidden completion command is offered")
+        check(complete(script, "accumlab-cli completion ") == ["bash"],
+              "completion does not offer its shell, bash")
 
         # Choices, whole and after readline's ':' word break.
         expect = {
