@@ -5,17 +5,14 @@
 #include <cmath>
 #include <iostream>
 
+#include "accumlab/audit_file.h"
+#include "accumlab/audit_store.h"
+#include "accumlab/audit_verdict.h"
 #include "accumlab/input_error.h"
-#include "audit_file.h"
-#include "audit_verdict.h"
 #include "text_table.h"
 
 namespace accumlab::cli {
 namespace {
-
-/// The names the two stored runs carry: `list`, `show` and `compare` print them.
-constexpr char kReferenceName[] = "reference (exact big batch)";
-constexpr char kYourLoopName[] = "your loop";
 
 std::string countsText(const AuditWindow& w) {
   std::string out;
@@ -29,107 +26,6 @@ std::string matchText(const AuditWindow& w) {
   std::string out;
   for (const auto& m : w.match) out += (out.empty() ? "" : ", ") + m;
   return out;
-}
-
-OptimizerKind optimizerOf(const std::string& name) {
-  if (name == "Adam") return OptimizerKind::kAdam;
-  if (name == "AdamW") return OptimizerKind::kAdamW;
-  return OptimizerKind::kSgd;
-}
-
-int64_t sum(const std::vector<int64_t>& v) {
-  int64_t s = 0;
-  for (int64_t x : v) s += x;
-  return s;
-}
-
-/// The reference and the loop as two arms of one experiment, a step per window.
-nlohmann::json store(const std::string& db, const AuditFile& f, const AuditVerdict& v) {
-  RunInfo info;
-  ExperimentConfig& c = info.config;
-  c.name = "audit of " + f.path;
-  c.data = "audit:" + f.path;
-  c.model = f.model;
-  c.arms = {ArmKind::kBigBatch, ArmKind::kAccum};
-  c.dtype = f.dtype == "float64" ? DType::kFloat64 : DType::kFloat32;
-  c.optimizer.kind = optimizerOf(f.optimizer);
-  c.grad_check_every = f.every;
-  int64_t most_micro = 0;
-  for (const AuditWindow& w : f.windows) {
-    most_micro = std::max<int64_t>(most_micro, static_cast<int64_t>(w.rows.size()));
-  }
-  if (!f.windows.empty() && !f.windows.front().rows.empty()) {
-    c.micro_batch = f.windows.front().rows.front();
-    c.optimizer.lr = std::isfinite(f.windows.front().lr) ? f.windows.front().lr : 0;
-  }
-  c.accum = std::max<int64_t>(most_micro, 1);
-  info.device = "torch " + f.torch + " (the audited loop's own)";
-  info.dataset = "the audited loop's data (" + f.path + ")";
-  info.model = f.model + " (" + std::to_string(f.parameters) + " parameters), loss " + f.loss +
-               ", optimizer " + f.optimizer;
-  info.parameters = f.parameters;
-
-  StoreSink sink(db);
-  sink.onRunStarted(info);
-  std::vector<StepRecord> reference, loop;
-  int64_t seen = 0;
-  for (const AuditWindow& w : f.windows) {
-    StepRecord r;
-    r.step = w.window;
-    r.window_samples = sum(w.rows);
-    seen += r.window_samples;
-    r.samples_seen = seen;
-    r.micro_batch = w.rows.empty() ? 0 : w.rows.front();
-    r.accum = static_cast<int64_t>(w.rows.size());
-    r.loss = w.loss;
-    r.lr = w.lr;
-    r.arm = ArmKind::kBigBatch;
-    r.grad_norm = r.grad_norm_applied = w.ref_norm;
-    sink.onStep(r);
-    reference.push_back(r);
-    r.arm = ArmKind::kAccum;
-    r.grad_norm = r.grad_norm_applied = w.loop_norm;
-    r.grad_equiv = w.rel_diff;
-    sink.onStep(r);
-    loop.push_back(r);
-  }
-  RunSummary summary;
-  summary.info = info;
-  for (const auto* steps : {&reference, &loop}) {
-    ArmSummary s;
-    s.arm = steps->empty() ? ArmKind::kBigBatch : steps->front().arm;
-    s.status = ArmStatus::kFinished;
-    s.micro_batch = c.micro_batch;
-    s.accum = c.accum;
-    s.steps = static_cast<int64_t>(steps->size());
-    s.samples_seen = seen;
-    double last = 0;
-    int64_t n = 0;
-    for (size_t i = steps->size() > 50 ? steps->size() - 50 : 0; i < steps->size(); ++i) {
-      if (std::isfinite((*steps)[i].loss)) last += (*steps)[i].loss, ++n;
-    }
-    s.final_train_loss = n > 0 ? last / static_cast<double>(n) : kNaN;
-    s.batch_dependent = !f.batch_dependent.empty();
-    s.stochastic = f.stochastic;
-    if (steps == &loop) {
-      setGradChecks(s, tallyGradChecks(loop));
-      s.message = v.sentence;
-    }
-    summary.arms.push_back(s);
-    sink.onArmFinished(s);
-  }
-  sink.onRunFinished(summary);
-  sink.finish();
-  nlohmann::json ids = nlohmann::json::object();
-  RunStore runs(db);
-  for (const StoredRun& r : sink.runs()) {
-    const bool mine = r.arm == ArmKind::kAccum;
-    runs.rename(r.run_id, mine ? kYourLoopName : kReferenceName);
-    if (mine) runs.setNote(r.run_id, v.sentence + (v.note.empty() ? "" : " " + v.note));
-    runs.addTags(r.run_id, {"audit", "verdict:" + v.verdict});
-    ids[mine ? kYourLoopName : "reference"] = r.run_id;
-  }
-  return {{"db", db}, {"experiment_id", sink.experimentId()}, {"run_ids", ids}};
 }
 
 }  // namespace
@@ -150,7 +46,12 @@ int AuditCommand::execute() {
   const AuditFile f = readAuditFile(file_);
   const AuditVerdict v = judgeAudit(f);
   nlohmann::json stored;
-  if (!db_.empty()) stored = store(db_, f, v);
+  if (!db_.empty()) {
+    const StoredAudit a = storeAudit(db_, f, v);
+    stored = {{"db", db_},
+              {"experiment_id", a.experiment_id},
+              {"run_ids", {{"reference", a.reference_run}, {kAuditLoopName, a.loop_run}}}};
+  }
   if (json_) {
     nlohmann::json j = {{"file", f.path},
                         {"verdict", v.verdict},
@@ -186,7 +87,7 @@ int AuditCommand::execute() {
   if (!stored.is_null()) {
     std::cout << "Stored as experiment " << stored["experiment_id"].get<int64_t>() << " in " << db_
               << " (runs " << stored["run_ids"]["reference"].get<int64_t>() << " reference, "
-              << stored["run_ids"][kYourLoopName].get<int64_t>() << " your loop)\n";
+              << stored["run_ids"][kAuditLoopName].get<int64_t>() << " your loop)\n";
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The audit file: JSON lines, a header, one line per window, an end line (docs/audit.md,
-"The audit file"). accumlab-cli audit reads the same format (app/cli/audit_file.cpp)."""
+"The audit file"). accumlab-cli audit reads the same format (core/audit/audit_file.cpp)."""
 import json
 
 FORMAT = "accumlab-audit"

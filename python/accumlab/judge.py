@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The verdict on an audited loop from its windows (docs/audit.md, "Verdicts").
 
-accumlab-cli audit applies the same rule to the same records (app/cli/audit_verdict.cpp).
+accumlab-cli audit applies the same rule to the same records (core/audit/audit_verdict.cpp).
 A recipe is a candidate when it matched, within rounding, every audited window that
 could predict it. Exact among
 the candidates gives `exact`, or `schedule-per-micro` when the learning rate changed inside a

@@ -83,6 +83,17 @@ void MainMenus::buildFileMenu() {
                                tr("Lessons (*.json);;All files (*)"));
     if (!path.isEmpty()) t_.open_lesson(path);
   });
+  QAction* audit = file->addAction(tr("Import &audit…"), this, [this, w] {
+    const QString path =
+        file_dialogs::openFile(w, tr("Import an audit of your own loop"), QString(),
+                               tr("Audit files (*.jsonl);;All files (*)"));
+    if (!path.isEmpty() && t_.import_audit) t_.import_audit(path);
+  });
+  audit->setObjectName("importAudit");
+  audit->setToolTip(
+      tr("An audit file that accumlab.audit wrote of your own PyTorch loop: "
+         "store it and show it against its exact big batch (Help → Audit your "
+         "own loop)"));
   recent_menu_ = file->addMenu(tr("Open &recent"));
   updateRecent();
   file->addSeparator();

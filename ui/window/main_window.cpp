@@ -23,6 +23,7 @@
 #include "series/live_run.h"
 #include "series/shown_runs.h"
 #include "sweep/sweep_panel.h"
+#include "window/audit_import.h"
 #include "window/export_actions.h"
 #include "window/live_session.h"
 #include "window/main_menus.h"
@@ -73,6 +74,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                             if (tabs_->currentWidget() == lessons_)
                               return QStringLiteral("lessons.md");
                             return QStringLiteral("app.md");
+                          },
+                          [this](const QString& path) {
+                            if (!store()) {
+                              showError(
+                                  tr("The app stores nothing now: choose a run database "
+                                     "(File → Run database…) to import an audit into."));
+                              return;
+                            }
+                            try {
+                              const ImportedAudit a = importAudit(path, database_->path());
+                              runs_->refresh();
+                              openRuns(a.run_ids, true);
+                              showVerdictCard(this, a.verdict);
+                            } catch (const std::exception& e) {
+                              showError(QString::fromStdString(e.what()));
+                            }
                           }});
   live_session_ = new LiveSession(
       {controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,

@@ -127,6 +127,7 @@ const std::vector<ManualPage>& manualPages() {
       {tr("What is &measured, and how"), "measurements.md"},
       {tr("Accumulation, e&xactly"), "accumulation.md"},
       {tr("Common mis&takes"), "pitfalls.md"},
+      {tr("A&udit your own loop"), "audit.md"},
       {tr("The &command line"), "cli.md"},
   };
   return pages;

@@ -8,7 +8,7 @@
 
 #include "accumlab/records.h"
 
-namespace accumlab::cli {
+namespace accumlab {
 
 /// One window of an audit file: one update of the audited loop (docs/audit.md).
 struct AuditWindow {
@@ -54,4 +54,4 @@ inline constexpr int kAuditVersion = 1;
 /// version, truncated (no end line), or a window without its fields.
 AuditFile readAuditFile(const std::string& path);
 
-}  // namespace accumlab::cli
+}  // namespace accumlab

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "audit_file.h"
+#include "accumlab/audit_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -8,27 +8,27 @@
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
 
-namespace accumlab::cli {
+namespace accumlab {
 namespace {
 
 /// An audit of a long run is one line per window of a few hundred bytes: 1 GiB is millions.
 constexpr uint64_t kMaxAuditBytes = uint64_t{1} << 30;
 /// The names a window's match list may hold (python/accumlab/_window.py).
-const std::set<std::string> kMatchNames = {"exact",         "sum",     "last-only", "double-last",
+const std::set<std::string> kAuditMatchNames = {"exact",         "sum",     "last-only", "double-last",
                                            "mean-of-means", "no-zero", "clip-each"};
 
-double number(const nlohmann::json& j, const char* key) {
+double auditNumber(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_number() ? it->get<double>() : kNaN;
 }
 
-std::string text(const nlohmann::json& j, const char* key) {
+std::string auditText(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 template <typename T>
-std::vector<T> numbers(const nlohmann::json& j, const char* key) {
+std::vector<T> auditNumbers(const nlohmann::json& j, const char* key) {
   std::vector<T> out;
   const auto it = j.find(key);
   if (it == j.end() || !it->is_array()) return out;
@@ -36,7 +36,7 @@ std::vector<T> numbers(const nlohmann::json& j, const char* key) {
   return out;
 }
 
-AuditWindow windowOf(const nlohmann::json& j, const std::string& path, size_t line) {
+AuditWindow auditWindowOf(const nlohmann::json& j, const std::string& path, size_t line) {
   const auto bad = [&] {
     return InputError(path + ": line " + std::to_string(line) +
                       " is not a window record (window, audited, counts, and for an audited "
@@ -49,27 +49,27 @@ AuditWindow windowOf(const nlohmann::json& j, const std::string& path, size_t li
   AuditWindow w;
   w.window = j["window"].get<int64_t>();
   w.audited = j["audited"].get<bool>();
-  w.irregular = text(j, "irregular");
-  w.rows = numbers<int64_t>(j, "rows");
-  w.counts = numbers<double>(j, "counts");
-  w.unit = text(j, "unit");
-  w.lrs = numbers<double>(j, "lrs");
-  w.lr = number(j, "lr");
-  w.loss = number(j, "loss");
+  w.irregular = auditText(j, "irregular");
+  w.rows = auditNumbers<int64_t>(j, "rows");
+  w.counts = auditNumbers<double>(j, "counts");
+  w.unit = auditText(j, "unit");
+  w.lrs = auditNumbers<double>(j, "lrs");
+  w.lr = auditNumber(j, "lr");
+  w.loss = auditNumber(j, "loss");
   if (!w.audited) return w;
   if (!j.contains("match") || !j["match"].is_array() || !j.contains("rel_diff") ||
       !j["rel_diff"].is_number()) {
     throw bad();
   }
   for (const auto& m : j["match"]) {
-    if (!m.is_string() || kMatchNames.count(m.get<std::string>()) == 0) throw bad();
+    if (!m.is_string() || kAuditMatchNames.count(m.get<std::string>()) == 0) throw bad();
     w.match.push_back(m.get<std::string>());
   }
-  w.ref_norm = number(j, "ref_norm");
-  w.loop_norm = number(j, "loop_norm");
-  w.rel_diff = number(j, "rel_diff");
-  w.scale = number(j, "scale");
-  w.cosine = number(j, "cosine");
+  w.ref_norm = auditNumber(j, "ref_norm");
+  w.loop_norm = auditNumber(j, "loop_norm");
+  w.rel_diff = auditNumber(j, "rel_diff");
+  w.scale = auditNumber(j, "scale");
+  w.cosine = auditNumber(j, "cosine");
   if (j.contains("recipes") && j["recipes"].is_object()) {
     for (const auto& [name, v] : j["recipes"].items()) {
       w.recipes.emplace_back(name, v.is_number() ? v.get<double>() : kNaN);
@@ -99,7 +99,7 @@ AuditFile readAuditFile(const std::string& path) {
     lines.push_back(std::move(j));
     start = end + 1;
   }
-  if (lines.empty() || text(lines.front(), "format") != kAuditFormat) {
+  if (lines.empty() || auditText(lines.front(), "format") != kAuditFormat) {
     throw InputError(path + " is not an audit file: its first line does not name the format " +
                      kAuditFormat);
   }
@@ -115,14 +115,14 @@ AuditFile readAuditFile(const std::string& path) {
   }
   AuditFile f;
   f.path = path;
-  f.torch = text(h, "torch");
-  f.dtype = text(h, "dtype");
-  f.model = text(h, "model");
+  f.torch = auditText(h, "torch");
+  f.dtype = auditText(h, "dtype");
+  f.model = auditText(h, "model");
   f.parameters = h.value("parameters", nlohmann::json(0)).is_number_integer()
                      ? h["parameters"].get<int64_t>()
                      : 0;
-  f.loss = text(h, "loss");
-  f.optimizer = text(h, "optimizer");
+  f.loss = auditText(h, "loss");
+  f.optimizer = auditText(h, "optimizer");
   f.every = h.contains("every") && h["every"].is_number_integer() ? h["every"].get<int64_t>() : 1;
   if (h.contains("batch_dependent") && h["batch_dependent"].is_array()) {
     for (const auto& b : h["batch_dependent"]) {
@@ -132,9 +132,9 @@ AuditFile readAuditFile(const std::string& path) {
   f.stochastic =
       h.contains("stochastic") && h["stochastic"].is_boolean() && h["stochastic"].get<bool>();
   for (size_t i = 1; i + 1 < lines.size(); ++i) {
-    f.windows.push_back(windowOf(lines[i], path, i + 1));
+    f.windows.push_back(auditWindowOf(lines[i], path, i + 1));
   }
   return f;
 }
 
-}  // namespace accumlab::cli
+}  // namespace accumlab

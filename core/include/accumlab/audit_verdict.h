@@ -4,13 +4,13 @@
 #include <cstdint>
 #include <string>
 
+#include "accumlab/audit_file.h"
 #include "accumlab/records.h"
-#include "audit_file.h"
 
-namespace accumlab::cli {
+namespace accumlab {
 
 /// The verdict on an audited loop (docs/audit.md, "Verdicts"): the same rule and words as
-/// python/accumlab/judge.py.
+/// python/accumlab/judge.py (the CLI and the app judge alike).
 struct AuditVerdict {
   /// exact, a pitfall arm's name (sum, last-only, double-last, mean-of-means, no-zero,
   /// clip-each, schedule-per-micro), batch-dependent or unknown.
@@ -30,4 +30,4 @@ struct AuditVerdict {
 /// every audited window that could predict it.
 AuditVerdict judgeAudit(const AuditFile& file);
 
-}  // namespace accumlab::cli
+}  // namespace accumlab

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "audit_verdict.h"
+#include "accumlab/audit_verdict.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,15 +8,15 @@
 #include <set>
 #include <vector>
 
-namespace accumlab::cli {
+namespace accumlab {
 namespace {
 
 /// The recipes predicted from gradients, in the order a tie is broken.
-const std::vector<std::string> kGradientRecipes = {"sum",           "last-only", "double-last",
+const std::vector<std::string> kAuditRecipes = {"sum",           "last-only", "double-last",
                                                    "mean-of-means", "no-zero",   "clip-each"};
 
 /// Each wrong recipe in the loop's own words (docs/pitfalls.md).
-const std::map<std::string, std::string> kMistakes = {
+const std::map<std::string, std::string> kAuditMistakes = {
     {"sum", "each micro-batch's mean loss is backpropagated without dividing by K"},
     {"last-only",
      "zero_grad() runs inside the micro-batch loop, so only the last micro-batch counts"},
@@ -31,7 +31,7 @@ const std::map<std::string, std::string> kMistakes = {
     {"schedule-per-micro", "the learning-rate scheduler is stepped after every micro-batch"}};
 
 /// What would tell a recipe apart from the exact big batch where no window did.
-const std::map<std::string, std::string> kTellsApart = {
+const std::map<std::string, std::string> kAuditTellsApart = {
     {"sum", "a window of more than one micro-batch"},
     {"last-only", "a window of more than one micro-batch"},
     {"double-last", "a window of more than one micro-batch"},
@@ -42,17 +42,17 @@ const std::map<std::string, std::string> kTellsApart = {
     {"clip-each", "a micro-batch whose gradient norm exceeds the clip norm"},
     {"schedule-per-micro", "a learning-rate schedule that changes the rate between updates"}};
 
-std::string printed(const char* format, double a) {
+std::string auditPrinted(const char* format, double a) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, a);
   return buf;
 }
 
-std::string orUnknown(double v, const char* format) {
-  return std::isfinite(v) ? printed(format, v) : "?";
+std::string auditOrUnknown(double v, const char* format) {
+  return std::isfinite(v) ? auditPrinted(format, v) : "?";
 }
 
-bool lrChangedInside(const AuditWindow& w) {
+bool auditLrChangedInside(const AuditWindow& w) {
   std::vector<double> rates;
   for (double r : w.lrs) {
     if (std::isfinite(r)) rates.push_back(r);
@@ -65,7 +65,7 @@ bool lrChangedInside(const AuditWindow& w) {
   return *hi - *lo > 1e-12 * largest;
 }
 
-double median(std::vector<double> v) {
+double auditMedian(std::vector<double> v) {
   v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
   if (v.empty()) return kNaN;
   std::sort(v.begin(), v.end());
@@ -73,17 +73,17 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string joined(const std::vector<std::string>& parts, const std::string& sep) {
+std::string auditJoined(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
   return out;
 }
 
-bool matched(const AuditWindow& w, const std::string& name) {
+bool auditMatched(const AuditWindow& w, const std::string& name) {
   return std::find(w.match.begin(), w.match.end(), name) != w.match.end();
 }
 
-bool predicted(const AuditWindow& w, const std::string& name) {
+bool auditPredicted(const AuditWindow& w, const std::string& name) {
   for (const auto& [r, d] : w.recipes) {
     if (r == name) return std::isfinite(d);
   }
@@ -93,54 +93,54 @@ bool predicted(const AuditWindow& w, const std::string& name) {
 /// Exact and the recipes that matched every audited window where they were predicted, and
 /// were predicted at one at least (no-zero is not where the previous update's gradient was
 /// not kept, clip-each not before a clip norm was seen).
-std::set<std::string> candidatesOf(const std::vector<const AuditWindow*>& audited) {
+std::set<std::string> auditCandidatesOf(const std::vector<const AuditWindow*>& audited) {
   std::set<std::string> out;
   if (std::all_of(audited.begin(), audited.end(),
-                  [](const AuditWindow* w) { return matched(*w, "exact"); })) {
+                  [](const AuditWindow* w) { return auditMatched(*w, "exact"); })) {
     out.insert("exact");
   }
-  for (const auto& r : kGradientRecipes) {
+  for (const auto& r : kAuditRecipes) {
     bool told = false;
     bool all = true;
     for (const AuditWindow* w : audited) {
-      if (!predicted(*w, r)) continue;
+      if (!auditPredicted(*w, r)) continue;
       told = true;
-      all = all && matched(*w, r);
+      all = all && auditMatched(*w, r);
     }
     if (told && all) out.insert(r);
   }
   return out;
 }
 
-std::string sentenceOf(const AuditVerdict& v, const std::vector<std::string>& bn) {
+std::string auditSentenceOf(const AuditVerdict& v, const std::vector<std::string>& bn) {
   const std::string seen =
       std::to_string(v.audited) + " audited window" + (v.audited == 1 ? "" : "s");
   if (v.verdict == "exact") {
     return "Your loop's gradient is the exact big batch's at all " + seen +
-           " (largest relative difference " + printed("%.1e", v.largest_rel_diff) + ").";
+           " (largest relative difference " + auditPrinted("%.1e", v.largest_rel_diff) + ").";
   }
   if (v.verdict == "batch-dependent") {
     return "Your loop accumulates exactly (largest relative difference " +
-           printed("%.1e", v.largest_rel_diff) + " over " + seen +
-           "), but the model normalises over its batch (" + joined(bn, ", ") +
+           auditPrinted("%.1e", v.largest_rel_diff) + " over " + seen +
+           "), but the model normalises over its batch (" + auditJoined(bn, ", ") +
            "): a micro-batch's statistics are not the big batch's, so accumulation cannot "
            "equal the big batch there; that is the model, not a bug in the loop.";
   }
   if (v.verdict == "schedule-per-micro") {
     return "Your loop's gradient is the exact big batch's, but the learning rate changed inside "
            "a window: " +
-           kMistakes.at(v.verdict) +
+           kAuditMistakes.at(v.verdict) +
            " (schedule-per-micro); step it once per update, after optimizer.step().";
   }
   if (v.verdict == "unknown") {
-    return "Your loop matches no known recipe: its gradient is " + orUnknown(v.scale, "%.3g×") +
-           " the exact big batch's (cosine " + orUnknown(v.cosine, "%.6f") +
-           ", relative difference " + orUnknown(v.rel_diff, "%.3g") + ", medians over " + seen +
+    return "Your loop matches no known recipe: its gradient is " + auditOrUnknown(v.scale, "%.3g×") +
+           " the exact big batch's (cosine " + auditOrUnknown(v.cosine, "%.6f") +
+           ", relative difference " + auditOrUnknown(v.rel_diff, "%.3g") + ", medians over " + seen +
            ").";
   }
-  return "Your loop matches the wrong recipe " + v.verdict + ": " + kMistakes.at(v.verdict) +
+  return "Your loop matches the wrong recipe " + v.verdict + ": " + kAuditMistakes.at(v.verdict) +
          " (relative difference to the exact big batch up to " +
-         printed("%.3g", v.largest_rel_diff) + " over " + seen + "); see docs/pitfalls.md.";
+         auditPrinted("%.3g", v.largest_rel_diff) + " over " + seen + "); see docs/pitfalls.md.";
 }
 
 }  // namespace
@@ -163,9 +163,9 @@ AuditVerdict judgeAudit(const AuditFile& file) {
           std::isnan(v.largest_rel_diff) ? w->rel_diff : std::max(v.largest_rel_diff, w->rel_diff);
     }
   }
-  v.scale = median(scales);
-  v.cosine = median(cosines);
-  v.rel_diff = median(diffs);
+  v.scale = auditMedian(scales);
+  v.cosine = auditMedian(cosines);
+  v.rel_diff = auditMedian(diffs);
   if (audited.empty()) {
     v.verdict = v.accumulation = "unknown";
     v.sentence =
@@ -173,12 +173,12 @@ AuditVerdict judgeAudit(const AuditFile& file) {
         "return an output with a loss from the model.";
     return v;
   }
-  const std::set<std::string> candidates = candidatesOf(audited);
+  const std::set<std::string> candidates = auditCandidatesOf(audited);
   bool lr_inside = false;
   std::set<double> step_rates;
   size_t most_micro = 0;
   for (const AuditWindow* w : audited) {
-    lr_inside = lr_inside || lrChangedInside(*w);
+    lr_inside = lr_inside || auditLrChangedInside(*w);
     step_rates.insert(w->lr);
     most_micro = std::max(most_micro, w->counts.size());
   }
@@ -186,19 +186,19 @@ AuditVerdict judgeAudit(const AuditFile& file) {
   if (candidates.count("exact")) {
     v.verdict = lr_inside ? "schedule-per-micro" : "exact";
     std::vector<std::string> alike;
-    for (const auto& r : kGradientRecipes) {
+    for (const auto& r : kAuditRecipes) {
       if (candidates.count(r)) alike.push_back(r);
     }
     if (!lr_moved && most_micro > 1) alike.push_back("schedule-per-micro");
     if (!alike.empty() && v.verdict == "exact") {
       std::vector<std::string> shows;
-      for (const auto& r : alike) shows.push_back(r + " shows at " + kTellsApart.at(r));
-      v.note = "These windows cannot tell it apart from " + joined(alike, ", ") + "; " +
-               joined(shows, "; ") + ".";
+      for (const auto& r : alike) shows.push_back(r + " shows at " + kAuditTellsApart.at(r));
+      v.note = "These windows cannot tell it apart from " + auditJoined(alike, ", ") + "; " +
+               auditJoined(shows, "; ") + ".";
     }
   } else {
     v.verdict = "unknown";
-    for (const auto& r : kGradientRecipes) {
+    for (const auto& r : kAuditRecipes) {
       if (candidates.count(r)) {
         v.verdict = r;
         break;
@@ -207,8 +207,8 @@ AuditVerdict judgeAudit(const AuditFile& file) {
   }
   v.accumulation = v.verdict;
   if (!file.batch_dependent.empty() && v.verdict == "exact") v.verdict = "batch-dependent";
-  v.sentence = sentenceOf(v, file.batch_dependent);
+  v.sentence = auditSentenceOf(v, file.batch_dependent);
   return v;
 }
 
-}  // namespace accumlab::cli
+}  // namespace accumlab
