@@ -14,8 +14,8 @@ namespace {
 /// An audit of a long run is one line per window of a few hundred bytes: 1 GiB is millions.
 constexpr uint64_t kMaxAuditBytes = uint64_t{1} << 30;
 /// The names a window's match list may hold (python/accumlab/_window.py).
-const std::set<std::string> kAuditMatchNames = {"exact",         "sum",     "last-only", "double-last",
-                                           "mean-of-means", "no-zero", "clip-each"};
+const std::set<std::string> kAuditMatchNames = {
+    "exact", "sum", "last-only", "double-last", "mean-of-means", "no-zero", "clip-each"};
 
 double auditNumber(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);

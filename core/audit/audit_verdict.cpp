@@ -13,7 +13,7 @@ namespace {
 
 /// The recipes predicted from gradients, in the order a tie is broken.
 const std::vector<std::string> kAuditRecipes = {"sum",           "last-only", "double-last",
-                                                   "mean-of-means", "no-zero",   "clip-each"};
+                                                "mean-of-means", "no-zero",   "clip-each"};
 
 /// Each wrong recipe in the loop's own words (docs/pitfalls.md).
 const std::map<std::string, std::string> kAuditMistakes = {
@@ -133,10 +133,10 @@ std::string auditSentenceOf(const AuditVerdict& v, const std::vector<std::string
            " (schedule-per-micro); step it once per update, after optimizer.step().";
   }
   if (v.verdict == "unknown") {
-    return "Your loop matches no known recipe: its gradient is " + auditOrUnknown(v.scale, "%.3g×") +
-           " the exact big batch's (cosine " + auditOrUnknown(v.cosine, "%.6f") +
-           ", relative difference " + auditOrUnknown(v.rel_diff, "%.3g") + ", medians over " + seen +
-           ").";
+    return "Your loop matches no known recipe: its gradient is " +
+           auditOrUnknown(v.scale, "%.3g×") + " the exact big batch's (cosine " +
+           auditOrUnknown(v.cosine, "%.6f") + ", relative difference " +
+           auditOrUnknown(v.rel_diff, "%.3g") + ", medians over " + seen + ").";
   }
   return "Your loop matches the wrong recipe " + v.verdict + ": " + kAuditMistakes.at(v.verdict) +
          " (relative difference to the exact big batch up to " +
