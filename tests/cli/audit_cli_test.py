@@ -116,6 +116,18 @@ def main():
     export = cli(exe, "export", mine, "--db", db, "--format", "csv", "-o", csv)
     check(export.returncode == 0 and os.path.getsize(csv) > 0, "export: " + export.stderr)
 
+    # The HTML report (accumlab-engine renders it when it was built with the app) shows the
+    # loop with its verdict.
+    if cli(exe, "report", "--help").returncode == 0:
+        html = os.path.join(folder, "report.html")
+        report = subprocess.run([exe, "report", str(ids.get("reference", 0)), mine, "--db", db,
+                                 "--out", html], capture_output=True, text=True,
+                                env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+        text = open(html, encoding="utf-8").read() if os.path.exists(html) else ""
+        check(report.returncode == 0 and "your loop" in text and "wrong recipe sum" in text,
+              "report: exit %d, the loop or its verdict missing: %s"
+              % (report.returncode, report.stderr[-300:]))
+
     with open(files["exact"]) as f:
         lines = f.read().splitlines(keepends=True)
     bad = {"truncated": "".join(lines[:3]) + lines[3][:25],
