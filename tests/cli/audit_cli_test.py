@@ -65,8 +65,11 @@ def digest(path):
 
 
 def main():
-    exe = sys.argv[1]
-    folder = tempfile.mkdtemp(prefix="accumlab-audit-")
+    with tempfile.TemporaryDirectory(prefix="accumlab-audit-") as folder:
+        return run(sys.argv[1], folder)
+
+
+def run(exe, folder):
     failures = []
 
     def check(ok, what):
