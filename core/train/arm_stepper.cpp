@@ -98,7 +98,7 @@ WindowOutcome ArmStepper::step() {
     // This rank's share of the window; the others train theirs at the same time.
     WindowPlan share = shardOf(plan, group_->rank(), group_->size());
     if (piece_cap_ > 0) share = splitPieces(share, piece_cap_);
-    return train(share, false);
+    return train(share, false, &plan);
   }
   applyPitfall(kind_, accum_, config_.optimizer.clip_norm, plan);
   const auto planned = static_cast<int64_t>(plan.batches());
@@ -117,7 +117,7 @@ WindowOutcome ArmStepper::step() {
   return train(plan, probe);
 }
 
-WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
+WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe, const WindowPlan* whole) {
   const auto t0 = Clock::now();
   WindowOutcome out;
   StepRecord& rec = out.record;
@@ -133,13 +133,18 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe) {
                   "; lower the learning rate or enable gradient clipping";
     return out;
   }
-  const bool check = gradCheckDue(plan);
+  // A data-parallel window is checked whole: after the all-reduce .grad holds every rank's
+  // share, and every rank plans the same window from one sample order, so rank 0 has all of
+  // its micro-batches at hand (gradCheckDue keeps the check to rank 0).
+  const bool check = gradCheckDue(whole ? *whole : plan);
   check_next_window_ = false;
   if (check) {
     const auto t_check = Clock::now();
     memory_->pause();  // the check runs the window as one big batch: not this arm's training
-    if (const std::optional<double> equiv = checkAgainstBigBatch(pieces)) {
-      recordGradCheck(pieces, *equiv, rec);
+    const WindowPlan checked =
+        !whole ? pieces : piece_cap_ > 0 ? splitPieces(*whole, piece_cap_) : *whole;
+    if (const std::optional<double> equiv = checkAgainstBigBatch(checked)) {
+      recordGradCheck(checked, *equiv, rec);
     }
     memory_->resume();
     // A measurement, not training: keep it out of the arm's samples/s.

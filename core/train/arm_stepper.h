@@ -112,7 +112,9 @@ class ArmStepper {
             const std::string& path);
 
  private:
-  WindowOutcome train(const WindowPlan& plan, bool probe);
+  /// Trains `plan`: the window, or in a data-parallel run this rank's share of `whole`, the
+  /// window the gradient check compares.
+  WindowOutcome train(const WindowPlan& plan, bool probe, const WindowPlan* whole = nullptr);
   /// Runs the window; when memory runs out, starts it over in halves of its largest piece
   /// (lowering piece_cap_) until it fits or pieces of one sample do not.
   std::optional<WindowResult> runFitting(WindowPlan& plan, WindowOutcome& out);
@@ -127,8 +129,9 @@ class ArmStepper {
   void scheduleLr() { scheduleLr(accum_); }
   /// Derives this arm's micro-batch, K and LR from the experiment's m and K.
   void adoptSizes(int64_t m, int64_t k);
-  /// Whether `plan` (just taken from the stream) is gradient-checked: every grad_check_every-th
-  /// window, and every irregular one (irregularWindow).
+  /// Whether `plan` (just taken from the stream; a data-parallel run's whole window) is
+  /// gradient-checked: every grad_check_every-th window, and every irregular one
+  /// (irregularWindow); in a data-parallel run on rank 0 only.
   bool gradCheckDue(const WindowPlan& plan) const;
   /// A window where accumulation is most likely to go wrong: short (an epoch end under a
   /// flush policy, or the end of the budget), reaching an epoch end (stream: its samples come

@@ -2,7 +2,8 @@
 // The gradient check of an accum arm (ArmStepper::gradCheckDue and what it runs): the
 // accumulated gradient against the same window as one big batch at the same weights, at every
 // N-th window and at every irregular one, repeated in float64 when float32 rounding cannot
-// explain a difference (a ReLU kink can).
+// explain a difference (a ReLU kink can). A data-parallel window is checked whole on rank 0,
+// against its all-reduced gradient (docs/data-parallel.md).
 #include <cmath>
 
 #include "accumlab/memory_model.h"
@@ -79,10 +80,12 @@ void dropGrads(std::vector<torch::Tensor>& params) {
 }  // namespace
 
 bool ArmStepper::gradCheckDue(const WindowPlan& plan) const {
-  // A data-parallel window's shards live in different processes: the pairing with the
-  // big-batch arm checks the distributed path instead.
   // A pitfall arm is checked like accum: the check measures its mistake.
-  if (!accumulates(kind_) || group_ || config_.grad_check_every <= 0) return false;
+  if (!accumulates(kind_) || config_.grad_check_every <= 0) return false;
+  // A data-parallel window is checked on rank 0, which holds the all-reduced gradient and
+  // stores the run; the other ranks go on to their next window and wait for it in the next
+  // all-reduce, for as long as the check takes and no longer.
+  if (group_ && group_->rank() != 0) return false;
   // Every N-th window alone would miss the few windows that differ from the rest, and there
   // accumulation goes wrong if it does (flush-divide-by-K under-scales only the short window
   // at an epoch end). They are rare (about one per epoch), so checking each costs little.

@@ -6,9 +6,11 @@ to the network, and the shared token of ranks on several machines.
 
 Cases:
   text        --workers 2 on a text file in float64: accum equals big-batch to 1e-12 (tokens
-              counted over all ranks)
+              counted over all ranks), and so does every gradient check
   run         --workers 3 in float64: exit 0, accum equals big-batch to 1e-12, the runs stored
-              with their all-reduce times; then --workers 2 in float32: 1e-5
+              with their all-reduce times and rank 0's gradient checks of the whole window
+              (every 10th and every short one, each <= 1e-12); then --workers 2 in float32:
+              1e-5, the gradient checks too
   kill        SIGKILL to worker rank 1 mid-run: rank 0 and rank 2 exit non-zero within the
               timeout, the message names rank 1, the store is intact, accum `failed` with its
               rows, the other arms `stopped`
@@ -69,11 +71,16 @@ def case_run(cli, folder):
     check(accum["equivalence_rel_diff"] <= 1e-12, f"float64 equivalence {accum['equivalence_rel_diff']}")
     check(accum["accum"] == 12, f"accum's micro-batches per update: {accum['accum']} (K·N = 12)")
     check(accum["allreduce_s"] > 0, f"all-reduce time {accum['allreduce_s']}")
+    check_grad_checks(accum, 1e-12, "float64 3 workers")
     con = sqlite3.connect(db)
     check(con.execute("PRAGMA integrity_check").fetchone()[0] == "ok", "integrity")
     rows = con.execute("SELECT COUNT(*), COUNT(s.allreduce_ms) FROM step_metrics s JOIN runs r "
                        "ON s.run_id = r.id WHERE r.arm = 'accum'").fetchone()
     check(rows[0] == accum["steps"] and rows[1] == rows[0], f"accum rows and all-reduce times: {rows}")
+    stored = con.execute("SELECT COUNT(s.grad_equiv), MAX(s.grad_equiv) FROM step_metrics s JOIN runs r "
+                         "ON s.run_id = r.id WHERE r.arm = 'accum'").fetchone()
+    check(stored[0] == accum["grad_equivalence_checks"] and stored[1] <= 1e-12,
+          f"stored gradient checks {stored} against the summary's {accum['grad_equivalence_checks']}")
     workers = json.loads(con.execute("SELECT config_json FROM runs LIMIT 1").fetchone()[0])["workers"]
     check(workers == 3, f"stored workers {workers}")
     con.close()
@@ -81,7 +88,23 @@ def case_run(cli, folder):
     out = run_json(cli, ["--workers", "2", "--epochs", "3", "--no-store", *SMALL])
     diff = out["arms"]["accum"]["equivalence_rel_diff"]
     check(diff <= 1e-5, f"float32 equivalence {diff}")
-    print(f"run: float64 3 workers {accum['equivalence_rel_diff']:.2e}, float32 2 workers {diff:.2e}")
+    check_grad_checks(out["arms"]["accum"], 1e-5, "float32 2 workers")
+    print(f"run: float64 3 workers {accum['equivalence_rel_diff']:.2e}, float32 2 workers {diff:.2e}; "
+          f"gradient checks {accum['grad_equivalence_checks']} up to {accum['grad_equivalence_rel_diff']:.2e}, "
+          f"{out['arms']['accum']['grad_equivalence_checks']} up to "
+          f"{out['arms']['accum']['grad_equivalence_rel_diff']:.2e}")
+
+
+def check_grad_checks(accum, tolerance, what):
+    """Rank 0 checked the all-reduced window against its samples as one batch: every 10th
+    update and every irregular window (one short window per epoch under flush-exact)."""
+    checks = accum["grad_equivalence_checks"]
+    check(checks >= accum["steps"] // 10, f"{what}: {checks} gradient checks in {accum['steps']} updates")
+    check(accum["grad_equivalence_uneven_checks"] >= 1, f"{what}: no short window was checked")
+    # A float32 check above 1e-5 that its float64 repeat finds exact is a kink, not a fault.
+    largest = accum["grad_equivalence_rel_diff" if tolerance < 1e-9 else
+                    "grad_equivalence_rel_diff_without_kinks"]
+    check(largest <= tolerance, f"{what}: gradient check {largest} above {tolerance}")
 
 
 def case_text(cli, folder):
@@ -100,7 +123,9 @@ def case_text(cli, folder):
         check(arm["status"] == "finished", f"arm {arm}")
     check(accum["equivalence_rel_diff"] <= 1e-12, f"float64 text equivalence {accum['equivalence_rel_diff']}")
     check(accum["tokens_per_s"] > 0, f"tokens/s {accum.get('tokens_per_s')}")
-    print(f"text: float64 2 workers {accum['equivalence_rel_diff']:.2e}")
+    check_grad_checks(accum, 1e-12, "float64 text")
+    print(f"text: float64 2 workers {accum['equivalence_rel_diff']:.2e}; gradient checks "
+          f"{accum['grad_equivalence_checks']} up to {accum['grad_equivalence_rel_diff']:.2e}")
 
 
 def children(pid):
