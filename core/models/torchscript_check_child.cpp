@@ -10,6 +10,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -303,6 +304,11 @@ int checkModelHere(const std::string& path, const std::string& sample_argument) 
     return kCheckModelUsage;
   }
   std::set_new_handler(outOfMemory);
+  // A crash inside LibTorch's loader ends this child by its signal, which the parent reports
+  // as a crash; under AddressSanitizer its handler would instead print a report and exit 1,
+  // which the parent cannot tell from a checker that does not run. Memory errors in our own
+  // code are still caught there by the instrumentation, which needs no signal.
+  for (int signo : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(signo, SIG_DFL);
   // One thread: the two forward passes then add up in the same order.
   torch::set_num_threads(1);
   try {
