@@ -85,10 +85,16 @@ class LineCursor {
   int number_ = 0;
 };
 
-// Splits one line into cells; double quotes protect delimiters, "" is a literal quote.
-std::vector<std::string> splitCells(const std::string& path, const Line& line, char delim) {
-  std::vector<std::string> cells;
+// Splits one line into `cells`, reusing their storage (a CSV has millions of rows); double
+// quotes protect delimiters, "" is a literal quote.
+void splitCellsInto(const std::string& path, const Line& line, char delim,
+                    std::vector<std::string>& cells) {
+  size_t count = 0;
   std::string cell;
+  const auto push = [&](std::string_view text) {
+    if (count == cells.size()) cells.emplace_back();
+    cells[count++].assign(text.data(), text.size());
+  };
   bool quoted = false;
   bool was_quoted = false;
   const std::string_view t = line.text;
@@ -107,7 +113,7 @@ std::vector<std::string> splitCells(const std::string& path, const Line& line, c
       quoted = was_quoted = true;
       cell.clear();
     } else if (c == delim) {
-      cells.push_back(was_quoted ? cell : std::string(trim(cell)));
+      push(was_quoted ? std::string_view(cell) : trim(cell));
       cell.clear();
       was_quoted = false;
     } else {
@@ -118,7 +124,13 @@ std::vector<std::string> splitCells(const std::string& path, const Line& line, c
     throw InputError(path + " line " + std::to_string(line.number) +
                      ": a quoted cell is not closed (quoted line breaks are not supported)");
   }
-  cells.push_back(was_quoted ? cell : std::string(trim(cell)));
+  push(was_quoted ? std::string_view(cell) : trim(cell));
+  cells.resize(count);
+}
+
+std::vector<std::string> splitCells(const std::string& path, const Line& line, char delim) {
+  std::vector<std::string> cells;
+  splitCellsInto(path, line, delim, cells);
   return cells;
 }
 
@@ -239,10 +251,11 @@ Dataset loadCsv(const std::string& path, const std::string& label, Task task, do
   std::string first_text_label;
   LineCursor cursor(text);
   Line line;
+  std::vector<std::string> cells;
   for (size_t r = 0; cursor.next(&line); ++r) {
     if (r % kRowsBetweenStops == 0) stop.check(path);
     if (r < start) continue;
-    const std::vector<std::string> cells = splitCells(path, line, delim);
+    splitCellsInto(path, line, delim, cells);
     const auto where = [&] { return path + " line " + std::to_string(line.number); };
     if (cells.size() != cols) {
       throw InputError(where() + " has " + std::to_string(cells.size()) + " cells, but line " +
@@ -362,6 +375,8 @@ Dataset loadCsv(const std::string& path, const std::string& label, Task task, do
     }
     ds.num_outputs = static_cast<int64_t>(classes);
   }
+  std::vector<double>().swap(values);  // the labels are in full_y now
+  std::vector<int32_t>().swap(text_ids);
   splitTrainVal(ds, full_x, full_y, val_fraction, seed);
 
   full_x = torch::Tensor();  // the splits hold the rows now

@@ -28,24 +28,43 @@ void requireText(const std::string& text, const std::string& source) {
   }
 }
 
-// The lines of `text`, without their line ends (LF or CR LF) and the byte-order mark.
-std::vector<std::string> linesOf(const std::string& text) {
-  std::vector<std::string> lines;
+// Calls `each` with every line of `text`, without its line end (LF or CR LF) and the
+// byte-order mark, one at a time: millions of short lines are never all held at once.
+template <typename Each>
+void forEachLine(const std::string& text, Each each) {
   size_t begin = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+  std::string line;
   while (begin < text.size()) {
     size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
     size_t stop = end;
     if (stop > begin && text[stop - 1] == '\r') --stop;
-    lines.push_back(text.substr(begin, stop - begin));
+    line.assign(text, begin, stop - begin);
+    each(line);
     begin = end + 1;
   }
-  return lines;
 }
 
 bool blank(const std::string& line) { return line.find_first_not_of(" \t") == std::string::npos; }
 
-void add(TextSequences& out, std::string sequence, int64_t max_len) {
+// Rows are padded to the longest sequence: a file of millions of one-byte lines beside one
+// long line would make gigabytes of rows from megabytes of text. Both limits hold the rows
+// to about 1 GiB (2^22 sequences of the default --max-len 256 fill it).
+constexpr size_t kMaxTextSequences = size_t{1} << 22;
+constexpr uint64_t kMaxTextRowBytes = uint64_t{1} << 30;
+
+std::string withCommas(uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+void add(TextSequences& out, std::string sequence, int64_t max_len, const std::string& source) {
+  if (out.sequences.size() == kMaxTextSequences) {
+    throw InputError(source + " holds more than " + withCommas(kMaxTextSequences) +
+                     " sequences; a text dataset takes at most that many (split a smaller file, "
+                     "or use --text-split paragraph)");
+  }
   if (static_cast<int64_t>(sequence.size()) > max_len) {
     sequence.resize(static_cast<size_t>(max_len));
     ++out.cut;
@@ -67,19 +86,19 @@ TextSequences splitText(const std::string& text, const std::string& source, Text
   requireText(text, source);
   TextSequences out;
   std::string paragraph;
-  for (const std::string& line : linesOf(text)) {
+  forEachLine(text, [&](const std::string& line) {
     if (split == TextSplit::kLine) {
-      if (!blank(line)) add(out, line, max_len);
-      continue;
+      if (!blank(line)) add(out, line, max_len, source);
+      return;
     }
     if (blank(line)) {
-      if (!paragraph.empty()) add(out, std::move(paragraph), max_len);
+      if (!paragraph.empty()) add(out, std::move(paragraph), max_len, source);
       paragraph.clear();
     } else {
       paragraph += (paragraph.empty() ? "" : "\n") + line;
     }
-  }
-  if (!paragraph.empty()) add(out, std::move(paragraph), max_len);
+  });
+  if (!paragraph.empty()) add(out, std::move(paragraph), max_len, source);
   requireSome(out, source, split == TextSplit::kLine ? "line" : "paragraph");
   return out;
 }
@@ -92,17 +111,17 @@ TextSequences splitFortunes(const std::string& text, const std::string& source, 
     if (firstNonTextByte(quote) != std::string::npos) {
       ++out.skipped;
     } else if (!blank(quote)) {
-      add(out, std::move(quote), max_len);
+      add(out, std::move(quote), max_len, source);
     }
     quote.clear();
   };
-  for (const std::string& line : linesOf(text)) {
+  forEachLine(text, [&](const std::string& line) {
     if (line == "%") {
       end_quote();
     } else {
       quote += (quote.empty() ? "" : "\n") + line;
     }
-  }
+  });
   end_quote();
   requireSome(out, source, "quote");
   return out;
@@ -118,6 +137,13 @@ Dataset makeTextDataset(const TextSequences& text, const std::string& name,
   size_t longest = 0;
   for (const auto& s : text.sequences) longest = std::max(longest, s.size());
   const int64_t width = static_cast<int64_t>(longest) + 2;  // kTextStart … kTextEnd
+  if (static_cast<uint64_t>(n) * static_cast<uint64_t>(width) > kMaxTextRowBytes) {
+    throw InputError(name + " holds " + withCommas(static_cast<uint64_t>(n)) +
+                     " sequences padded to its longest, " + withCommas(longest) +
+                     " bytes: " + std::to_string((static_cast<uint64_t>(n) * width) >> 20) +
+                     " MiB of rows, more than the 1024 MiB a text dataset may take; lower "
+                     "--max-len or use fewer sequences");
+  }
   torch::Tensor x = torch::full({n, width}, kTextPad, torch::kUInt8);
   torch::Tensor len = torch::empty({n}, torch::kLong);
   uint8_t* rows = x.data_ptr<uint8_t>();

@@ -173,5 +173,28 @@ TEST(TextDataset, RowsPadToTheirLongestAndMaskThePadding) {
   EXPECT_EQ(ds.trainInputs(rows.slice(0, 0, 1), torch::kFloat32, torch::kCPU).size(1), 3);
 }
 
+// Rows are padded to the longest sequence: a few megabytes of short lines beside one long
+// one must not become gigabytes of rows. Both limits are refused before the rows are made.
+TEST(TextReader, RefusesTextWhoseRowsWouldPassTheLimit) {
+  testing::TempDir dir;
+  ExperimentConfig c;
+  std::string many;
+  for (int i = 0; i < (1 << 22) + 1; ++i) many += "a\n";
+  testing::writeText(dir / "many.txt", many);
+  EXPECT_NE(messageOf([&] { loadTextFile(dir / "many.txt", c); })
+                .find("many.txt holds more than 4,194,304 sequences"),
+            std::string::npos);
+  std::string wide(60000, 'x');
+  wide += "\n";
+  for (int i = 0; i < 20000; ++i) wide += "ab\n";
+  testing::writeText(dir / "wide.txt", wide);
+  c.max_len = 100000;
+  const std::string m = messageOf([&] { loadTextFile(dir / "wide.txt", c); });
+  EXPECT_NE(m.find("holds 20,001 sequences padded to its longest, 60,000 bytes: 1144 MiB of rows, "
+                   "more than the 1024 MiB a text dataset may take"),
+            std::string::npos)
+      << m;
+}
+
 }  // namespace
 }  // namespace accumlab
