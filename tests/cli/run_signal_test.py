@@ -62,20 +62,27 @@ def stored_runs(cli, db):
     return json.loads(listed.stdout)
 
 
-def clean_stop(cli, folder, signo):
-    db = os.path.join(folder, "stop.sqlite")
-    child = start_run(cli, db, ["--data", "spirals", "--samples", "50000000"])
-    time.sleep(1.5)
+def signal_and_wait(child, signo, what="the run did not stop after the signal"):
+    """Sends `signo` and waits for the process to end: (stdout, stderr, seconds taken), after
+    checking that it exits as the signal would (128 + its number)."""
     t0 = time.monotonic()
     child.send_signal(signo)
     try:
         out, err = child.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         child.kill()
-        raise Failure("the run did not stop after the signal")
+        raise Failure(what)
     took = time.monotonic() - t0
     if child.returncode != 128 + signo:
         raise Failure(f"exit {child.returncode}, expected {128 + signo} (stderr: {err[-400:]})")
+    return out, err, took
+
+
+def clean_stop(cli, folder, signo):
+    db = os.path.join(folder, "stop.sqlite")
+    child = start_run(cli, db, ["--data", "spirals", "--samples", "50000000"])
+    time.sleep(1.5)
+    out, err, took = signal_and_wait(child, signo)
     if took > STOP_WITHIN_S:
         raise Failure(f"stopping took {took:.1f} s")
     if "stopping at the next window boundary" not in err:
@@ -149,16 +156,7 @@ def mid_read(cli, folder):
             pass
         time.sleep(0.005)
     time.sleep(0.05)
-    t0 = time.monotonic()
-    child.send_signal(signal.SIGTERM)
-    try:
-        _, err = child.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        raise Failure("the run did not stop after the signal")
-    took = time.monotonic() - t0
-    if child.returncode != 143:
-        raise Failure(f"exit {child.returncode}, expected 143 (stderr: {err[-400:]})")
+    _, err, took = signal_and_wait(child, signal.SIGTERM)
     if took > READ_STOP_WITHIN_S:
         raise Failure(f"stopping mid-read took {took:.2f} s")
     if f"stopped while reading {big}; nothing was trained or stored" not in err:
@@ -194,16 +192,7 @@ def gui_close(cli, gui, folder):
         if steps == 3:
             break
         time.sleep(0.2)
-    t0 = time.monotonic()
-    app.send_signal(signal.SIGTERM)
-    try:
-        _, err = app.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        app.kill()
-        raise Failure("the app did not close after SIGTERM")
-    took = time.monotonic() - t0
-    if app.returncode != 143:
-        raise Failure(f"exit {app.returncode}, expected 143 (stderr: {err[-400:]})")
+    _, err, took = signal_and_wait(app, signal.SIGTERM, "the app did not close after SIGTERM")
     runs = stored_runs(cli, db)
     if sorted(r["status"] for r in runs) != ["stopped"] * 3:
         raise Failure(f"after SIGTERM: {[r['status'] for r in runs]}")
