@@ -16,9 +16,16 @@ case "$case_name" in
     # (Into a variable first: with pipefail, grep -q closing the pipe early would fail ldd.)
     engine_libs="$(ldd "$engine")" || fail "ldd $engine failed"
     grep -q libtorch <<<"$engine_libs" || fail "accumlab-engine does not link LibTorch"
-    # Its help names every subcommand, its own and the engine's.
+    # Its help names every subcommand, its own and the engine's; report only where the build
+    # has the desktop app's UI library that renders it (ACCUMLAB_WITH_REPORT, tests/cli/CMakeLists.txt).
     expect_exit 0 "" --help
-    for sub in run sweep lesson report list show compare export tag note delete; do
+    subs="run sweep lesson list show compare export tag note delete"
+    if [ "${ACCUMLAB_WITH_REPORT:-1}" = 1 ]; then
+      subs="$subs report"
+    elif grep -qE "^  report( |$)" "$tmp/out"; then
+      fail "--help lists report in a build without it: $(cat "$tmp/out")"
+    fi
+    for sub in $subs; do
       grep -qE "^  $sub( |$)" "$tmp/out" || fail "--help does not list '$sub': $(cat "$tmp/out")"
     done
     # A subcommand's help and --help-all come from the engine, with every option.

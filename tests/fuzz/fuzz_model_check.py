@@ -10,8 +10,10 @@ sanitizer build's engine (scripts/test --sanitize builds build-asan/).
     /usr/bin/python3 tests/fuzz/fuzz_model_check.py ENGINE SECONDS OUT_DIR [JOBS]
 
 Prints the counts: inputs, accepted (exit 0), refused (exit 2), out of memory (exit 3 or
-stopped at 2 GiB), out of time, crashes (a signal: LibTorch's loader crashing inside the child,
-which the parent turns into one sentence) and sanitizer reports (findings). Every input that
+stopped at 2 GiB; under ASan also an allocation its allocator cannot serve, which ends the
+process where an uninstrumented build throws bad_alloc), out of time, crashes (a signal:
+LibTorch's loader crashing inside the child, which the parent turns into one sentence) and
+sanitizer reports (findings). Every input that
 crashed or made a sanitizer report is kept in OUT_DIR with its stderr. Exits 1 when there was a
 sanitizer report or an exit code the check does not give.
 """
@@ -36,6 +38,11 @@ MEMORY_BYTES = 2 << 30  # the check's bound (core/include/accumlab/torchscript_c
 TIMEOUT_S = 30
 RECORD = re.compile(r"/data/\d+$")
 SANITIZER = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:")
+# ASan's allocator ends the process on an allocation it cannot serve (a throwing operator new
+# never returns null there), where an uninstrumented build throws bad_alloc and the check
+# exits 3: out of memory, not a memory error.
+SANITIZER_OUT_OF_MEMORY = re.compile(
+    r"ERROR: AddressSanitizer: (allocator is out of memory|requested allocation size)")
 
 
 def resident_anonymous(pid):
@@ -120,6 +127,8 @@ def check(engine, path, sample):
             break
         time.sleep(0.005)
     err = proc.communicate()[1].decode(errors="replace")
+    if SANITIZER_OUT_OF_MEMORY.search(err):
+        return "out of memory (ASan's allocator)", err
     if SANITIZER.search(err):
         return "sanitizer report", err
     if verdict:
