@@ -141,8 +141,8 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe, const Window
   if (check) {
     const auto t_check = Clock::now();
     memory_->pause();  // the check runs the window as one big batch: not this arm's training
-    const WindowPlan checked =
-        !whole ? pieces : piece_cap_ > 0 ? splitPieces(*whole, piece_cap_) : *whole;
+    WindowPlan checked = pieces;
+    if (whole) checked = piece_cap_ > 0 ? splitPieces(*whole, piece_cap_) : *whole;
     if (const std::optional<double> equiv = checkAgainstBigBatch(checked)) {
       recordGradCheck(checked, *equiv, rec);
     }
