@@ -2,4 +2,4 @@
 """AccumLab in Python: the audit of your own training loop (docs/audit.md)."""
 from . import audit  # noqa: F401
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -18,6 +18,12 @@ need() { command -v "$1" >/dev/null || fail "$1 is missing (scripts/setup instal
 # The version, from its one place: the first heading of NEWS.md ("## 0.2.0 (2026-12-06)").
 version="$(sed -n 's/^## \([0-9]*\.[0-9]*\.[0-9]*\) ([0-9-]*)$/\1/p' "$src/NEWS.md" | head -1)"
 [ -n "$version" ] || fail "NEWS.md has no version heading"
+# The Python package is built from python/ alone, so it carries the version as text: it must
+# be NEWS.md's.
+grep -q "^version = \"$version\"\$" "$src/python/pyproject.toml" ||
+  fail "python/pyproject.toml's version is not NEWS.md's $version"
+grep -q "^__version__ = \"$version\"\$" "$src/python/accumlab/__init__.py" ||
+  fail "python/accumlab/__init__.py's __version__ is not NEWS.md's $version"
 
 # runs_from ROOT: the programs under ROOT/usr (or ROOT) answer and train.
 runs_from() {
