@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cmath>
 #include <map>
-#include <unordered_map>
 #include <string_view>
+#include <unordered_map>
 
 #include "accumlab/input_error.h"
 #include "accumlab/text_file.h"

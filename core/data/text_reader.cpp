@@ -204,8 +204,7 @@ TextSequences readFortunes(const std::string& dir, const ExperimentConfig& confi
   return all;
 }
 
-Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config,
-                     const ReadStop& stop) {
+Dataset loadFortunes(const std::string& dir, const ExperimentConfig& config, const ReadStop& stop) {
   return makeTextDataset(readFortunes(dir, config, stop), "fortunes", config);
 }
 

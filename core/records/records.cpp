@@ -68,10 +68,10 @@ std::string partingCause(const ExperimentConfig& config) {
                  ", which divides each gradient by its running scale, amplified it"
            : "training amplified it";
   if (name == "mlp" || name == "cnn" || name == "cnn_bn") {
-    return std::string("a rounding difference most likely tipped an activation across a kink (a "
-                       "ReLU's 0") +
-           (name == "mlp" ? "" : " or a tie in a max-pool") + ") in one arm only, and " +
-           amplifier;
+    return std::string(
+               "a rounding difference most likely tipped an activation across a kink (a "
+               "ReLU's 0") +
+           (name == "mlp" ? "" : " or a tie in a max-pool") + ") in one arm only, and " + amplifier;
   }
   if (name == "charlm") {
     return "a rounding difference grew through the GRU's recurrence (smooth: tanh and sigmoid, "

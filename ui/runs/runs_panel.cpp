@@ -127,9 +127,8 @@ void RunsPanel::refresh() {
 void RunsPanel::updateResume() {
   QModelIndexList rows = view_->selectionModel()->selectedRows();
   if (rows.isEmpty() && view_->currentIndex().isValid()) rows << view_->currentIndex();
-  const bool interrupted =
-      rows.size() == 1 && rows.front().data(RunsModel::kStatusRole).toInt() ==
-                              static_cast<int>(ArmStatus::kInterrupted);
+  const bool interrupted = rows.size() == 1 && rows.front().data(RunsModel::kStatusRole).toInt() ==
+                                                   static_cast<int>(ArmStatus::kInterrupted);
   resume_->setEnabled(interrupted);
   // A stopped or finished run ended cleanly and kept no state to go on from; an interrupted
   // one (its process died) continues from its last checkpoint.

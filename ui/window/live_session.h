@@ -59,7 +59,7 @@ class LiveSession : public QObject {
   void onFinished(const QString& error, bool input_error);
 
   LiveParts p_;
-  bool hinted_ = false;  ///< the LR-scaling hint was shown for this run
+  bool hinted_ = false;      ///< the LR-scaling hint was shown for this run
   int64_t resumed_run_ = 0;  ///< continueRun()'s run, until its first batch
 };
 

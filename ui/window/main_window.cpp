@@ -91,11 +91,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                               showError(QString::fromStdString(e.what()));
                             }
                           }});
-  live_session_ = new LiveSession(
-      {controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
-       [this](const QString& message) { showError(message); },
-       [this](int64_t run_id) { return loadExperiments(*store(), {run_id}); }},
-      this);
+  live_session_ =
+      new LiveSession({controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
+                       [this](const QString& message) { showError(message); },
+                       [this](int64_t run_id) { return loadExperiments(*store(), {run_id}); }},
+                      this);
 
   connect(controller_, &TrainingController::startFailed, this, &MainWindow::showError);
   connect(presentation_, &PresentationMode::chosenPlotsChanged, this,

@@ -168,7 +168,9 @@ TEST(CsvReader, BadFilesNameFileLineAndColumn) {
   EXPECT_NE(
       messageOf([&] { loadCsv(dir / "none.csv", "", Task::kAuto, 0.1, 1); }).find("does not exist"),
       std::string::npos);
-  EXPECT_NE(messageOf([&] { loadCsv(dir.path(), "", Task::kAuto, 0.1, 1); }).find("is a folder; a CSV dataset must be a file"),
+  EXPECT_NE(messageOf([&] {
+              loadCsv(dir.path(), "", Task::kAuto, 0.1, 1);
+            }).find("is a folder; a CSV dataset must be a file"),
             std::string::npos);
   testing::writeText(file, "a,y\n1,x\n2,z\n");
   EXPECT_NE(

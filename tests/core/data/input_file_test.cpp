@@ -60,10 +60,9 @@ bool contains(const std::string& text, const std::string& part) {
 TEST(InputFile, FifoIsRefusedByNameWithoutWaitingForAWriter) {
   TempDir dir;
   const std::string fifo = makeFifo(dir);
-  const std::string message =
-      refusalOf([&] { readWholeFile(fifo, {"a text dataset", 0}); }, fifo);
+  const std::string message = refusalOf([&] { readWholeFile(fifo, {"a text dataset", 0}); }, fifo);
   EXPECT_TRUE(contains(message, fifo + " is a named pipe (FIFO), not a regular file; "
-                                        "a text dataset must be a regular file"))
+                                       "a text dataset must be a regular file"))
       << message;
 }
 
@@ -76,10 +75,14 @@ TEST(InputFile, EveryReaderRefusesAFifo) {
     const std::string message = refusalOf([&] { loadDataset(config); }, fifo);
     EXPECT_TRUE(contains(message, "is a named pipe (FIFO)")) << spec << ": " << message;
   }
-  EXPECT_TRUE(contains(refusalOf([&] { ByteReader(fifo, {"an IDX file", 0}); }, fifo),
+  EXPECT_TRUE(contains(refusalOf(
+                           [&] {
+                             ByteReader(fifo, {"an IDX file", 0});
+                           },
+                           fifo),
                        "is a named pipe (FIFO)"));
-  EXPECT_TRUE(contains(refusalOf([&] { checkTextFile(fifo, "CSV"); }, fifo),
-                       "is a named pipe (FIFO)"));
+  EXPECT_TRUE(
+      contains(refusalOf([&] { checkTextFile(fifo, "CSV"); }, fifo), "is a named pipe (FIFO)"));
   EXPECT_TRUE(contains(refusalOf([&] { loadConfigFile(fifo); }, fifo), "is a named pipe (FIFO)"));
   EXPECT_TRUE(contains(refusalOf([&] { checkReadableFile(fifo, "a model"); }, fifo),
                        "is a named pipe (FIFO)"));
@@ -105,8 +108,9 @@ TEST(InputFile, FolderIsRefusedByName) {
 TEST(InputFile, FileAboveTheLimitIsRefusedBeforeItIsRead) {
   TempDir dir;
   testing::writeText(dir / "big.txt", std::string(3u << 20, 'a'));
-  const std::string message =
-      refusalOf([&] { readWholeFile(dir / "big.txt", {"a text dataset", 1u << 20}); });
+  const std::string message = refusalOf([&] {
+    readWholeFile(dir / "big.txt", {"a text dataset", 1u << 20});
+  });
   EXPECT_TRUE(contains(message, "big.txt holds 3 MiB; a text dataset takes at most 1 MiB"))
       << message;
 }
@@ -118,10 +122,12 @@ TEST(InputFile, GzippedContentAboveTheLimitIsRefused) {
   const std::string zeros(1u << 20, '\0');
   for (int i = 0; i < 8; ++i) gzwrite(gz, zeros.data(), static_cast<unsigned>(zeros.size()));
   gzclose(gz);
-  const std::string message =
-      refusalOf([&] { ByteReader(path, {"a CSV dataset", 2u << 20}).readAll(); });
-  EXPECT_TRUE(contains(message, "zeros.gz holds more than 2 MiB after gunzip; a CSV dataset "
-                                "takes at most 2 MiB"))
+  const std::string message = refusalOf([&] {
+    ByteReader(path, {"a CSV dataset", 2u << 20}).readAll();
+  });
+  EXPECT_TRUE(contains(message,
+                       "zeros.gz holds more than 2 MiB after gunzip; a CSV dataset "
+                       "takes at most 2 MiB"))
       << message;
 }
 

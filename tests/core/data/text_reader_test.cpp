@@ -95,8 +95,9 @@ TEST(TextReader, NamesEmptyMissingAndBinaryFiles) {
   testing::writeFile(dir / "empty.txt", {});
   EXPECT_NE(messageOf([&] { loadTextFile(dir / "empty.txt", c); }).find("empty.txt is empty"),
             std::string::npos);
-  EXPECT_NE(messageOf([&] { loadTextFile(dir / "missing.txt", c); }).find("missing.txt does not exist"),
-            std::string::npos);
+  EXPECT_NE(
+      messageOf([&] { loadTextFile(dir / "missing.txt", c); }).find("missing.txt does not exist"),
+      std::string::npos);
   testing::writeFile(dir / "model.pt", {'P', 'K', 3, 4, 0, 0});
   EXPECT_NE(messageOf([&] {
               loadTextFile(dir / "model.pt", c);
@@ -181,8 +182,9 @@ TEST(TextReader, RefusesTextWhoseRowsWouldPassTheLimit) {
   std::string many;
   for (int i = 0; i < (1 << 22) + 1; ++i) many += "a\n";
   testing::writeText(dir / "many.txt", many);
-  EXPECT_NE(messageOf([&] { loadTextFile(dir / "many.txt", c); })
-                .find("many.txt holds more than 4,194,304 sequences"),
+  EXPECT_NE(messageOf([&] {
+              loadTextFile(dir / "many.txt", c);
+            }).find("many.txt holds more than 4,194,304 sequences"),
             std::string::npos);
   std::string wide(60000, 'x');
   wide += "\n";

@@ -38,8 +38,8 @@ void rewindTo(SQLite::Database& raw, int version) {
 
 /// Stores a finished experiment of `arms` with `steps` steps each; returns its runs.
 std::vector<StoredRun> storeRowsExperiment(const std::string& db, int64_t steps,
-                                       std::vector<ArmKind> arms = {ArmKind::kNoAccum,
-                                                                    ArmKind::kAccum}) {
+                                           std::vector<ArmKind> arms = {ArmKind::kNoAccum,
+                                                                        ArmKind::kAccum}) {
   StoreSink sink(db);
   const RunInfo info = makeInfo(arms);
   sink.onRunStarted(info);

@@ -48,8 +48,7 @@ TEST(WindowPlan, DivideByKKeepsFullWindowsOfTokensExact) {
   ASSERT_NE(full.weights[0], full.weights[1]);
   EXPECT_TRUE(full.exact_mean);
   for (double s : full.loss_scales) EXPECT_DOUBLE_EQ(s, 1.0 / full.weight);
-  const WindowPlan shortened =
-      planWindow(stream, 4, 2, WindowPolicy::kFlushDivideByK, 100, tokens);
+  const WindowPlan shortened = planWindow(stream, 4, 2, WindowPolicy::kFlushDivideByK, 100, tokens);
   ASSERT_TRUE(shortened.partial);
   ASSERT_EQ(shortened.loss_scales.size(), 1u);
   EXPECT_DOUBLE_EQ(shortened.loss_scales[0], 1.0 / (shortened.weights[0] * 2));  // mean / K
