@@ -10,9 +10,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -20,6 +23,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "train/grad_window.h"
 #include "train/token_proof.h"
 
 namespace accumlab {
@@ -453,6 +457,67 @@ std::string WorkerGroup::whoIsGone(const std::string& detail) {
                    : (gone.size() == 1 ? "worker rank " : "worker ranks ") + rankList(gone);
   return who + " stopped responding in the all-reduce of window " + std::to_string(reduces_) +
          ": it died, or hung past the " + seconds(timeout_s_) + " timeout (Gloo: " + detail + ")";
+}
+
+// One accum window's all-reduce (reduceWindow): this rank's gradient, its share of the
+// window's sums and its wish to stop, packed into one buffer.
+
+void WorkerGroup::reduceWindow(std::vector<torch::Tensor>& params,
+                               const std::vector<torch::Tensor>& share, int64_t window_samples,
+                               WindowResult& r) {
+  double share_samples = 0;
+  for (const auto& mb : share) share_samples += static_cast<double>(mb.size(0));
+  std::vector<torch::Tensor> parts;
+  parts.reserve(params.size() + 1);
+  int64_t grad_numel = 0;
+  for (const auto& p : params) {
+    parts.push_back(p.grad().reshape(-1));
+    grad_numel += p.numel();
+  }
+  // The sums ride in the gradients' buffer: one all-reduce per window.
+  enum Sum {
+    kLoss,
+    kMean,
+    kMeanSq,
+    kBatches,
+    kSmallSq,
+    kInvSize,
+    kMeasured,
+    kSamples,
+    kStop,
+    kCount
+  };
+  double sums[kCount] = {r.loss_sum, r.mean_sum,     r.mean_sq_sum,
+                         r.batches,  r.small_sq_sum, r.inv_size_sum,
+                         r.measured, share_samples,  stopWanted() ? 1.0 : 0.0};
+  parts.push_back(
+      torch::from_blob(sums, {kCount}, torch::kFloat64).to(params.front().grad().options()));
+  torch::Tensor buffer = torch::cat(parts);
+  allReduceSum(buffer);
+  torch::NoGradGuard no_grad;
+  int64_t at = 0;
+  for (auto& p : params) {
+    p.mutable_grad().copy_(buffer.narrow(0, at, p.numel()).view_as(p));
+    at += p.numel();
+  }
+  const torch::Tensor total = buffer.narrow(0, grad_numel, kCount).to(torch::kCPU, torch::kFloat64);
+  const double* t = total.data_ptr<double>();
+  if (std::llround(t[kSamples]) != window_samples) {
+    throw std::runtime_error("the workers trained " + std::to_string(std::llround(t[kSamples])) +
+                             " samples of a window of " + std::to_string(window_samples) +
+                             ": they do not share one sample stream");
+  }
+  r.loss_sum = t[kLoss];
+  r.mean_sum = t[kMean];
+  r.mean_sq_sum = t[kMeanSq];
+  r.batches = t[kBatches];
+  r.small_sq_sum = t[kSmallSq];
+  r.inv_size_sum = t[kInvSize];
+  r.measured = t[kMeasured];
+  const double norm = buffer.narrow(0, 0, grad_numel).norm().item<double>();
+  r.grad_sq = norm * norm;
+  r.finish();
+  agreeStop(t[kStop] > 0);
 }
 
 }  // namespace accumlab
