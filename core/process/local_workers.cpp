@@ -20,8 +20,10 @@ namespace accumlab {
 
 namespace {
 
-// Seconds the workers have to exit once rank 0's run has ended.
-constexpr double kExitGraceS = 6;
+// Seconds the workers have to exit once rank 0's run has ended: a rank that lost a worker
+// names it after a roll call of 3 s (WorkerGroup), which may start a moment after rank 0's on
+// a loaded machine.
+constexpr double kExitGraceS = 10;
 // Seconds the workers have to exit after SIGTERM when they are ended early.
 constexpr double kTermGraceS = 3;
 

@@ -467,6 +467,9 @@ RunSummary Trainer::run(MetricsSink& sink) {
     d.forgetUnpaired();
   }
   for (auto& arm : d.arms) summary.arms.push_back(d.summarize(*arm));
+  // A rank still waiting on this one (after a lost worker) hears the connections close now,
+  // not at the timeout; the store stays for its roll call.
+  if (d.group) d.group->leave();
   summary.variance_probe = d.last_probe;
   summary.variance_probes = d.probes;
   summary.variance_probe_pooled = poolProbes(d.probe_log);

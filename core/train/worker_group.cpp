@@ -404,9 +404,12 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
 
 WorkerGroup::~WorkerGroup() = default;
 
+void WorkerGroup::leave() { impl_->group.reset(); }
+
 void WorkerGroup::allReduceSum(torch::Tensor& buffer) {
   const auto t0 = Clock::now();
   ++reduces_;
+  if (!impl_->group) throw WorkerLost("this rank has left the run; it sums nothing more");
   try {
     std::vector<torch::Tensor> tensors{buffer};
     if (world_ <= kGatherUpTo) {

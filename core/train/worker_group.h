@@ -60,6 +60,11 @@ class WorkerGroup {
   void agreeStop(bool any) { stop_agreed_ = stop_agreed_ || any; }
   bool stopAgreed() const { return stop_agreed_; }
 
+  /// Closes this rank's connections to the others once its run has ended, so that a rank still
+  /// waiting on it in an all-reduce learns at once instead of at the timeout. The store stays
+  /// (the others may still call the roll); allReduceSum() afterwards throws WorkerLost.
+  void leave();
+
  private:
   struct Impl;
   /// After a failed all-reduce: which ranks answer on the store within a few seconds.

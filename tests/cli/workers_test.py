@@ -43,8 +43,9 @@ TIMEOUT_S = 10
 # The shared token of the runs that meet at --master (ranks on several machines).
 TOKEN = "5f1c0e7a9b2d4c68a1e3f5b7d9c2e4a6"
 TOKEN_ADVICE = "set the same --token-file or ACCUMLAB_TOKEN on every rank"
-# The timeout, the roll call that names the lost rank (3 s) and slack for a loaded machine.
-STOP_WITHIN_S = TIMEOUT_S + 3 + 7
+# The timeout, the roll call that names the lost rank (3 s), the 10 s the other workers have
+# to exit (core/process/local_workers.cpp) and slack for a loaded machine.
+STOP_WITHIN_S = TIMEOUT_S + 3 + 10 + 5
 
 
 class Failure(Exception):
@@ -171,7 +172,7 @@ def case_hang(cli, folder):
     t0 = time.monotonic()
     os.kill(rank2, signal.SIGSTOP)
     try:
-        _, err = parent.communicate(timeout=timeout_s + 3 + 6 + 10)
+        _, err = parent.communicate(timeout=timeout_s + 3 + 10 + 10)
     except subprocess.TimeoutExpired:
         parent.kill()
         os.kill(rank2, signal.SIGKILL)
