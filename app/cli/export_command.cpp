@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/run_exporter.h"
 #include "completion_hints.h"
 
 namespace accumlab::cli {
@@ -35,9 +36,9 @@ int ExportCommand::execute() {
   const ExportFormat f = parseExportFormat(format);
   const auto store = open();
   if (out_ == "-") {
-    std::cout << store->exportText(ids, f) << std::flush;
+    std::cout << RunExporter(*store).text(ids, f) << std::flush;
   } else {
-    store->exportRuns(ids, f, out_);
+    RunExporter(*store).write(ids, f, out_);
     std::cerr << "Exported " << ids.size() << (ids.size() == 1 ? " run" : " runs") << " to "
               << out_;
     if (f == ExportFormat::kTensorBoard) {

@@ -14,6 +14,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
 #include "accumlab/lesson_session.h"
+#include "accumlab/lesson_store.h"
 #include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
 #include "engine_handoff.h"
@@ -32,7 +33,7 @@ std::map<std::string, LessonResultRow> latestResults(const std::string& db) {
   StoreOptions options;
   options.create_if_missing = false;
   RunStore store(db, options);
-  for (LessonResultRow& row : store.listLessonResults()) {
+  for (LessonResultRow& row : LessonStore(store).list()) {
     latest.try_emplace(row.lesson_id, std::move(row));  // newest first: keep the first
   }
   return latest;
@@ -112,7 +113,7 @@ int LessonCommand::results() const {
   StoreOptions options;
   options.create_if_missing = false;
   RunStore store(dbPath(), options);
-  const std::vector<LessonResultRow> rows = store.listLessonResults();
+  const std::vector<LessonResultRow> rows = LessonStore(store).list();
   if (json_) {
     nlohmann::json out = nlohmann::json::array();
     for (const LessonResultRow& r : rows) {

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "accumlab/sweep_store.h"
 #include "cli_main.h"
 #include "completion_hints.h"
 #include "sweep_table.h"
@@ -24,7 +25,7 @@ ListCommand::ListCommand(CLI::App& parent)
 }
 
 int ListCommand::listSweeps(RunStore& store) const {
-  const std::vector<SweepRow> rows = store.listSweeps();
+  const std::vector<SweepRow> rows = SweepStore(store).list();
   if (json_) {
     nlohmann::json list = nlohmann::json::array();
     for (const SweepRow& r : rows) {

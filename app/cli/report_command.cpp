@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include "accumlab/input_error.h"
+#include "accumlab/lesson_store.h"
+#include "accumlab/sweep_store.h"
 #include "cli_main.h"
 #include "engine_handoff.h"
 #include "report/html_report.h"
@@ -44,14 +46,14 @@ int ReportCommand::execute() {
   LessonResultRow lesson;
   std::vector<LessonResultRow> lessons;
   if (sweep_ > 0) {
-    sweep = store->sweep(sweep_);
+    sweep = SweepStore(*store).get(sweep_);
   } else if (lesson_ > 0) {
-    lesson = store->lessonResult(lesson_);
+    lesson = LessonStore(*store).get(lesson_);
   } else {
     const std::vector<int64_t> wanted = parseRunIds(ids_);
     runs = ui::loadExperiments(*store, wanted);
     // Lesson attempts that trained any of these runs come with them.
-    for (LessonResultRow& r : store->listLessonResults()) {
+    for (LessonResultRow& r : LessonStore(*store).list()) {
       const bool shown = std::any_of(r.run_ids.begin(), r.run_ids.end(), [&](int64_t id) {
         return std::find(wanted.begin(), wanted.end(), id) != wanted.end();
       });

@@ -13,6 +13,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
 #include "accumlab/sweep_runner.h"
+#include "accumlab/sweep_store.h"
 #include "accumlab/trainer.h"
 #include "completion_hints.h"
 #include "engine_handoff.h"
@@ -274,7 +275,7 @@ int SweepCommand::train() {
   SweepProgress progress([this](const nlohmann::json& object) { report(object); }, text, jobs_, db);
   // Throws, after sweep_finished, when a point's input was bad.
   const SweepOutcome outcome = runner.run(progress);
-  const SweepDetail sweep = store.sweep(sweep_id);
+  const SweepDetail sweep = SweepStore(store).get(sweep_id);
   const SweepAnalysis analysis = analyzeSweep(sweep.points);
   if (json_) {
     std::cout << sweepJson(sweep, analysis).dump(2) << std::endl;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/sweep_store.h"
 #include "summary_table.h"
 #include "text_table.h"
 
@@ -144,7 +145,7 @@ std::string sweepCsv(const SweepDetail& sweep) {
 
 int ShowSweepCommand::execute() {
   const auto store = open();
-  const SweepDetail sweep = store->sweep(id_);
+  const SweepDetail sweep = SweepStore(*store).get(id_);
   const SweepAnalysis analysis = analyzeSweep(sweep.points);
   if (csv_) {
     std::cout << sweepCsv(sweep) << std::flush;

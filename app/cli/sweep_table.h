@@ -6,6 +6,7 @@
 #include <string>
 
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_store.h"
 #include "accumlab/sweep.h"
 #include "store_command.h"
 

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "accumlab/lesson_store.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_store.h"
 
 namespace accumlab {
 
@@ -89,9 +91,9 @@ LessonSession::LessonSession(Lesson lesson, std::string prediction, RunStore* st
   if (lesson_.sweep) {
     std::vector<SweepPoint> points;
     for (const LessonJob& job : jobs_) points.push_back(*job.point);
-    sweep_id_ =
-        store_->createSweep(lesson_.runs.empty() ? lesson_.title : lesson_.runs.front().config.name,
-                            lessonSweepSpec(lesson_), points);
+    sweep_id_ = SweepStore(*store_).create(
+        lesson_.runs.empty() ? lesson_.title : lesson_.runs.front().config.name,
+        lessonSweepSpec(lesson_), points);
   }
 }
 
@@ -99,7 +101,8 @@ void LessonSession::jobFinished(LessonRunResult result, bool stopped) {
   if (done()) throw std::logic_error("LessonSession::jobFinished: every job has ended");
   const LessonJob& job = jobs_[next()];
   run_ids_.insert(run_ids_.end(), result.stored_run_ids.begin(), result.stored_run_ids.end());
-  if (sweep_id_ > 0) store_->updateSweepPoint(sweep_id_, lessonPointOutcome(job, result, stopped));
+  if (sweep_id_ > 0)
+    SweepStore(*store_).updatePoint(sweep_id_, lessonPointOutcome(job, result, stopped));
   results_.push_back(std::move(result));
 }
 
@@ -116,7 +119,7 @@ const LessonVerdict& LessonSession::finish() {
     row.all_hold = verdict_->allHold();
     row.verdict_json = verdictToJson(*verdict_, -1);
     row.run_ids = run_ids_;
-    result_id_ = store_->addLessonResult(row);
+    result_id_ = LessonStore(*store_).add(row);
   }
   return *verdict_;
 }

@@ -51,11 +51,4 @@ std::vector<ConfigDifference> diffConfigs(const std::vector<std::string>& config
   return diffs;
 }
 
-ExportFormat parseExportFormat(const std::string& s) {
-  if (s == "csv") return ExportFormat::kCsv;
-  if (s == "json") return ExportFormat::kJson;
-  if (s == "tensorboard") return ExportFormat::kTensorBoard;
-  throw InputError("export format '" + s + "' is not known; use csv, json or tensorboard");
-}
-
 }  // namespace accumlab

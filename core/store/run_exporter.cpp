@@ -1,183 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "store/run_exporter.h"
+// The runs of a store as CSV, JSON or TensorBoard logs, written whole or not at all.
+#include "accumlab/run_exporter.h"
 
 #include <cerrno>
-#include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
 #include "accumlab/input_error.h"
-#include "accumlab/run_store.h"
-#include "store/schema.h"
-#include "store/step_columns.h"
-#include "store/summary_json.h"
+#include "store/export_formats.h"
 #include "store/tensorboard_writer.h"
-
-namespace accumlab::store {
-
-namespace {
-
-/// The shortest text that reads back as the same double; empty for NaN.
-void appendNumber(std::string& out, double v) {
-  if (std::isnan(v)) return;
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
-
-void appendInteger(std::string& out, int64_t v) {
-  char buf[24];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
-
-/// CSV needs quotes only around cells with a comma, quote or newline.
-std::string csvCell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
-}  // namespace
-
-std::string exportCsv(const std::vector<ExportedRun>& runs) {
-  const auto& columns = stepColumns();
-  std::string out = "run_id,arm";
-  for (const StepColumn& c : columns) out += std::string(",") + c.name;
-  out += ",val_loss,val_accuracy,val_text_sample\n";
-  for (const ExportedRun& run : runs) {
-    std::string prefix;
-    appendInteger(prefix, run.detail.row.id);
-    prefix += "," + csvCell(toString(run.detail.row.arm));
-    const auto& steps = run.series.steps;
-    const auto& evals = run.series.evals;
-    size_t s = 0, e = 0;
-    // Merge the two step-ordered lists: a step row carries the evaluation at its step.
-    while (s < steps.size() || e < evals.size()) {
-      out += prefix;
-      const bool take_step =
-          s < steps.size() && (e >= evals.size() || steps[s].step <= evals[e].step);
-      const EvalRecord* eval = nullptr;
-      if (take_step) {
-        const StepRecord& r = steps[s++];
-        for (const StepColumn& c : columns) {
-          out += ',';
-          if (c.real) {
-            appendNumber(out, r.*c.real);
-          } else if (c.flag) {
-            appendInteger(out, r.*c.flag ? 1 : 0);
-          } else {
-            appendInteger(out, r.*c.integer);
-          }
-        }
-        if (e < evals.size() && evals[e].step == r.step) eval = &evals[e++];
-      } else {
-        eval = &evals[e++];
-        for (const StepColumn& c : columns) {
-          out += ',';
-          if (c.integer == &StepRecord::step) appendInteger(out, eval->step);
-          if (c.integer == &StepRecord::samples_seen) appendInteger(out, eval->samples_seen);
-          if (c.real == &StepRecord::wall_ms) appendNumber(out, eval->wall_ms);
-        }
-      }
-      out += ',';
-      if (eval) appendNumber(out, eval->loss);
-      out += ',';
-      if (eval) appendNumber(out, eval->accuracy);
-      out += ',';
-      if (eval) out += csvCell(eval->text_sample);
-      out += '\n';
-    }
-  }
-  return out;
-}
-
-std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
-  using nlohmann::json;
-  json list = json::array();
-  for (const ExportedRun& run : runs) {
-    const RunDetail& d = run.detail;
-    const RunRow& r = d.row;
-    json metrics = json::object();
-    for (const StepColumn& c : stepColumns()) {
-      json values = json::array();
-      for (const StepRecord& s : run.series.steps) {
-        if (c.real) {
-          values.push_back(jsonNumber(s.*c.real));
-        } else if (c.flag) {
-          values.push_back(s.*c.flag);
-        } else {
-          values.push_back(s.*c.integer);
-        }
-      }
-      metrics[c.name] = std::move(values);
-    }
-    json evals = {{"step", json::array()},     {"samples_seen", json::array()},
-                  {"wall_ms", json::array()},  {"loss", json::array()},
-                  {"accuracy", json::array()}, {"text_sample", json::array()}};
-    for (const EvalRecord& e : run.series.evals) {
-      evals["step"].push_back(e.step);
-      evals["samples_seen"].push_back(e.samples_seen);
-      evals["wall_ms"].push_back(jsonNumber(e.wall_ms));
-      evals["loss"].push_back(jsonNumber(e.loss));
-      evals["accuracy"].push_back(jsonNumber(e.accuracy));
-      evals["text_sample"].push_back(e.text_sample.empty() ? json(nullptr) : json(e.text_sample));
-    }
-    json probes = json::array();
-    for (const ProbeRecord& p : run.series.probes) {
-      json one = probeToJson(p, static_cast<int64_t>(run.series.probes.size()));
-      one.erase("arm");
-      one.erase("probes");
-      probes.push_back(std::move(one));
-    }
-    json events = json::array();
-    for (const EventRecord& e : d.events) {
-      events.push_back({{"samples_seen", e.samples_seen},
-                        {"wall_ms", jsonNumber(e.wall_ms)},
-                        {"kind", toString(e.kind)},
-                        {"arm", armName(e)},
-                        {"message", e.message}});
-    }
-    list.push_back({
-        {"id", r.id},
-        {"experiment_id", r.experiment_id},
-        {"experiment_name", r.experiment_name},
-        {"name", r.name},
-        {"arm", toString(r.arm)},
-        {"status", toString(r.status)},
-        {"message", d.summary.message},
-        {"started_at", r.started_at},
-        {"ended_at", r.ended_at.empty() ? json() : json(r.ended_at)},
-        {"dataset", r.dataset},
-        {"model", r.model},
-        {"micro_batch", r.micro_batch},
-        {"accum", r.accum},
-        {"device", d.device},
-        {"dataset_description", d.dataset_description},
-        {"model_description", d.model_description},
-        {"tags", r.tags},
-        {"note", d.note},
-        {"config", json::parse(d.config_json)},
-        {"summary", json::parse(d.summary_json)},
-        {"events", std::move(events)},
-        {"metrics", std::move(metrics)},
-        {"evals", std::move(evals)},
-        {"probes", std::move(probes)},
-    });
-  }
-  const json doc = {
-      {"format", "accumlab-runs"}, {"schema_version", kSchemaVersion}, {"runs", std::move(list)}};
-  return doc.dump(indent) + "\n";
-}
-
-}  // namespace accumlab::store
 
 namespace accumlab {
 
@@ -192,33 +24,40 @@ std::vector<store::ExportedRun> exportedRuns(RunStore& store, const std::vector<
 
 }  // namespace
 
-std::string RunStore::exportText(const std::vector<int64_t>& run_ids, ExportFormat format) {
+ExportFormat parseExportFormat(const std::string& s) {
+  if (s == "csv") return ExportFormat::kCsv;
+  if (s == "json") return ExportFormat::kJson;
+  if (s == "tensorboard") return ExportFormat::kTensorBoard;
+  throw InputError("export format '" + s + "' is not known; use csv, json or tensorboard");
+}
+
+std::string RunExporter::text(const std::vector<int64_t>& run_ids, ExportFormat format) {
   if (format == ExportFormat::kTensorBoard) {
     throw InputError(
         "TensorBoard logs are a folder of files, not text; give a folder to "
         "write them to");
   }
-  const auto runs = exportedRuns(*this, run_ids);
+  const auto runs = exportedRuns(store_, run_ids);
   return format == ExportFormat::kCsv ? store::exportCsv(runs) : store::exportJson(runs);
 }
 
-void RunStore::exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
-                          const std::string& out_path) {
-  if (wouldOverwrite(path(), out_path)) {
+void RunExporter::write(const std::vector<int64_t>& run_ids, ExportFormat format,
+                        const std::string& out_path) {
+  if (RunStore::wouldOverwrite(store_.path(), out_path)) {
     throw InputError("cannot export to " + out_path +
                      ": it is the run database being read; "
                      "choose another file for the export");
   }
   if (format == ExportFormat::kTensorBoard) {
-    store::writeTensorBoard(exportedRuns(*this, run_ids), out_path);
+    store::writeTensorBoard(exportedRuns(store_, run_ids), out_path);
     return;
   }
-  const std::string text = exportText(run_ids, format);
+  const std::string out_text = text(run_ids, format);
   // Write beside the target and rename, so a failed export never leaves half a file.
   const std::string tmp = out_path + ".partial";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (out) out.write(out_text.data(), static_cast<std::streamsize>(out_text.size()));
     out.close();
     if (!out) {
       const std::string why = std::strerror(errno);

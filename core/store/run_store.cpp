@@ -12,15 +12,29 @@
 #include <nlohmann/json.hpp>
 
 #include "accumlab/input_error.h"
+#include "store/connection.h"
 #include "store/interrupted_runs.h"
 #include "store/process_identity.h"
-#include "store/run_store_impl.h"
 #include "store/schema.h"
 #include "store/step_columns.h"
 #include "store/store_clock.h"
 #include "store/summary_json.h"
 
 namespace accumlab {
+
+struct RunStore::Impl {
+  explicit Impl(const std::string& path, const StoreOptions& options) : conn(path, options) {}
+  store::Connection conn;
+
+  SQLite::Database& db() { return conn.db(); }
+  /// "there is no run 7 in FILE; `accumlab-cli list` shows the ids"
+  std::string noSuchRun(int64_t id) const;
+  /// Throws InputError(noSuchRun(id)) when the run is not stored.
+  void requireRun(int64_t id);
+  RunRow row(int64_t id);
+  /// The run's steps after `after`; `expected` sizes the vector up front.
+  std::vector<StepRecord> steps(int64_t id, ArmKind arm, int64_t after, int64_t expected);
+};
 
 namespace {
 
@@ -229,6 +243,8 @@ RunStore::RunStore(const std::string& path, const StoreOptions& options)
 RunStore::~RunStore() = default;
 
 const std::string& RunStore::path() const { return impl_->conn.path(); }
+
+store::Connection& RunStore::connection() { return impl_->conn; }
 
 int RunStore::markInterruptedRuns() {
   return impl_->conn.guarded("marking interrupted runs",

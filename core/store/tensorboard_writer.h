@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/run_exporter.h"
+#include "store/export_formats.h"
 
 namespace accumlab::store {
 

@@ -14,6 +14,7 @@
 #include "accumlab/child_process.h"
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_store.h"
 #include "accumlab/temp_folder.h"
 
 namespace accumlab {
@@ -143,7 +144,7 @@ SweepPlan createSweep(RunStore& store, const ExperimentConfig& base, const Sweep
   spec.target = target;
   spec.jobs = jobs;
   SweepPlan plan;
-  plan.sweep_id = store.createSweep(base.name, spec, points);
+  plan.sweep_id = SweepStore(store).create(base.name, spec, points);
   plan.base = base;
   plan.target = target;
   plan.points = points;
@@ -152,7 +153,7 @@ SweepPlan createSweep(RunStore& store, const ExperimentConfig& base, const Sweep
 
 SweepPlan resumeSweep(RunStore& store, int64_t sweep_id) {
   const std::string name = "sweep " + std::to_string(sweep_id);
-  const SweepDetail stored = store.sweep(sweep_id);
+  const SweepDetail stored = SweepStore(store).get(sweep_id);
   const SweepSpec spec = sweepSpecFromJson(stored.row.spec_json, name);
   if (!spec.config) throw InputError(name + " in " + store.path() + " has no config to resume");
   SweepPlan plan;
@@ -207,7 +208,7 @@ SweepOutcome SweepRunner::run(SweepObserver& observer) {
     while (!outcome.stopped && !queue.empty() && static_cast<int>(running.size()) < options_.jobs) {
       running.push_back(startWorker(plan_, options_, queue.front(), folder->path()));
       queue.pop_front();
-      store.updateSweepPoint(plan_.sweep_id, running.back().point);
+      SweepStore(store).updatePoint(plan_.sweep_id, running.back().point);
       observer.pointStarted(running.back().point);
     }
     if (running.empty()) break;  // stopped with points left in the queue
@@ -226,7 +227,7 @@ SweepOutcome SweepRunner::run(SweepObserver& observer) {
       stopAll();
     }
     if (w.point.status == SweepStatus::kFailed) outcome.failed = true;
-    store.updateSweepPoint(plan_.sweep_id, w.point);
+    SweepStore(store).updatePoint(plan_.sweep_id, w.point);
     ++outcome.done;
     observer.pointFinished(w.point, outcome.done, outcome.total, end->result.wall_s);
   }

@@ -28,6 +28,7 @@
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
 #include "accumlab/sweep_spec.h"
+#include "accumlab/sweep_store.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "lessons/lesson_panel.h"
@@ -296,7 +297,7 @@ int64_t storeSweep(RunStore& store) {
   }
   SweepSpec spec;
   spec.target.value = 0.5;
-  const int64_t id = store.createSweep("layout", spec, points);
+  const int64_t id = SweepStore(store).create("layout", spec, points);
   for (SweepPoint p : points) {
     const double b = static_cast<double>(p.effectiveBatch());
     p.status = SweepStatus::kReached;
@@ -310,7 +311,7 @@ int64_t storeSweep(RunStore& store) {
     p.b_simple = 70;
     p.val_accuracy = 0.83;
     p.steps = static_cast<int64_t>(p.steps_to_target) + 10;
-    store.updateSweepPoint(id, p);
+    SweepStore(store).updatePoint(id, p);
   }
   return id;
 }

@@ -12,7 +12,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "accumlab/lesson_store.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_store.h"
 #include "controller/training_controller.h"
 #include "lessons/lesson_panel.h"
 #include "ui_test_support.h"
@@ -125,7 +127,7 @@ class LessonPanelTest : public QObject {
              qPrintable(card));
     // Stored: two runs of two arms, and the attempt with its verdict.
     QCOMPARE(panel.runIds().size(), size_t{4});
-    const auto results = store.listLessonResults();
+    const auto results = LessonStore(store).list();
     QCOMPARE(results.size(), size_t{1});
     QCOMPARE(results[0].lesson_id, std::string("two-runs"));
     QCOMPARE(results[0].run_ids, panel.runIds());
@@ -169,9 +171,9 @@ class LessonPanelTest : public QObject {
     QSignalSpy finished(&panel, &LessonPanel::lessonFinished);
     QVERIFY(panel.startLesson());
     QVERIFY(finished.wait(90000));
-    const auto sweeps = store.listSweeps();
+    const auto sweeps = SweepStore(store).list();
     QCOMPARE(sweeps.size(), size_t{1});
-    const SweepDetail sweep = store.sweep(sweeps[0].id);
+    const SweepDetail sweep = SweepStore(store).get(sweeps[0].id);
     QCOMPARE(sweep.points.size(), size_t{3});
     for (const SweepPoint& p : sweep.points) {
       QVERIFY2(p.status == SweepStatus::kReached, toString(p.status).c_str());

@@ -22,6 +22,7 @@
 #include <QTextBrowser>
 #include <memory>
 
+#include "accumlab/lesson_store.h"
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
@@ -165,7 +166,7 @@ class MainWindowTest : public QObject {
     // After the lesson the form is the user's again, unchanged.
     QVERIFY(data_picker->isEnabled());
     QCOMPARE(configToJson(window.experimentPanel()->config()), configToJson(mine));
-    QVERIFY(window.store()->listLessonResults().empty());
+    QVERIFY(LessonStore(*window.store()).list().empty());
     QVERIFY(!window.openLesson("99"));
     QVERIFY2(window.lastError().contains("there is no lesson 99"), qPrintable(window.lastError()));
   }

@@ -15,6 +15,7 @@
 
 #include "accumlab/plot_ids.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_store.h"
 #include "plots/plot_catalog.h"
 #include "sweep/sweep_panel.h"
 #include "sweep/sweep_plots.h"
@@ -63,7 +64,7 @@ class SweepPanelTest : public QObject {
     }
     SweepSpec spec;
     spec.target.value = 0.5;
-    const int64_t id = store.createSweep("by hand", spec, points);
+    const int64_t id = SweepStore(store).create("by hand", spec, points);
     for (SweepPoint p : points) {
       const double b = static_cast<double>(p.effectiveBatch());
       p.status = p.index == 4 ? SweepStatus::kMissed : SweepStatus::kReached;
@@ -71,7 +72,7 @@ class SweepPanelTest : public QObject {
       p.samples_to_target = p.steps_to_target * b;
       p.loss_variance = 0.5 / b;
       p.val_accuracy = 0.8;
-      store.updateSweepPoint(id, p);
+      SweepStore(store).updatePoint(id, p);
     }
     SweepPanel panel([] { return ExperimentConfig{}; });
     panel.setStore(&store, path_);
@@ -127,7 +128,7 @@ class SweepPanelTest : public QObject {
     QVERIFY(panel.isRunning());
     QVERIFY(test::waitUntil([&] { return !panel.isRunning(); }, 120000));
     QCOMPARE(errors.count(), 0);
-    const SweepDetail sweep = store.sweep(panel.shownSweep());
+    const SweepDetail sweep = SweepStore(store).get(panel.shownSweep());
     QCOMPARE(sweep.row.name, std::string());
     QVERIFY(sweepArmFromSpec(sweep.row.spec_json) == ArmKind::kAccum);
     QCOMPARE(sweep.points.size(), size_t{5});  // (8,1) (8,2) (16,1) (8,4) (16,2)
@@ -150,8 +151,8 @@ class SweepPanelTest : public QObject {
       points[i].accum = 1 << i;
       points[i].lr = 0.01;
     }
-    const int64_t first = store.createSweep("first", SweepSpec{}, points);
-    const int64_t second = store.createSweep("second", SweepSpec{}, points);
+    const int64_t first = SweepStore(store).create("first", SweepSpec{}, points);
+    const int64_t second = SweepStore(store).create("second", SweepSpec{}, points);
     SweepPanel panel([] { return ExperimentConfig{}; });
     panel.setStore(&store, path_);
     panel.showSweep(first);
@@ -174,7 +175,7 @@ class SweepPanelTest : public QObject {
     QCOMPARE(panel.shownSweep(), second);
     SweepPoint p = points[0];
     p.status = SweepStatus::kMissed;
-    store.updateSweepPoint(second, p);
+    SweepStore(store).updatePoint(second, p);
     panel.readProgress("{\"event\":\"point_finished\",\"sweep\":" + QByteArray::number(second) +
                        ",\"point\":0,\"status\":\"missed\",\"done\":1,\"total\":2}\n");
     QCOMPARE(panel.findChild<QTableWidget*>("sweepPoints")->item(0, 3)->text(), QString("missed"));

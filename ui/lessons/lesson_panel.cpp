@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "accumlab/lesson_store.h"
 #include "accumlab/record_batch.h"
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
@@ -237,7 +238,7 @@ void LessonPanel::refreshMarks() {
   std::map<std::string, bool> latest;  // lesson id → every check held in the latest attempt
   if (store_) {
     try {
-      for (const LessonResultRow& row : store_->listLessonResults())
+      for (const LessonResultRow& row : LessonStore(*store_).list())
         latest.try_emplace(row.lesson_id, row.all_hold);
     } catch (const std::exception&) {
       // The marks are a convenience; the store reports its problems where it is used.
@@ -482,7 +483,7 @@ bool LessonPanel::saveReport(const QString& path) {
   }
   QString error;
   try {
-    if (writeLessonReport(*store_, store_->lessonResult(result_id_), path, &error)) return true;
+    if (writeLessonReport(*store_, LessonStore(*store_).get(result_id_), path, &error)) return true;
   } catch (const std::exception& e) {
     error = QString::fromStdString(e.what());
   }

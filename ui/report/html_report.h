@@ -4,6 +4,7 @@
 #include <QString>
 #include <vector>
 
+#include "accumlab/lesson_store.h"
 #include "accumlab/run_store.h"
 #include "report/plot_exporter.h"
 #include "series/run_data.h"

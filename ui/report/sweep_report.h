@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_store.h"
 #include "accumlab/sweep.h"
 #include "report/plot_exporter.h"
 

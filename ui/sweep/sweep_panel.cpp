@@ -29,6 +29,7 @@
 #include <qcustomplot.h>
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
+#include "accumlab/sweep_store.h"
 #include "controller/cli_path.h"
 #include "files/file_dialogs.h"
 #include "report/plot_exporter.h"
@@ -206,7 +207,7 @@ void SweepPanel::refresh() {
   std::vector<SweepRow> rows;
   if (store_) {
     try {
-      rows = store_->listSweeps();
+      rows = SweepStore(*store_).list();
     } catch (const std::exception& e) {
       emit errorOccurred(QString::fromStdString(e.what()));
     }
@@ -243,7 +244,7 @@ void SweepPanel::showSweep(int64_t id) {
   if (index >= 0) picker_->setCurrentIndex(index);
   SweepDetail sweep;
   try {
-    sweep = store_->sweep(id);
+    sweep = SweepStore(*store_).get(id);
   } catch (const std::exception& e) {
     emit errorOccurred(QString::fromStdString(e.what()));
     return;
@@ -295,7 +296,7 @@ bool SweepPanel::saveReport(const QString& path) {
   try {
     if (RunStore::wouldOverwrite(store_->path(), path.toStdString())) {
       error = tr("Cannot write the report to %1: it is the run database.").arg(path);
-    } else if (writeSweepReport(store_->sweep(shownSweep()), path, &error)) {
+    } else if (writeSweepReport(SweepStore(*store_).get(shownSweep()), path, &error)) {
       return true;
     }
   } catch (const std::exception& e) {

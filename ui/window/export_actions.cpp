@@ -6,6 +6,7 @@
 #include <QMenu>
 #include <exception>
 
+#include "accumlab/run_exporter.h"
 #include "files/file_dialogs.h"
 #include "plots/metric_canvas.h"
 #include "plots/plot_grid.h"
@@ -87,7 +88,7 @@ bool ExportActions::exportRunsTo(const std::vector<int64_t>& run_ids, ExportForm
     return false;
   }
   try {
-    store->exportRuns(run_ids, format, path.toStdString());
+    RunExporter(*store).write(run_ids, format, path.toStdString());
   } catch (const std::exception& e) {
     emit errorOccurred(QString::fromStdString(e.what()));
     return false;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "accumlab/run_exporter.h"
 #include "accumlab/run_store.h"
 
 class QAction;

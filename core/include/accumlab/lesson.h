@@ -148,7 +148,7 @@ struct LessonJob {
 /// The runs a lesson trains, in order.
 std::vector<LessonJob> lessonJobs(const Lesson& lesson);
 
-/// A sweep lesson's spec for RunStore::createSweep (the shape `accumlab-cli sweep` stores:
+/// A sweep lesson's spec for SweepStore::create (the shape `accumlab-cli sweep` stores:
 /// config, target, and the lesson's id), so its points show in the Sweeps tab.
 SweepSpec lessonSweepSpec(const Lesson& lesson);
 /// A sweep job's point with the outcome of its run (status, steps to target, …); a run

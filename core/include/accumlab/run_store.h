@@ -10,9 +10,12 @@
 #include "accumlab/batching_sink.h"
 #include "accumlab/experiment_config.h"
 #include "accumlab/records.h"
-#include "accumlab/sweep.h"
 
 namespace accumlab {
+
+namespace store {
+class Connection;
+}
 
 /// How a store is opened.
 struct StoreOptions {
@@ -87,42 +90,6 @@ struct RunSeries {
   std::vector<EvalRecord> evals;
   std::vector<ProbeRecord> probes;  ///< fixed-weight variance probes of this arm's weights
 };
-
-/// One stored sweep (a grid of runs): a row of `list --sweeps`.
-struct SweepRow {
-  int64_t id = 0;
-  std::string name;
-  std::string created_at;  ///< ISO 8601 UTC
-  std::string spec_json;   ///< the base config, grid, target and jobs, as the sweep stored them
-  int64_t points = 0;
-  int64_t done = 0;     ///< points whose run has ended (reached, missed, diverged, failed)
-  int64_t reached = 0;  ///< points that reached the target
-};
-
-/// A sweep and its points, in grid order.
-struct SweepDetail {
-  SweepRow row;
-  std::vector<SweepPoint> points;
-};
-
-/// One attempt at a lesson (docs/lessons.md): what was predicted and the verdict of its checks.
-struct LessonResultRow {
-  int64_t id = 0;
-  std::string lesson_id;
-  std::string title;
-  std::string finished_at;  ///< ISO 8601 UTC
-  std::string prediction;   ///< as given; empty when none was
-  std::optional<bool> prediction_correct;
-  bool all_hold = false;
-  std::string verdict_json;      ///< verdictToJson() of the attempt
-  std::vector<int64_t> run_ids;  ///< the stored runs it trained, in order
-};
-
-/// What an export writes: a CSV or JSON file, or a folder of TensorBoard logs (one log folder
-/// per run, "<run id>-<arm>", see core/store/tensorboard_writer.h).
-enum class ExportFormat { kCsv, kJson, kTensorBoard };
-/// Parses "csv", "json" or "tensorboard"; throws InputError naming the accepted values.
-ExportFormat parseExportFormat(const std::string& s);
 
 /// One config key whose value differs between runs: values[i] belongs to the i-th run.
 struct ConfigDifference {
@@ -200,32 +167,9 @@ class RunStore {
   /// InputError (deleting nothing) when any id does not exist.
   void deleteRuns(const std::vector<int64_t>& run_ids);
 
-  /// Stores a new sweep (its spec as sweepSpecToJson writes it) with its points; returns its id.
-  int64_t createSweep(const std::string& name, const SweepSpec& spec,
-                      const std::vector<SweepPoint>& points);
-  /// Every sweep, newest first.
-  std::vector<SweepRow> listSweeps();
-  /// One sweep with its points; throws InputError when there is no such sweep.
-  SweepDetail sweep(int64_t sweep_id);
-  /// Writes a point's run, status and outcome (by its index).
-  void updateSweepPoint(int64_t sweep_id, const SweepPoint& point);
-
-  /// Stores a lesson attempt; returns its id.
-  int64_t addLessonResult(const LessonResultRow& row);
-  /// Lesson attempts, newest first; only those of `lesson_id` when it is not empty.
-  std::vector<LessonResultRow> listLessonResults(const std::string& lesson_id = "");
-  /// One attempt; throws InputError when there is no such attempt.
-  LessonResultRow lessonResult(int64_t id);
-
-  /// The runs as export text: CSV in long form (run_id, arm, step, samples_seen, wall_ms,
-  /// one column per metric) or JSON (per run: ids, config, summary, metrics, evals, events,
-  /// tags, note). Throws InputError when a run does not exist, or for kTensorBoard (a folder).
-  std::string exportText(const std::vector<int64_t>& run_ids, ExportFormat format);
-  /// Writes exportText() to `out_path`, or for kTensorBoard the runs' TensorBoard logs into
-  /// the folder `out_path` (created when missing); throws InputError when the file or folder
-  /// cannot be written or is the store itself.
-  void exportRuns(const std::vector<int64_t>& run_ids, ExportFormat format,
-                  const std::string& out_path);
+  /// This store's connection, for the stores that keep their own tables on it (SweepStore,
+  /// LessonStore): they follow its thread rule.
+  store::Connection& connection();
 
  private:
   struct Impl;

@@ -7,6 +7,8 @@
 
 #include "../store/store_fixture.h"
 #include "accumlab/input_error.h"
+#include "accumlab/lesson_store.h"
+#include "accumlab/sweep_store.h"
 
 namespace accumlab {
 namespace {
@@ -61,7 +63,7 @@ TEST_F(LessonSessionTest, StoresTheSweepPointsAsTheyEndAndTheAttemptWithItsVerdi
   LessonSession session(lessonFromJson(kSweepLesson, "s.json"), "12", &store);
   ASSERT_EQ(session.jobs().size(), 3u);
   ASSERT_GT(session.sweepId(), 0);
-  EXPECT_EQ(store.sweep(session.sweepId()).points.size(), 3u);
+  EXPECT_EQ(SweepStore(store).get(session.sweepId()).points.size(), 3u);
   std::vector<int64_t> stored;
   while (!session.done()) {
     const LessonJob& job = session.jobs()[session.next()];
@@ -71,7 +73,7 @@ TEST_F(LessonSessionTest, StoresTheSweepPointsAsTheyEndAndTheAttemptWithItsVerdi
     session.jobFinished(std::move(result), false);
     // The point of the job that just ended is stored, with its run.
     // A copy: sweep() returns its SweepDetail by value, a reference would dangle.
-    const SweepPoint point = store.sweep(session.sweepId()).points[session.next() - 1];
+    const SweepPoint point = SweepStore(store).get(session.sweepId()).points[session.next() - 1];
     EXPECT_EQ(point.status, SweepStatus::kReached) << toString(point.status);
     EXPECT_EQ(point.run_id, stored.back());
   }
@@ -80,12 +82,12 @@ TEST_F(LessonSessionTest, StoresTheSweepPointsAsTheyEndAndTheAttemptWithItsVerdi
   EXPECT_TRUE(verdict.allHold());
   ASSERT_GT(session.resultId(), 0);
   EXPECT_EQ(session.runIds(), stored);
-  const LessonResultRow row = store.lessonResult(session.resultId());
+  const LessonResultRow row = LessonStore(store).get(session.resultId());
   EXPECT_EQ(row.run_ids, session.runIds());
   EXPECT_EQ(row.prediction, "12");
   EXPECT_EQ(row.title, "Where the big batch stops paying");
   EXPECT_EQ(&session.finish(), &verdict);  // once: a second call stores nothing more
-  EXPECT_EQ(store.listLessonResults().size(), 1u);
+  EXPECT_EQ(LessonStore(store).list().size(), 1u);
 }
 
 TEST_F(LessonSessionTest, RefusesABadPredictionOrTheStoreAsDataBeforeAnythingIsStored) {
@@ -95,7 +97,7 @@ TEST_F(LessonSessionTest, RefusesABadPredictionOrTheStoreAsDataBeforeAnythingIsS
   reads_store.replace(reads_store.find("\"config\": {"), 11,
                       "\"config\": {\"data\": \"csv:" + db_ + "\", ");
   EXPECT_THROW(LessonSession(lessonFromJson(reads_store, "s.json"), "", &store), InputError);
-  EXPECT_TRUE(store.listSweeps().empty());
+  EXPECT_TRUE(SweepStore(store).list().empty());
   // Without a store nothing is kept, and the verdict is the same.
   LessonSession unstored(lessonFromJson(kSweepLesson, "s.json"), "", nullptr);
   while (!unstored.done())

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/run_exporter.h"
 #include "store_fixture.h"
 
 namespace accumlab {
@@ -62,7 +63,7 @@ bool sameJsonNumber(const json& j, double v) {
 TEST_F(StoreTest, JsonExportReadsBackAsExactlyWhatTheStoreHolds) {
   const auto ids = storeRich(db_);
   RunStore store(db_);
-  const json doc = json::parse(store.exportText(ids, ExportFormat::kJson));
+  const json doc = json::parse(RunExporter(store).text(ids, ExportFormat::kJson));
   EXPECT_EQ(doc["format"], "accumlab-runs");
   ASSERT_EQ(doc["runs"].size(), ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -122,7 +123,7 @@ TEST_F(StoreTest, JsonExportReadsBackAsExactlyWhatTheStoreHolds) {
 TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
   const auto ids = storeRich(db_);
   RunStore store(db_);
-  std::istringstream csv(store.exportText(ids, ExportFormat::kCsv));
+  std::istringstream csv(RunExporter(store).text(ids, ExportFormat::kCsv));
   std::string line;
   std::getline(csv, line);
   EXPECT_EQ(line.rfind("run_id,arm,step,samples_seen,wall_ms,micro_batch,", 0), 0u) << line;
@@ -161,11 +162,11 @@ TEST_F(StoreTest, ExportOfAMissingRunOrToABadPathFailsCleanly) {
   const auto ids = storeRich(db_);
   RunStore store(db_);
   const std::string out = dir_ + "/out.json";
-  EXPECT_THROW(store.exportRuns({ids[0], 4242}, ExportFormat::kJson, out), InputError);
+  EXPECT_THROW(RunExporter(store).write({ids[0], 4242}, ExportFormat::kJson, out), InputError);
   EXPECT_FALSE(std::filesystem::exists(out));
-  EXPECT_THROW(store.exportRuns(ids, ExportFormat::kCsv, dir_ + "/no/such/folder/x.csv"),
+  EXPECT_THROW(RunExporter(store).write(ids, ExportFormat::kCsv, dir_ + "/no/such/folder/x.csv"),
                InputError);
-  store.exportRuns(ids, ExportFormat::kCsv, dir_ + "/x.csv");
+  RunExporter(store).write(ids, ExportFormat::kCsv, dir_ + "/x.csv");
   EXPECT_TRUE(std::filesystem::exists(dir_ + "/x.csv"));
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/x.csv.partial"));
   EXPECT_THROW(parseExportFormat("xlsx"), InputError);
@@ -180,7 +181,7 @@ TEST_F(StoreTest, ExportNeverOverwritesTheStoreOrItsJournals) {
        {db_, db_ + "-wal", dir_ + "/alias.sqlite",
         dir_ + "/../" + std::filesystem::path(dir_).filename().string() + "/runs.sqlite"}) {
     EXPECT_TRUE(RunStore::wouldOverwrite(db_, target)) << target;
-    EXPECT_THROW(store.exportRuns(ids, ExportFormat::kCsv, target), InputError) << target;
+    EXPECT_THROW(RunExporter(store).write(ids, ExportFormat::kCsv, target), InputError) << target;
   }
   EXPECT_FALSE(RunStore::wouldOverwrite(db_, dir_ + "/other.csv"));
   EXPECT_EQ(store.integrityCheck(), "ok");

@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "accumlab/input_error.h"
+#include "accumlab/lesson_store.h"
+#include "accumlab/sweep_store.h"
 #include "store/store_file.h"
 #include "store_fixture.h"
 
@@ -239,15 +241,15 @@ TEST_F(StoreTest, SweepsKeepTheirPointsAndOutcomes) {
   }
   SweepSpec spec;
   spec.target.value = 0.5;
-  const int64_t id = store.createSweep("grid", spec, points);
+  const int64_t id = SweepStore(store).create("grid", spec, points);
   SweepPoint p = points[1];
   p.run_id = runs[0].run_id;
   p.status = SweepStatus::kReached;
   p.steps_to_target = 12.5;
   p.samples_to_target = 200;
   p.peak_tensor_bytes = 4096;
-  store.updateSweepPoint(id, p);
-  const SweepDetail d = store.sweep(id);
+  SweepStore(store).updatePoint(id, p);
+  const SweepDetail d = SweepStore(store).get(id);
   EXPECT_EQ(d.row.name, "grid");
   EXPECT_DOUBLE_EQ(sweepSpecFromJson(d.row.spec_json, "the stored spec").target.value, 0.5);
   EXPECT_EQ(d.row.points, 3);
@@ -260,14 +262,14 @@ TEST_F(StoreTest, SweepsKeepTheirPointsAndOutcomes) {
   EXPECT_DOUBLE_EQ(d.points[1].steps_to_target, 12.5);
   EXPECT_EQ(d.points[1].peak_tensor_bytes, 4096);
   EXPECT_TRUE(std::isnan(d.points[0].steps_to_target));
-  EXPECT_EQ(store.listSweeps().size(), 1u);
+  EXPECT_EQ(SweepStore(store).list().size(), 1u);
   // Deleting the point's run keeps the point, without a run.
   store.deleteRuns({runs[0].run_id});
-  EXPECT_EQ(store.sweep(id).points[1].run_id, 0);
-  EXPECT_EQ(store.sweep(id).points[1].status, SweepStatus::kReached);
-  EXPECT_THROW(store.sweep(id + 1), InputError);
+  EXPECT_EQ(SweepStore(store).get(id).points[1].run_id, 0);
+  EXPECT_EQ(SweepStore(store).get(id).points[1].status, SweepStatus::kReached);
+  EXPECT_THROW(SweepStore(store).get(id + 1), InputError);
   p.index = 7;
-  EXPECT_THROW(store.updateSweepPoint(id, p), InputError);
+  EXPECT_THROW(SweepStore(store).updatePoint(id, p), InputError);
 }
 
 TEST_F(StoreTest, LessonResultsKeepPredictionVerdictAndRuns) {
@@ -281,20 +283,20 @@ TEST_F(StoreTest, LessonResultsKeepPredictionVerdictAndRuns) {
   first.all_hold = true;
   first.verdict_json = R"({"lesson": "noisy-micro-batch", "all_hold": true})";
   first.run_ids = {runs[0].run_id, runs[1].run_id};
-  const int64_t a = store.addLessonResult(first);
+  const int64_t a = LessonStore(store).add(first);
   LessonResultRow second;
   second.lesson_id = "accumulate-k";
   second.verdict_json = "{}";
-  const int64_t b = store.addLessonResult(second);
+  const int64_t b = LessonStore(store).add(second);
   EXPECT_GT(b, a);
 
-  const auto all = store.listLessonResults();
+  const auto all = LessonStore(store).list();
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].id, b);  // newest first
   EXPECT_FALSE(all[0].prediction_correct.has_value());
   EXPECT_FALSE(all[0].all_hold);
   EXPECT_FALSE(all[0].finished_at.empty());
-  const LessonResultRow back = store.lessonResult(a);
+  const LessonResultRow back = LessonStore(store).get(a);
   EXPECT_EQ(back.lesson_id, "noisy-micro-batch");
   EXPECT_EQ(back.title, "One micro-batch is noisy");
   EXPECT_EQ(back.prediction, "8");
@@ -302,9 +304,9 @@ TEST_F(StoreTest, LessonResultsKeepPredictionVerdictAndRuns) {
   EXPECT_TRUE(back.all_hold);
   EXPECT_EQ(back.verdict_json, first.verdict_json);
   EXPECT_EQ(back.run_ids, first.run_ids);
-  EXPECT_EQ(store.listLessonResults("accumlab-k").size(), 0u);
-  EXPECT_EQ(store.listLessonResults("accumulate-k").size(), 1u);
-  EXPECT_THROW(store.lessonResult(b + 1), InputError);
+  EXPECT_EQ(LessonStore(store).list("accumlab-k").size(), 0u);
+  EXPECT_EQ(LessonStore(store).list("accumulate-k").size(), 1u);
+  EXPECT_THROW(LessonStore(store).get(b + 1), InputError);
 }
 
 TEST_F(StoreTest, RunOfAGoneProcessBecomesInterruptedWithItsRows) {

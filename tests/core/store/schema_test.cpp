@@ -8,6 +8,9 @@
 #include <cmath>
 #include <thread>
 
+#include "accumlab/lesson_store.h"
+#include "accumlab/run_exporter.h"
+#include "accumlab/sweep_store.h"
 #include "store/schema.h"
 #include "store/step_columns.h"
 #include "store/store_file.h"
@@ -240,8 +243,8 @@ TEST_F(StoreTest, VersionThreeFileGainsProbesAndPeakTensorBytes) {
     rewindTo(raw, 3);
   }
   RunStore store(db_);
-  EXPECT_TRUE(store.listSweeps().empty()) << "version 6 adds the sweeps";
-  EXPECT_TRUE(store.listLessonResults().empty()) << "version 7 adds the lesson results";
+  EXPECT_TRUE(SweepStore(store).list().empty()) << "version 6 adds the sweeps";
+  EXPECT_TRUE(LessonStore(store).list().empty()) << "version 7 adds the lesson results";
   const RunSeries series = store.series(id);
   ASSERT_EQ(series.steps.size(), 5u);
   for (const StepRecord& r : series.steps) {
@@ -319,7 +322,7 @@ TEST_F(StoreTest, ProbesAndTheDetrendedVarianceRoundTrip) {
   EXPECT_EQ(q.histogram.high, 1.5);
   EXPECT_EQ(q.histogram.micro, (std::vector<int64_t>{3, 9, 4}));
   EXPECT_EQ(q.histogram.window, (std::vector<int64_t>{0, 16, 0}));
-  const std::string json = store.exportText({id}, ExportFormat::kJson);
+  const std::string json = RunExporter(store).text({id}, ExportFormat::kJson);
   EXPECT_NE(json.find("\"probes\""), std::string::npos);
   EXPECT_NE(json.find("\"var_window\""), std::string::npos);
   EXPECT_NE(json.find("\"loss_var_detrended\""), std::string::npos);

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "accumlab/input_error.h"
+#include "accumlab/run_exporter.h"
 #include "store/tensorboard_writer.h"
 #include "store_fixture.h"
 
@@ -72,7 +73,7 @@ std::vector<int64_t> storeWithAChange(const std::string& db) {
 std::optional<std::string> exportError(RunStore& store, const std::vector<int64_t>& ids,
                                        const std::string& folder) {
   try {
-    store.exportRuns(ids, ExportFormat::kTensorBoard, folder);
+    RunExporter(store).write(ids, ExportFormat::kTensorBoard, folder);
   } catch (const InputError& e) {
     return std::string(e.what());
   }
@@ -142,7 +143,7 @@ TEST_F(StoreTest, TensorBoardExportToAFileOrAnUnwritableFolderFailsInOneSentence
   const auto ids = storeWithAChange(db_);
   RunStore store(db_);
   EXPECT_EQ(parseExportFormat("tensorboard"), ExportFormat::kTensorBoard);
-  EXPECT_THROW(store.exportText(ids, ExportFormat::kTensorBoard), InputError);
+  EXPECT_THROW(RunExporter(store).text(ids, ExportFormat::kTensorBoard), InputError);
   const std::string file = dir_ + "/a-file";
   std::ofstream(file) << "not a folder\n";
   const auto error = exportError(store, ids, file);

@@ -14,6 +14,7 @@
 
 #include "../store/store_fixture.h"
 #include "accumlab/input_error.h"
+#include "accumlab/sweep_store.h"
 
 namespace accumlab {
 namespace {
@@ -137,7 +138,7 @@ TEST_F(SweepRunnerTest, StoresEachPointsOutcomeFromItsRunOrItsError) {
   EXPECT_TRUE(events.finished);
   ASSERT_EQ(events.seen.size(), 1u + 4 + 4);
   EXPECT_EQ(events.seen.front(), "started 4");
-  const std::vector<SweepPoint> points = store.sweep(runner.plan().sweep_id).points;
+  const std::vector<SweepPoint> points = SweepStore(store).get(runner.plan().sweep_id).points;
   ASSERT_EQ(points.size(), 4u);
   EXPECT_EQ(points[0].status, SweepStatus::kReached) << toString(points[0].status);
   EXPECT_EQ(points[0].run_id, run_id);
@@ -193,7 +194,7 @@ TEST_F(SweepRunnerTest, ABadInputStopsTheSweepWithItsSentence) {
   EXPECT_TRUE(events.outcome.stopped);
   EXPECT_EQ(events.outcome.done, 2u);
   EXPECT_EQ(events.outcome.input_error, "unknown dataset nosuch");
-  const std::vector<SweepPoint> points = store.sweep(runner.plan().sweep_id).points;
+  const std::vector<SweepPoint> points = SweepStore(store).get(runner.plan().sweep_id).points;
   EXPECT_EQ(points[0].status, SweepStatus::kFailed);
   EXPECT_EQ(points[1].status, SweepStatus::kInterrupted) << toString(points[1].status);
   EXPECT_EQ(points[2].status, SweepStatus::kPending);

@@ -1,27 +1,30 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// RunStore's sweeps: a sweep, its points and their outcomes as they end.
+// The sweeps of a run store: a sweep, its points and their outcomes as they end.
+#include "accumlab/sweep_store.h"
+
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 
 #include "accumlab/input_error.h"
-#include "accumlab/run_store.h"
-#include "store/run_store_impl.h"
+#include "store/connection.h"
 #include "store/store_clock.h"
 
 namespace accumlab {
 
-int64_t RunStore::createSweep(const std::string& name, const SweepSpec& spec,
-                              const std::vector<SweepPoint>& points) {
-  return impl_->conn.guarded("storing a sweep", [&] {
-    SQLite::Transaction tx(impl_->db(), SQLite::TransactionBehavior::IMMEDIATE);
-    SQLite::Statement q(impl_->db(),
+SweepStore::SweepStore(RunStore& store) : conn_(store.connection()) {}
+
+int64_t SweepStore::create(const std::string& name, const SweepSpec& spec,
+                           const std::vector<SweepPoint>& points) {
+  return conn_.guarded("storing a sweep", [&] {
+    SQLite::Transaction tx(conn_.db(), SQLite::TransactionBehavior::IMMEDIATE);
+    SQLite::Statement q(conn_.db(),
                         "INSERT INTO sweeps (name, created_at, spec_json) VALUES (?, ?, ?)");
     q.bind(1, name);
     q.bind(2, store::isoUtcNow());
     q.bind(3, sweepSpecToJson(spec));
     q.exec();
-    const int64_t id = impl_->db().getLastInsertRowid();
-    SQLite::Statement point(impl_->db(),
+    const int64_t id = conn_.db().getLastInsertRowid();
+    SQLite::Statement point(conn_.db(),
                             "INSERT INTO sweep_points (sweep_id, idx, micro_batch, accum, lr) "
                             "VALUES (?, ?, ?, ?, ?)");
     for (const SweepPoint& p : points) {
@@ -60,27 +63,26 @@ SweepRow readSweepRow(SQLite::Statement& q) {
 
 }  // namespace
 
-std::vector<SweepRow> RunStore::listSweeps() {
-  return impl_->conn.guarded("listing sweeps", [&] {
-    SQLite::Statement q(impl_->db(),
-                        std::string(kSweepRowSql) + "GROUP BY s.id ORDER BY s.id DESC");
+std::vector<SweepRow> SweepStore::list() {
+  return conn_.guarded("listing sweeps", [&] {
+    SQLite::Statement q(conn_.db(), std::string(kSweepRowSql) + "GROUP BY s.id ORDER BY s.id DESC");
     std::vector<SweepRow> rows;
     while (q.executeStep()) rows.push_back(readSweepRow(q));
     return rows;
   });
 }
 
-SweepDetail RunStore::sweep(int64_t sweep_id) {
-  return impl_->conn.guarded("reading sweep " + std::to_string(sweep_id), [&] {
+SweepDetail SweepStore::get(int64_t sweep_id) {
+  return conn_.guarded("reading sweep " + std::to_string(sweep_id), [&] {
     SweepDetail d;
-    SQLite::Statement q(impl_->db(), std::string(kSweepRowSql) + "WHERE s.id = ? GROUP BY s.id");
+    SQLite::Statement q(conn_.db(), std::string(kSweepRowSql) + "WHERE s.id = ? GROUP BY s.id");
     q.bind(1, sweep_id);
     if (!q.executeStep()) {
-      throw InputError("there is no sweep " + std::to_string(sweep_id) + " in " +
-                       impl_->conn.path() + "; `accumlab-cli list --sweeps` shows the ids");
+      throw InputError("there is no sweep " + std::to_string(sweep_id) + " in " + conn_.path() +
+                       "; `accumlab-cli list --sweeps` shows the ids");
     }
     d.row = readSweepRow(q);
-    SQLite::Statement points(impl_->db(),
+    SQLite::Statement points(conn_.db(),
                              "SELECT idx, micro_batch, accum, lr, run_id, status, result_json "
                              "FROM sweep_points WHERE sweep_id = ? ORDER BY idx");
     points.bind(1, sweep_id);
@@ -98,9 +100,9 @@ SweepDetail RunStore::sweep(int64_t sweep_id) {
   });
 }
 
-void RunStore::updateSweepPoint(int64_t sweep_id, const SweepPoint& p) {
-  impl_->conn.guarded("writing sweep " + std::to_string(sweep_id), [&] {
-    SQLite::Statement q(impl_->db(),
+void SweepStore::updatePoint(int64_t sweep_id, const SweepPoint& p) {
+  conn_.guarded("writing sweep " + std::to_string(sweep_id), [&] {
+    SQLite::Statement q(conn_.db(),
                         "UPDATE sweep_points SET run_id = ?, status = ?, result_json = ? "
                         "WHERE sweep_id = ? AND idx = ?");
     if (p.run_id > 0) {
@@ -114,7 +116,7 @@ void RunStore::updateSweepPoint(int64_t sweep_id, const SweepPoint& p) {
     q.bind(5, p.index);
     if (q.exec() == 0) {
       throw InputError("sweep " + std::to_string(sweep_id) + " has no point " +
-                       std::to_string(p.index) + " in " + impl_->conn.path());
+                       std::to_string(p.index) + " in " + conn_.path());
     }
   });
 }

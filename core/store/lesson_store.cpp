@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// RunStore's lesson results: one row per attempt at a lesson, with its verdict and runs.
+// The lesson results of a run store: one row per attempt at a lesson, with its verdict and runs.
+#include "accumlab/lesson_store.h"
+
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 
 #include <nlohmann/json.hpp>
 
 #include "accumlab/input_error.h"
-#include "accumlab/run_store.h"
-#include "store/run_store_impl.h"
+#include "store/connection.h"
 #include "store/store_clock.h"
 
 namespace accumlab {
@@ -39,9 +40,11 @@ LessonResultRow readLessonRow(SQLite::Statement& q) {
 
 }  // namespace
 
-int64_t RunStore::addLessonResult(const LessonResultRow& row) {
-  return impl_->conn.guarded("storing a lesson result", [&] {
-    SQLite::Statement q(impl_->db(),
+LessonStore::LessonStore(RunStore& store) : conn_(store.connection()) {}
+
+int64_t LessonStore::add(const LessonResultRow& row) {
+  return conn_.guarded("storing a lesson result", [&] {
+    SQLite::Statement q(conn_.db(),
                         "INSERT INTO lesson_results (lesson_id, title, finished_at, prediction, "
                         "prediction_correct, all_hold, verdict_json, run_ids_json) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
@@ -58,15 +61,15 @@ int64_t RunStore::addLessonResult(const LessonResultRow& row) {
     q.bind(7, row.verdict_json);
     q.bind(8, nlohmann::json(row.run_ids).dump());
     q.exec();
-    return static_cast<int64_t>(impl_->db().getLastInsertRowid());
+    return static_cast<int64_t>(conn_.db().getLastInsertRowid());
   });
 }
 
-std::vector<LessonResultRow> RunStore::listLessonResults(const std::string& lesson_id) {
-  return impl_->conn.guarded("listing lesson results", [&] {
-    SQLite::Statement q(impl_->db(), std::string(kLessonRowSql) +
-                                         (lesson_id.empty() ? "" : "WHERE lesson_id = ? ") +
-                                         "ORDER BY id DESC");
+std::vector<LessonResultRow> LessonStore::list(const std::string& lesson_id) {
+  return conn_.guarded("listing lesson results", [&] {
+    SQLite::Statement q(conn_.db(), std::string(kLessonRowSql) +
+                                        (lesson_id.empty() ? "" : "WHERE lesson_id = ? ") +
+                                        "ORDER BY id DESC");
     if (!lesson_id.empty()) q.bind(1, lesson_id);
     std::vector<LessonResultRow> rows;
     while (q.executeStep()) rows.push_back(readLessonRow(q));
@@ -74,13 +77,13 @@ std::vector<LessonResultRow> RunStore::listLessonResults(const std::string& less
   });
 }
 
-LessonResultRow RunStore::lessonResult(int64_t id) {
-  return impl_->conn.guarded("reading lesson result " + std::to_string(id), [&] {
-    SQLite::Statement q(impl_->db(), std::string(kLessonRowSql) + "WHERE id = ?");
+LessonResultRow LessonStore::get(int64_t id) {
+  return conn_.guarded("reading lesson result " + std::to_string(id), [&] {
+    SQLite::Statement q(conn_.db(), std::string(kLessonRowSql) + "WHERE id = ?");
     q.bind(1, id);
     if (!q.executeStep()) {
-      throw InputError("there is no lesson result " + std::to_string(id) + " in " +
-                       impl_->conn.path() + "; `accumlab-cli lesson results` shows the ids");
+      throw InputError("there is no lesson result " + std::to_string(id) + " in " + conn_.path() +
+                       "; `accumlab-cli lesson results` shows the ids");
     }
     return readLessonRow(q);
   });
