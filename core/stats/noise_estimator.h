@@ -38,6 +38,8 @@ class NoiseTracker {
   /// The two averages, for a checkpoint.
   DebiasedEma& traceEma() { return trace_; }
   DebiasedEma& gSqEma() { return g_sq_; }
+  const DebiasedEma& traceEma() const { return trace_; }
+  const DebiasedEma& gSqEma() const { return g_sq_; }
 
  private:
   DebiasedEma trace_;

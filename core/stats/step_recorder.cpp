@@ -35,4 +35,20 @@ double StepRecorder::noisePerUpdate(int64_t effective_batch) const {
   return noise_.empty() ? kNaN : noise_.noisePerUpdate(static_cast<double>(effective_batch));
 }
 
+StepRecorder::State StepRecorder::state() const {
+  State st;
+  st.trace = noise_.traceEma().raw();
+  st.trace_n = noise_.traceEma().count();
+  st.g_sq = noise_.gSqEma().raw();
+  st.g_sq_n = noise_.gSqEma().count();
+  st.losses = losses_.values();
+  return st;
+}
+
+void StepRecorder::restore(const State& st) {
+  noise_.traceEma().restore(st.trace, st.trace_n);
+  noise_.gSqEma().restore(st.g_sq, st.g_sq_n);
+  losses_.restore(st.losses);
+}
+
 }  // namespace accumlab

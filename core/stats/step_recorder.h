@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 
 #include "accumlab/records.h"
 #include "accumlab/smoothing.h"
@@ -34,9 +35,17 @@ class StepRecorder {
   /// last window), NaN before the first noise measurement.
   double noisePerUpdate(int64_t effective_batch) const;
 
-  /// Its averages and the losses of the last W updates, for a checkpoint.
-  NoiseTracker& noise() { return noise_; }
-  RollingVariance& losses() { return losses_; }
+  /// What a checkpoint keeps of a recorder: its two averages (raw sums and counts, so that
+  /// their debiasing goes on where it was) and the losses of the last W updates.
+  struct State {
+    double trace = 0;
+    int64_t trace_n = 0;
+    double g_sq = 0;
+    int64_t g_sq_n = 0;
+    std::deque<double> losses;
+  };
+  State state() const;
+  void restore(const State& state);
 
  private:
   NoiseTracker noise_;

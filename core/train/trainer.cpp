@@ -10,11 +10,13 @@
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
 #include "accumlab/variance_ratio.h"
+#include "data/dataset_factory.h"
 #include "memory/memory_probe.h"
 #include "stats/weight_diff.h"
 #include "train/arm_random.h"
 #include "train/device_select.h"
 #include "train/evaluator.h"
+#include "train/model_fit.h"
 #include "train/text_sample.h"
 #include "train/trainer_impl.h"
 #include "train/variance_probe.h"
@@ -46,14 +48,124 @@ void Trainer::requestAccum(int64_t k) { impl_->control.requestAccum(k); }
 bool Trainer::isPaused() const { return impl_->control.paused(); }
 
 void Trainer::checkpointEvery(int64_t samples, std::function<std::string()> path) {
-  impl_->checkpoint_every = samples;
-  impl_->checkpoint_path_of = std::move(path);
+  impl_->checkpoint.every(samples, std::move(path));
 }
 
-void Trainer::resumeFrom(const std::string& path) { impl_->resume_path = path; }
+void Trainer::resumeFrom(const std::string& path) { impl_->checkpoint.resumeFrom(path); }
 
 void Trainer::joinWorkers(WorkerGroupOptions options) {
   impl_->worker_options = std::move(options);
+}
+
+void Trainer::Impl::joinGroup() {
+  const int64_t n = config.workers;
+  if (!worker_options) {
+    throw InputError(
+        "this experiment trains on " + std::to_string(n) +
+        " workers: run it with `accumlab-cli run`, which starts them, or set workers to 1");
+  }
+  if (checkpoint.saves() || checkpoint.resuming()) {
+    throw InputError("checkpoints and resuming are not available for a run on " +
+                     std::to_string(n) + " workers");
+  }
+  if (device.is_cuda()) {
+    throw InputError(
+        "data-parallel workers train on the CPU (Gloo's all-reduce); choose the cpu device");
+  }
+  group =
+      std::make_unique<WorkerGroup>(*worker_options, static_cast<int>(n), configToJson(config, -1));
+  if (group->rank() > 0) config.arms = {ArmKind::kAccum};
+}
+
+void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
+  validateConfig(config);
+  std::sort(config.arms.begin(), config.arms.end());  // canonical order: ties go to accum first
+  configureThreads(config.threads);
+  // Data-parallel workers all-reduce with Gloo, on the CPU.
+  device = config.workers > 1 && config.device == "auto" ? torch::Device(torch::kCPU)
+                                                         : resolveDevice(config.device);
+  if (device.is_cuda()) {
+    // The training thread's kernels, streams and temporaries go to the run's GPU, whichever
+    // device the thread had current (cuda:1 on a thread that starts on cuda:0).
+    device_guard.reset_device(device);
+    useFullFloat32OnCuda();
+  }
+  dtype = config.dtype == DType::kFloat64 ? torch::kFloat64 : torch::kFloat32;
+  // The ranks meet before loading their data, so that they load it at the same time.
+  if (config.workers > 1) joinGroup();
+  // A stop (Ctrl-C, SIGTERM, the app's Stop) ends even a long read at once: ReadStopped.
+  data = loadDataset(config, nullptr, ReadStop(&control.stopFlag()));
+  if (data.trainSize() < 1)
+    throw InputError("dataset '" + config.data + "' has no training samples");
+  m = config.micro_batch;
+  k = config.accum;
+  if (config.window_policy == WindowPolicy::kDrop && m * k * config.workers > data.trainSize()) {
+    throw InputError(
+        "window policy drop would discard every window: " + sizesText(m, k) +
+        (config.workers > 1 ? " times " + std::to_string(config.workers) + " workers" : "") +
+        " is more than the " + std::to_string(data.trainSize()) + " training samples of dataset '" +
+        config.data + "'; lower m or K, or choose the stream or flush-exact policy");
+  }
+  budget =
+      config.samples > 0
+          ? config.samples
+          : static_cast<int64_t>(std::ceil(config.epochs * static_cast<double>(data.trainSize())));
+  eval_period = config.eval_every > 0 ? config.eval_every : data.trainSize();
+  probes.period = !probesVariance(config) || !leads() ? 0
+                  : config.probe_every > 0            ? config.probe_every
+                                                      : eval_period;
+  probes.next = probes.period;
+
+  // A user's TorchScript file is checked first in a child process, with a forward pass of a
+  // sample of this data's shape (checkModelInChild), before it loads here.
+  auto factory = makeModelFactory(config.model, data.sample_shape, data.num_outputs, config.seed,
+                                  data.isText());
+  for (ArmKind kind : config.arms) {
+    // The arm's model, stepper and optimizer are its tensors (its peaks count them).
+    auto memory = std::make_unique<ArmMemory>(device, config.memory_budget);
+    const auto charge = memory->charge();
+    auto model = factory->create();
+    model->to(device, dtype);
+    if (!arms.empty()) model->copyStateFrom(arms.front()->stepper->model());
+    checkModelFits(*model, data, dtype, device);
+    auto stepper = std::make_unique<ArmStepper>(kind, std::move(model), data, config, device, dtype,
+                                                budget, std::move(memory));
+    if (group && kind == ArmKind::kAccum) stepper->shareWith(*group);
+    arms.push_back(std::make_unique<ArmRun>(std::move(stepper), config));
+    arms.back()->next_eval = eval_period;
+  }
+}
+
+void Trainer::Impl::announceModel() {
+  // Said once at the start, so that a gap between accum and big-batch is not read as a
+  // failure of accumulation.
+  Model& model = arms.front()->stepper->model();
+  const bool paired = find(ArmKind::kAccum) && find(ArmKind::kBigBatch);
+  if (group) {
+    const int64_t n = config.workers;
+    emitEvent(EventKind::kWorkers, ArmKind::kAccum,
+              std::to_string(n) + " workers share each window of m·K·N = " + std::to_string(m) +
+                  "·" + std::to_string(k) + "·" + std::to_string(n) + " = " +
+                  std::to_string(m * k * n) +
+                  " samples: each accumulates its K micro-batches, then one all-reduce per window",
+              0);
+  }
+  if (model.batchDependent()) {
+    emitEvent(EventKind::kModel, std::nullopt,
+              "model '" + model.spec() + "' normalises over its batch (BatchNorm)" +
+                  (paired ? ": accum normalises each micro-batch of m, big-batch the whole "
+                            "m·K, so they train different models and are not expected to match"
+                          : ""),
+              0);
+  }
+  if (model.stochastic()) {
+    emitEvent(EventKind::kModel, std::nullopt,
+              "model '" + model.spec() + "' has random layers (dropout)" +
+                  (paired ? ": every arm draws its own random masks from the seed, so accum and "
+                            "big-batch may differ by their masks, not by accumulation"
+                          : ": every arm draws its own random masks from the seed"),
+              0);
+  }
 }
 
 ArmRun* Trainer::Impl::find(ArmKind kind) {
@@ -81,7 +193,7 @@ void Trainer::Impl::emitEvent(EventKind kind, std::optional<ArmKind> arm,
   e.kind = kind;
   e.arm = arm;
   e.message = message;
-  publish([this, e] { sink->onEvent(e); });
+  publish(arm ? find(*arm) : nullptr, [this, e] { sink->onEvent(e); });
 }
 
 void Trainer::Impl::pauseIfRequested(int64_t at) {
@@ -203,7 +315,7 @@ void Trainer::Impl::finishArm(ArmRun& arm, ArmStatus status, const std::string& 
     if (!arm.last_eval || arm.last_eval->step != arm.stepper->steps()) evaluateArm(arm);
   }
   // Summarised when told: in a round, after the arm's records have reached its recorder.
-  publish([this, &arm] { sink->onArmFinished(summarize(arm)); });
+  publish(&arm, [this, &arm] { sink->onArmFinished(arm.summary(device)); });
 }
 
 void Trainer::Impl::evaluateArm(ArmRun& arm) {
@@ -224,7 +336,7 @@ void Trainer::Impl::evaluateArm(ArmRun& arm) {
                        config.seed ^ (0x7E47ULL * static_cast<uint64_t>(e.samples_seen + 1)));
   }
   arm.last_eval = e;
-  publish([this, e] { sink->onEval(e); });
+  publish(&arm, [this, e] { sink->onEval(e); });
 }
 
 ArmRun* Trainer::Impl::probedArm() {
@@ -249,10 +361,53 @@ void Trainer::Impl::probeArm(ArmRun& arm) {
   rec.step = arm.stepper->steps();
   rec.samples_seen = at;
   rec.wall_ms = msSince(start);
-  last_probe = rec;
-  probe_log.push_back(rec);
-  ++probes;
-  publish([this, rec] { sink->onProbe(rec); });
+  probes.last = rec;
+  probes.all.push_back(rec);
+  ++probes.count;
+  publish(&arm, [this, rec] { sink->onProbe(rec); });
+}
+
+void Trainer::Impl::publish(ArmRun* about, std::function<void()> tell) {
+  if (about && about->outbox) {
+    about->outbox->hold(std::move(tell));
+  } else {
+    tell();
+  }
+}
+
+int64_t Trainer::Impl::roundHorizon() {
+  int64_t at = 0;
+  bool level = true;
+  bool first = true;
+  for (auto& arm : arms) {
+    if (arm->status != ArmStatus::kRunning) continue;
+    const int64_t seen = arm->stepper->samplesSeen();
+    if (!first && seen != at) level = false;
+    at = first ? seen : std::max(at, seen);
+    first = false;
+  }
+  return boundaryOfAll(level ? at + 1 : at);  // all at one boundary: the next one
+}
+
+int Trainer::Impl::armThreadsAllowed() const {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return armsAtOnce(config, cores, device.type() == torch::kCPU);
+}
+
+int Trainer::Impl::parallelArms(int64_t horizon) {
+  const int wanted = armThreadsAllowed();
+  if (wanted == 1 || pending || control.paused() || control.stopRequested()) return 1;
+  // Random layers draw from LibTorch's process-wide generators, which each arm reseeds for
+  // its windows (ArmRandom): those arms keep to one thread, in the sample clock's order.
+  int running = 0;
+  for (auto& arm : arms) {
+    if (arm->status != ArmStatus::kRunning) continue;
+    if (arm->stepper->model().stochastic()) return 1;
+    ++running;
+  }
+  // A checkpoint is taken with every arm at rest on the sample clock.
+  if (checkpoint.next() <= horizon) return 1;
+  return std::min(wanted, running);
 }
 
 void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
@@ -284,7 +439,7 @@ void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
 void Trainer::Impl::pairStep(ArmRun& arm, const StepRecord& rec) {
   // One after another, record() compares the live weights; in a round the other arm may
   // already be steps on, or be training on another thread.
-  if (!inRound()) return;
+  if (!arm.outbox) return;
   const ArmKind kind = arm.stepper->kind();
   if (kind != ArmKind::kAccum && kind != ArmKind::kBigBatch) return;
   if (!find(ArmKind::kAccum) || !find(ArmKind::kBigBatch)) return;
@@ -331,14 +486,14 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
       }
       pairStep(arm, out.record);
       out.record.wall_ms = msSince(start);
-      publish([this, &arm, rec = out.record]() mutable { record(arm, rec); });
+      publish(&arm, [this, &arm, rec = out.record]() mutable { record(arm, rec); });
       break;
   }
   if (stepper.samplesSeen() >= arm.next_eval) {
     evaluateArm(arm);
     while (arm.next_eval <= stepper.samplesSeen()) arm.next_eval += eval_period;
   }
-  if (probe_period > 0 && &arm == probedArm() && stepper.samplesSeen() >= next_probe) {
+  if (probes.period > 0 && &arm == probedArm() && stepper.samplesSeen() >= probes.next) {
     probeArm(arm);
     // A probe runs its pool forward (R·m·(K+1) samples for a batch-dependent model). Training
     // at least twice that many samples before the next one keeps its cost a small part of the
@@ -350,8 +505,8 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
     request.repeats = config.probe_repeats;
     const int64_t cost =
         probeForwardSamples(request, stepper.model().batchDependent(), data.trainSize());
-    const int64_t gap = std::max(probe_period, kProbeSpacing * cost);
-    while (next_probe <= stepper.samplesSeen()) next_probe += gap;
+    const int64_t gap = std::max(probes.period, kProbeSpacing * cost);
+    while (probes.next <= stepper.samplesSeen()) probes.next += gap;
   }
   if (stepper.samplesLeft() <= 0) finishArm(arm, ArmStatus::kFinished, "");
 }
@@ -412,17 +567,16 @@ RunSummary Trainer::run(MetricsSink& sink) {
   info.budget_samples = d.budget;
   info.class_names = d.data.class_names;
   d.start = Clock::now();
-  if (!d.resume_path.empty()) {
-    d.loadCheckpoint();
+  if (d.checkpoint.resuming()) {
+    RunParts parts = d.parts();
+    const double resumed_after_ms = d.checkpoint.load(parts);
     // The clock goes on from the checkpoint, so the records stay in order.
     d.start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double, std::milli>(d.resumed_after_ms));
-    info.resumed_after_ms = d.resumed_after_ms;
-  } else {
-    d.next_checkpoint = d.checkpoint_every;
+                                 std::chrono::duration<double, std::milli>(resumed_after_ms));
+    info.resumed_after_ms = resumed_after_ms;
   }
   sink.onRunStarted(info);
-  if (d.resume_path.empty()) {
+  if (!d.checkpoint.resuming()) {
     d.announceModel();
   } else {
     const ArmRun* behind = d.nextArm();
@@ -434,10 +588,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
 
   while (ArmRun* arm = d.nextArm()) {
     const int64_t at = arm->stepper->samplesSeen();
-    if (d.checkpoint_every > 0 && at >= d.next_checkpoint) {
-      while (d.next_checkpoint <= at) d.next_checkpoint += d.checkpoint_every;
-      d.saveCheckpoint();
-    }
+    if (d.checkpoint.dueAt(at)) d.checkpoint.save(d.parts(), msSince(d.start), sink);
     d.pauseIfRequested(at);
     // A data-parallel stop travels with the accum arm's next all-reduce, so that every rank
     // stops after the same window.
@@ -458,7 +609,9 @@ RunSummary Trainer::run(MetricsSink& sink) {
     d.scheduleSizeChange();
     const int64_t horizon = d.roundHorizon();
     if (const int threads = d.parallelArms(horizon); threads > 1) {
-      d.trainRound(d.longerRound(horizon), threads);
+      std::vector<ArmRun*> running;
+      for (auto& a : d.arms) running.push_back(a.get());
+      d.rounds.train(running, d.rounds.lengthen(horizon, d.checkpoint.next()), threads);
       d.forgetUnpaired();
       continue;
     }
@@ -466,16 +619,15 @@ RunSummary Trainer::run(MetricsSink& sink) {
     d.trainWindowOrFail(*arm);
     d.forgetUnpaired();
   }
-  for (auto& arm : d.arms) summary.arms.push_back(d.summarize(*arm));
+  for (auto& arm : d.arms) summary.arms.push_back(arm->summary(d.device));
   // A rank still waiting on this one (after a lost worker) hears the connections close now,
   // not at the timeout; the store stays for its roll call.
   if (d.group) d.group->leave();
-  summary.variance_probe = d.last_probe;
-  summary.variance_probes = d.probes;
-  summary.variance_probe_pooled = poolProbes(d.probe_log);
+  summary.variance_probe = d.probes.last;
+  summary.variance_probes = d.probes.count;
+  summary.variance_probe_pooled = poolProbes(d.probes.all);
   sink.onRunFinished(summary);
-  // The run has ended: there is nothing left to resume.
-  if (!d.checkpoint_path.empty()) std::remove(d.checkpoint_path.c_str());
+  d.checkpoint.discard();
   return summary;
 }
 

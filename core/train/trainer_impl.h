@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-// The state of a Trainer's run, shared by the files that make it up (private to core/train):
-// trainer.cpp schedules the arms and controls the run, trainer_rounds.cpp trains arms in
-// parallel rounds, trainer_arms.cpp makes the arms and summarises them, checkpoint.cpp saves
-// and restores the run.
+// The state of a Trainer's run (private to core/train; its members are in trainer.cpp): the
+// loop, the controls and the schedule of arms, evaluations and probes. Its parts own their
+// own state: each arm (ArmRun), the rounds of parallel training (RoundRunner) and the
+// checkpoint (RunCheckpoint).
 #include <c10/core/DeviceGuard.h>
 
 #include <chrono>
@@ -15,8 +15,9 @@
 #include <vector>
 
 #include "accumlab/trainer.h"
-#include "stats/step_recorder.h"
-#include "train/arm_stepper.h"
+#include "train/arm_run.h"
+#include "train/round_runner.h"
+#include "train/run_checkpoint.h"
 #include "train/trainer_control.h"
 #include "train/weight_pairing.h"
 #include "train/worker_group.h"
@@ -35,30 +36,6 @@ inline std::string sizesText(int64_t m, int64_t k) {
          ", K = " + std::to_string(k) + ")";
 }
 
-/// One arm of the run: its stepper, its recorder and where it stands. Training thread only.
-struct ArmRun {
-  ArmRun(std::unique_ptr<ArmStepper> s, const ExperimentConfig& config)
-      : stepper(std::move(s)), recorder(config.noise_ema, config.variance_window) {}
-
-  std::unique_ptr<ArmStepper> stepper;
-  StepRecorder recorder;
-  ArmStatus status = ArmStatus::kRunning;
-  std::string message;
-  int64_t diverged_at_step = -1;
-  int64_t next_eval = 0;  ///< samples seen at which the next evaluation is due
-  std::optional<EvalRecord> last_eval;
-  double equivalence_rel_diff = kNaN;
-  int64_t parted_at_step = -1;   ///< accum and big-batch: see ArmSummary
-  bool awaiting_change = false;  ///< a scheduled m/K change has not reached this arm yet
-};
-
-/// A change of m and K scheduled for every arm at one sample position.
-struct SizeChange {
-  int64_t m = 0;
-  int64_t k = 0;
-  int64_t at = 0;  ///< the first window boundary that every running arm reaches
-};
-
 struct Trainer::Impl {
   explicit Impl(ExperimentConfig c) : config(std::move(c)) {}
 
@@ -73,18 +50,8 @@ struct Trainer::Impl {
   std::vector<std::unique_ptr<ArmRun>> arms;
   int64_t budget = 0;
   int64_t eval_period = 0;
-  int64_t probe_period = 0;  ///< 0: no variance probe
-  int64_t next_probe = 0;    ///< samples seen by the probed arm at which the next is due
-  std::optional<ProbeRecord> last_probe;
-  int64_t probes = 0;
-  std::vector<ProbeRecord> probe_log;  ///< every probe so far, for the pooled estimate
-  // Checkpoints (Trainer::checkpointEvery, resumeFrom).
-  int64_t checkpoint_every = 0;  ///< 0: none
-  std::function<std::string()> checkpoint_path_of;
-  std::string checkpoint_path;  ///< known from the first save (or the resumed file)
-  int64_t next_checkpoint = 0;
-  std::string resume_path;
-  double resumed_after_ms = -1;
+  ProbeLog probes;
+  RunCheckpoint checkpoint;
   int64_t m = 0;  ///< the experiment's current m (arms switch to it at `pending->at`)
   int64_t k = 0;
   std::optional<SizeChange> pending;
@@ -94,9 +61,12 @@ struct Trainer::Impl {
   MetricsSink* sink = nullptr;
   /// Accum's weights against big-batch's after each step (record, pairStep).
   WeightPairing pairing;
-  /// Common windows a parallel round spans: grown or shrunk so that a round takes about
-  /// kRoundMs (trainer_rounds.cpp).
-  int64_t round_windows = 1;
+  RoundRunner rounds{{[this](ArmRun& arm) { trainWindowOrFail(arm); },
+                      [this](int64_t at) { return boundaryOfAll(at); },
+                      [this] {
+                        return !control.stopRequested() && !control.paused() &&
+                               !control.sizeChangeRequested();
+                      }}};
   // Data-parallel runs (config.workers > 1).
   std::optional<WorkerGroupOptions> worker_options;
   std::unique_ptr<WorkerGroup> group;
@@ -107,7 +77,6 @@ struct Trainer::Impl {
 
   /// Resolves the device and sets `device_guard` (the caller's, on the training thread) to it.
   void setUp(c10::OptionalDeviceGuard& device_guard);
-  void checkModelFits(Model& model);
   void announceModel();
   ArmRun* nextArm();
   /// Pauses when asked; `at` is the samples seen by the arm about to train.
@@ -131,17 +100,8 @@ struct Trainer::Impl {
   /// The first window boundary of every running arm past the one furthest ahead (or past
   /// their common position): where the shortest round of parallel training ends.
   int64_t roundHorizon();
-  /// `horizon` moved on by round_windows − 1 common boundaries, short of a checkpoint due.
-  int64_t longerRound(int64_t horizon);
-  /// Trains every running arm up to `horizon` on `threads` threads, a window at a time, the
-  /// arm furthest behind first; ends early on a stop, pause or change asked for. What each
-  /// arm tells the sink is held back and told afterwards on this thread, in the order that
-  /// training one window at a time on the sample clock would have told it.
-  void trainRound(int64_t horizon, int threads);
-  /// Tells the sink now, or holds it back while this thread trains in a round.
-  void publish(std::function<void()> tell);
-  /// Whether this thread is training an arm in a round.
-  static bool inRound();
+  /// Tells the sink now, or, while `about` trains in a round, holds it in the arm's outbox.
+  void publish(ArmRun* about, std::function<void()> tell);
   void record(ArmRun& arm, StepRecord& rec);
   /// Gives `pairing` accum's or big-batch's weights after the step `rec` records (on the
   /// thread that trained it).
@@ -155,10 +115,9 @@ struct Trainer::Impl {
   void emitEvent(EventKind kind, std::optional<ArmKind> arm, const std::string& message,
                  int64_t samples);
   ArmRun* find(ArmKind kind);
-  ArmSummary summarize(ArmRun& arm);
   int64_t memoryNow();
-  void saveCheckpoint();
-  void loadCheckpoint();
+  /// The parts of the run a checkpoint holds.
+  RunParts parts() { return {config, m, k, pending, probes, arms}; }
 };
 
 }  // namespace accumlab

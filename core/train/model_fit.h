@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <torch/torch.h>
+
+#include "data/dataset.h"
+#include "models/model.h"
+
+namespace accumlab {
+
+/// A 1-sample dry run of `model` on `data`'s shape: throws InputError with one sentence when
+/// the model cannot take the samples or its output does not fit the task (a logit per class,
+/// a value per target, or a logit per byte value at every position of a text sequence).
+void checkModelFits(Model& model, const Dataset& data, torch::Dtype dtype, torch::Device device);
+
+}  // namespace accumlab

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accumlab/experiment_config.h"
+#include "accumlab/records.h"
+#include "train/arm_run.h"
+
+namespace accumlab {
+
+class MetricsSink;
+
+/// A change of m and K scheduled for every arm at one sample position.
+struct SizeChange {
+  int64_t m = 0;
+  int64_t k = 0;
+  int64_t at = 0;  ///< the first window boundary that every running arm reaches
+};
+
+/// The variance probes of a run: when the next is due and every one so far (pooled at the end).
+struct ProbeLog {
+  int64_t period = 0;  ///< samples between probes; 0: no variance probe
+  int64_t next = 0;    ///< samples seen by the probed arm at which the next is due
+  std::optional<ProbeRecord> last;
+  int64_t count = 0;
+  std::vector<ProbeRecord> all;
+};
+
+/// What a checkpoint holds of a run, by reference into the Trainer's state.
+struct RunParts {
+  const ExperimentConfig& config;
+  int64_t& m;  ///< the experiment's current sizes (arms switch at pending->at)
+  int64_t& k;
+  std::optional<SizeChange>& pending;
+  ProbeLog& probes;
+  std::vector<std::unique_ptr<ArmRun>>& arms;
+};
+
+/// The run's checkpoint and its one format (Trainer::checkpointEvery, Trainer::resumeFrom):
+/// when one is due, and the run's clock, sizes, pending change and probes with every arm's
+/// own save (ArmRun::save), in one torch::serialize archive written aside and renamed.
+class RunCheckpoint {
+ public:
+  /// A checkpoint every `samples` samples, at the path `path_of` gives at the first save.
+  void every(int64_t samples, std::function<std::string()> path_of);
+  /// The run starts from the checkpoint `path` (load()).
+  void resumeFrom(std::string path) { resume_path_ = std::move(path); }
+
+  bool saves() const { return every_ > 0; }
+  bool resuming() const { return !resume_path_.empty(); }
+  /// The sample position of the next checkpoint (max when none is taken).
+  int64_t next() const { return every_ > 0 ? next_ : std::numeric_limits<int64_t>::max(); }
+  /// True (and the next one moved on) when one is due with the arm furthest behind at `at`.
+  bool dueAt(int64_t at);
+
+  /// Flushes `sink` (every record is durable before the checkpoint that follows it), then
+  /// writes the checkpoint; throws InputError naming the file when it cannot.
+  void save(const RunParts& parts, double elapsed_ms, MetricsSink& sink);
+  /// Restores `parts` from the checkpoint given to resumeFrom(); returns the run's elapsed
+  /// milliseconds there. Throws InputError when it is damaged, of another version or of
+  /// another experiment.
+  double load(RunParts& parts);
+  /// Removes the checkpoint file once the run has ended: there is nothing left to resume.
+  void discard();
+
+ private:
+  int64_t every_ = 0;  ///< 0: none
+  std::function<std::string()> path_of_;
+  std::string path_;  ///< known from the first save (or the resumed file)
+  int64_t next_ = 0;
+  std::string resume_path_;
+};
+
+}  // namespace accumlab
