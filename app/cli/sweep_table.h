@@ -6,8 +6,8 @@
 #include <string>
 
 #include "accumlab/run_store.h"
-#include "accumlab/sweep_store.h"
 #include "accumlab/sweep.h"
+#include "accumlab/sweep_store.h"
 #include "store_command.h"
 
 namespace accumlab::cli {

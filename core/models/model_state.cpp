@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // A model's tensors and an optimizer's state inside the run's checkpoint (its one format:
-// core/train/checkpoint.cpp), checked against the model they are read into.
+// core/train/run_checkpoint.cpp), checked against the model they are read into.
 #include "models/model_state.h"
 
 #include <sstream>

@@ -2,7 +2,7 @@
 #pragma once
 
 // A model's tensors and an optimizer's state, as the run's checkpoint holds them for each arm
-// (core/train/checkpoint.cpp, the one checkpoint format).
+// (core/train/run_checkpoint.cpp, the one checkpoint format).
 
 #include <torch/torch.h>
 

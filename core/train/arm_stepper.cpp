@@ -428,7 +428,7 @@ void ArmStepper::recordGradCheck(const WindowPlan& plan, double equiv, StepRecor
   }
 }
 
-// The stepper's part of the run's checkpoint (core/train/checkpoint.cpp writes the rest).
+// The stepper's part of the run's checkpoint (core/train/run_checkpoint.cpp writes the rest).
 
 void ArmStepper::save(torch::serialize::OutputArchive& archive, const std::string& prefix) {
   writeModelTensors(archive, prefix, *model_);

@@ -21,10 +21,9 @@
 #include "train/trainer_impl.h"
 #include "train/variance_probe.h"
 
-// Trainer schedules the arms on the sample clock and controls the run (pause, stop, mid-run
-// changes, evaluations, probes, checkpoints due); trainer_arms.cpp makes and summarises the
-// arms, trainer_rounds.cpp trains them in parallel rounds, checkpoint.cpp saves and restores
-// the run.
+// Trainer sets up the arms, schedules them on the sample clock and controls the run (pause,
+// stop, mid-run changes, evaluations, probes, checkpoints due). Each arm is an ArmRun, rounds
+// of arms at once are RoundRunner's, the checkpoint is RunCheckpoint's (ARCHITECTURE.md).
 namespace accumlab {
 
 namespace {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "accumlab/run_store.h"
-#include "accumlab/sweep_store.h"
 #include "accumlab/sweep.h"
+#include "accumlab/sweep_store.h"
 #include "report/plot_exporter.h"
 
 namespace accumlab::ui {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "accumlab/run_store.h"
-#include "accumlab/sweep_store.h"
 #include "accumlab/sweep.h"
+#include "accumlab/sweep_store.h"
 #include "report/plot_exporter.h"
 
 class QCustomPlot;
