@@ -78,9 +78,7 @@ Rates ratesOf(const std::vector<ArmSummary>& arms) {
 }
 
 Rates runCli(const ExperimentConfig& config) {
-  struct Silent : MetricsSink {
-    void onStep(const StepRecord&) override {}
-  } silent;
+  NullSink silent;
   RunSummary summary;
   std::thread worker([&] { summary = Trainer(config).run(silent); });
   worker.join();

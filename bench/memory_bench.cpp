@@ -30,11 +30,6 @@ using namespace accumlab;
 // Debian's dataset-fashion-mnist: real 28×28 images when installed.
 constexpr char kFashionMnist[] = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz";
 
-class NullSink : public MetricsSink {
- public:
-  void onStep(const StepRecord&) override {}
-};
-
 std::map<std::string, std::string> options(int argc, char** argv, int first) {
   std::map<std::string, std::string> o;
   for (int i = first; i < argc; ++i) {

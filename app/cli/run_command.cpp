@@ -35,11 +35,6 @@ namespace {
 
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
-/// A sink that shows nothing (--quiet, and the ranks past 0).
-struct SilentSink : MetricsSink {
-  void onStep(const StepRecord&) override {}
-};
-
 /// "HOST:PORT" into the options' host and port.
 void parseMaster(const std::string& text, WorkerGroupOptions& options) {
   const size_t colon = text.rfind(':');
@@ -268,7 +263,7 @@ int RunCommand::train() {
   const bool jsonl = progress_ == ProgressFormat::kJsonl;
   ProgressSink progress(stderr, isatty(fileno(stderr)) != 0);
   JsonProgressSink json_progress(stderr);
-  SilentSink silent;
+  NullSink silent;
   MetricsSink& sink = quiet_  ? static_cast<MetricsSink&>(silent)
                       : jsonl ? static_cast<MetricsSink&>(json_progress)
                               : progress;

@@ -43,9 +43,7 @@ void checkExperiment(const ExperimentConfig& base, const SweepPoint& first) {
   c.epochs = 0;
   c.probe_repeats = 0;
   c.grad_check_every = 0;
-  struct Silent : MetricsSink {
-    void onStep(const StepRecord&) override {}
-  } silent;
+  NullSink silent;
   Trainer(c).run(silent);
 }
 

@@ -120,8 +120,8 @@ def run(exe, folder):
     check(export.returncode == 0 and os.path.getsize(csv) > 0, "export: " + export.stderr)
 
     # The HTML report (accumlab-engine renders it when it was built with the app) shows the
-    # loop with its verdict.
-    if cli(exe, "report", "--help").returncode == 0:
+    # loop with its verdict; CMake says whether this build has it.
+    if os.environ.get("ACCUMLAB_WITH_REPORT", "1") == "1":
         html = os.path.join(folder, "report.html")
         report = subprocess.run([exe, "report", str(ids.get("reference", 0)), mine, "--db", db,
                                  "--out", html], capture_output=True, text=True,

@@ -39,7 +39,9 @@ import time
 SMALL = ["--data", "blobs:16", "--synthetic-samples", "1500", "--model", "mlp:32",
          "--micro-batch", "8", "--accum", "4", "--clip-norm", "0.05", "--threads", "1",
          "--window-policy", "flush-exact", "--eval-every", "100000000"]
-TIMEOUT_S = 10
+# A sanitizer build runs slower (tests/sanitize/env.sh): its timeouts get an allowance.
+TIME_SCALE = float(os.environ.get("ACCUMLAB_TEST_TIME_SCALE", "1"))
+TIMEOUT_S = round(10 * TIME_SCALE)
 # The shared token of the runs that meet at --master (ranks on several machines).
 TOKEN = "5f1c0e7a9b2d4c68a1e3f5b7d9c2e4a6"
 TOKEN_ADVICE = "set the same --token-file or ACCUMLAB_TOKEN on every rank"
@@ -167,7 +169,8 @@ def start_three(cli, db, timeout_s):
 
 
 def case_hang(cli, folder):
-    timeout_s = 3  # the shortest that a loaded machine's slow window does not reach
+    # The shortest that a loaded machine's slow window does not reach.
+    timeout_s = round(3 * TIME_SCALE)
     parent, _, rank2 = start_three(cli, os.path.join(folder, "hang.sqlite"), timeout_s)
     t0 = time.monotonic()
     os.kill(rank2, signal.SIGSTOP)

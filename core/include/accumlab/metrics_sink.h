@@ -27,6 +27,12 @@ class MetricsSink {
   virtual void flush() {}
 };
 
+/// Hears a run and keeps nothing (`run --quiet`, the ranks past 0, a dry run, benchmarks).
+class NullSink : public MetricsSink {
+ public:
+  void onStep(const StepRecord&) override {}
+};
+
 /// Forwards every call to several sinks, in order, on the thread that calls it (the training
 /// thread, like any sink). The sinks are not owned and must outlive it.
 class FanOutSink : public MetricsSink {

@@ -121,7 +121,7 @@ ModelSample sampleOf(const std::string& file) {
   return file == "cnn_bn.pt" ? ModelSample{{1, 12, 12}, false} : ModelSample{{64}, false};
 }
 
-struct NullSink : MetricsSink {
+struct LossLog : MetricsSink {
   void onStep(const StepRecord& r) override { losses[r.arm].push_back(r.loss); }
   std::map<ArmKind, std::vector<double>> losses;
 };
@@ -233,7 +233,7 @@ TEST_F(TorchScriptModelTest, MlpTrainsAndAccumEqualsBigBatch) {
   c.arms = {ArmKind::kAccum, ArmKind::kBigBatch};
   c.samples = 100 * 16 * 8;
   c.eval_every = c.samples;
-  NullSink sink;
+  LossLog sink;
   const RunSummary s = Trainer(c).run(sink);
   ASSERT_EQ(s.arms.size(), 2u);
   for (const auto& arm : s.arms) {
@@ -249,7 +249,7 @@ TEST_F(TorchScriptModelTest, BatchNormCnnTrains) {
   ExperimentConfig c = config("cnn_bn.pt", "blobs:1x12x12");
   c.arms = {ArmKind::kNoAccum, ArmKind::kAccum};
   c.samples = 2400;
-  NullSink sink;
+  LossLog sink;
   const RunSummary s = Trainer(c).run(sink);
   for (const auto& arm : s.arms) ASSERT_EQ(arm.status, ArmStatus::kFinished) << arm.message;
   const auto& losses = sink.losses[ArmKind::kNoAccum];
@@ -343,7 +343,7 @@ TEST_F(TorchScriptModelTest, UnusableFilesAreInputErrors) {
 }
 
 TEST_F(TorchScriptModelTest, ShapeMismatchesNameModelDatasetAndShapes) {
-  NullSink sink;
+  LossLog sink;
   ExperimentConfig c = config("five_outputs.pt", "blobs:64");
   c.samples = 64;
   const std::string outputs = messageOf([&] { Trainer(c).run(sink); });
@@ -376,7 +376,7 @@ TEST_F(TorchScriptModelTest, SequenceModelTrainsTextAndWrongShapesAreNamed) {
   c.samples = 20 * 16;
   c.eval_every = c.samples;
   c.dtype = DType::kFloat64;
-  NullSink sink;
+  LossLog sink;
   const RunSummary s = Trainer(c).run(sink);
   ASSERT_EQ(s.arms.size(), 2u);
   for (const auto& arm : s.arms) ASSERT_EQ(arm.status, ArmStatus::kFinished) << arm.message;
