@@ -75,12 +75,6 @@ std::vector<int64_t> parseHidden(const std::string& spec, const std::string& lis
   return hidden;
 }
 
-std::string shapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 }  // namespace
 
 std::unique_ptr<ModelFactory> makeBuiltinFactory(const std::string& spec,

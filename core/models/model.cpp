@@ -24,4 +24,10 @@ int64_t Model::parameterCount() {
   return n;
 }
 
+std::string shapeText(c10::IntArrayRef shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 }  // namespace accumlab

@@ -48,6 +48,9 @@ class ModelFactory {
   virtual std::unique_ptr<Model> create() = 0;
 };
 
+/// A tensor shape as the sentences about models write it: "[1x28x28]".
+std::string shapeText(c10::IntArrayRef shape);
+
 /// Factory for a model SPEC (docs/data-and-models.md) fitted to a dataset's sample shape and
 /// outputs; `text`: the dataset is byte sequences (Dataset::isText), whose models are charlm,
 /// charlm-transformer or a TorchScript sequence model. Throws InputError for an unknown spec

@@ -12,12 +12,6 @@ namespace accumlab {
 namespace {
 
 // The model's tensors are stored by position, in Model's fixed order.
-std::string shapeText(c10::IntArrayRef shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::string keyOf(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : prefix + "." + name;
 }

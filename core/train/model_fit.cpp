@@ -5,16 +5,6 @@
 
 namespace accumlab {
 
-namespace {
-
-std::string shapeText(c10::IntArrayRef shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
-}  // namespace
-
 void checkModelFits(Model& model, const Dataset& data, torch::Dtype dtype, torch::Device device) {
   // A 1-sample dry run: shape mismatches surface here as one clear sentence.
   torch::NoGradGuard no_grad;
