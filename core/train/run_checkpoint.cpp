@@ -84,13 +84,7 @@ void RunCheckpoint::save(const RunParts& parts, double elapsed_ms, MetricsSink& 
   putInt(a, "every", every_);
   putInt(a, "next_checkpoint", next_);
   putDouble(a, "elapsed_ms", elapsed_ms);
-  putInt(a, "m", parts.m);
-  putInt(a, "k", parts.k);
-  const std::optional<SizeChange>& pending = parts.pending;
-  putInt(a, "pending.has", pending ? 1 : 0);
-  putInt(a, "pending.m", pending ? pending->m : 0);
-  putInt(a, "pending.k", pending ? pending->k : 0);
-  putInt(a, "pending.at", pending ? pending->at : 0);
+  parts.schedule.save(a);
   const ProbeLog& probes = parts.probes;
   putInt(a, "next_probe", probes.next);
   putInt(a, "probes", probes.count);
@@ -99,10 +93,9 @@ void RunCheckpoint::save(const RunParts& parts, double elapsed_ms, MetricsSink& 
   for (size_t i = 0; i < probes.all.size(); ++i) {
     putProbe(a, "probe_log." + std::to_string(i), probes.all[i]);
   }
-  putInt(a, "arms", static_cast<int64_t>(parts.arms.size()));
-  for (size_t i = 0; i < parts.arms.size(); ++i) {
-    parts.arms[i]->save(a, "arm" + std::to_string(i));
-  }
+  const auto& arms = parts.schedule.arms();
+  putInt(a, "arms", static_cast<int64_t>(arms.size()));
+  for (size_t i = 0; i < arms.size(); ++i) arms[i]->save(a, "arm" + std::to_string(i));
   // Written aside and renamed: a kill while saving leaves the previous checkpoint whole.
   const std::string aside = path_ + ".partial";
   try {
@@ -130,7 +123,8 @@ double RunCheckpoint::load(RunParts& parts) {
   if (getText(a, "config", path) != configToJson(parts.config)) {
     throw InputError("checkpoint " + path + " belongs to another experiment (its config differs)");
   }
-  if (getInt(a, "arms", path) != static_cast<int64_t>(parts.arms.size())) {
+  const auto& arms = parts.schedule.arms();
+  if (getInt(a, "arms", path) != static_cast<int64_t>(arms.size())) {
     throw InputError("checkpoint " + path + " holds other arms than this experiment");
   }
   if (every_ == 0) {
@@ -139,13 +133,7 @@ double RunCheckpoint::load(RunParts& parts) {
   }
   next_ = getInt(a, "next_checkpoint", path);
   const double elapsed_ms = getDouble(a, "elapsed_ms", path);
-  parts.m = getInt(a, "m", path);
-  parts.k = getInt(a, "k", path);
-  parts.pending.reset();
-  if (getInt(a, "pending.has", path) != 0) {
-    parts.pending = SizeChange{getInt(a, "pending.m", path), getInt(a, "pending.k", path),
-                               getInt(a, "pending.at", path)};
-  }
+  parts.schedule.load(a, path);
   ProbeLog& probes = parts.probes;
   probes.next = getInt(a, "next_probe", path);
   probes.count = getInt(a, "probes", path);
@@ -159,9 +147,7 @@ double RunCheckpoint::load(RunParts& parts) {
   } else if (probes.last) {
     probes.all.push_back(*probes.last);  // a checkpoint from before probes were pooled
   }
-  for (size_t i = 0; i < parts.arms.size(); ++i) {
-    parts.arms[i]->load(a, "arm" + std::to_string(i), path);
-  }
+  for (size_t i = 0; i < arms.size(); ++i) arms[i]->load(a, "arm" + std::to_string(i), path);
   return elapsed_ms;
 }
 

@@ -11,18 +11,11 @@
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/records.h"
-#include "train/arm_run.h"
+#include "train/arm_schedule.h"
 
 namespace accumlab {
 
 class MetricsSink;
-
-/// A change of m and K scheduled for every arm at one sample position.
-struct SizeChange {
-  int64_t m = 0;
-  int64_t k = 0;
-  int64_t at = 0;  ///< the first window boundary that every running arm reaches
-};
 
 /// The variance probes of a run: when the next is due and every one so far (pooled at the end).
 struct ProbeLog {
@@ -36,16 +29,14 @@ struct ProbeLog {
 /// What a checkpoint holds of a run, by reference into the Trainer's state.
 struct RunParts {
   const ExperimentConfig& config;
-  int64_t& m;  ///< the experiment's current sizes (arms switch at pending->at)
-  int64_t& k;
-  std::optional<SizeChange>& pending;
+  ArmSchedule& schedule;  ///< the arms, each saving its own part, and the sizes
   ProbeLog& probes;
-  std::vector<std::unique_ptr<ArmRun>>& arms;
 };
 
 /// The run's checkpoint and its one format (Trainer::checkpointEvery, Trainer::resumeFrom):
-/// when one is due, and the run's clock, sizes, pending change and probes with every arm's
-/// own save (ArmRun::save), in one torch::serialize archive written aside and renamed.
+/// when one is due, and the run's clock and probes with the schedule's and every arm's own
+/// part (ArmSchedule::save, ArmRun::save), in one torch::serialize archive written aside and
+/// renamed.
 class RunCheckpoint {
  public:
   /// A checkpoint every `samples` samples, at the path `path_of` gives at the first save.

@@ -21,9 +21,10 @@
 #include "train/trainer_impl.h"
 #include "train/variance_probe.h"
 
-// Trainer sets up the arms, schedules them on the sample clock and controls the run (pause,
-// stop, mid-run changes, evaluations, probes, checkpoints due). Each arm is an ArmRun, rounds
-// of arms at once are RoundRunner's, the checkpoint is RunCheckpoint's (ARCHITECTURE.md).
+// Trainer sets up the arms and controls the run (pause, stop, mid-run changes, evaluations,
+// probes, checkpoints due). Each arm is an ArmRun, their order on the sample clock and their
+// sizes are ArmSchedule's, rounds of arms at once RoundRunner's, the checkpoint
+// RunCheckpoint's (ARCHITECTURE.md).
 namespace accumlab {
 
 namespace {
@@ -96,8 +97,9 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
   data = loadDataset(config, nullptr, ReadStop(&control.stopFlag()));
   if (data.trainSize() < 1)
     throw InputError("dataset '" + config.data + "' has no training samples");
-  m = config.micro_batch;
-  k = config.accum;
+  const int64_t m = config.micro_batch;
+  const int64_t k = config.accum;
+  schedule.setSizes(m, k);
   if (config.window_policy == WindowPolicy::kDrop && m * k * config.workers > data.trainSize()) {
     throw InputError(
         "window policy drop would discard every window: " + sizesText(m, k) +
@@ -125,21 +127,24 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
     const auto charge = memory->charge();
     auto model = factory->create();
     model->to(device, dtype);
-    if (!arms.empty()) model->copyStateFrom(arms.front()->stepper->model());
+    if (!schedule.arms().empty()) model->copyStateFrom(schedule.arms().front()->stepper->model());
     checkModelFits(*model, data, dtype, device);
     auto stepper = std::make_unique<ArmStepper>(kind, std::move(model), data, config, device, dtype,
                                                 budget, std::move(memory));
     if (group && kind == ArmKind::kAccum) stepper->shareWith(*group);
-    arms.push_back(std::make_unique<ArmRun>(std::move(stepper), config));
-    arms.back()->next_eval = eval_period;
+    auto arm = std::make_unique<ArmRun>(std::move(stepper), config);
+    arm->next_eval = eval_period;
+    schedule.add(std::move(arm));
   }
 }
 
 void Trainer::Impl::announceModel() {
   // Said once at the start, so that a gap between accum and big-batch is not read as a
   // failure of accumulation.
-  Model& model = arms.front()->stepper->model();
-  const bool paired = find(ArmKind::kAccum) && find(ArmKind::kBigBatch);
+  Model& model = schedule.arms().front()->stepper->model();
+  const int64_t m = schedule.m();
+  const int64_t k = schedule.k();
+  const bool paired = schedule.find(ArmKind::kAccum) && schedule.find(ArmKind::kBigBatch);
   if (group) {
     const int64_t n = config.workers;
     emitEvent(EventKind::kWorkers, ArmKind::kAccum,
@@ -167,23 +172,6 @@ void Trainer::Impl::announceModel() {
   }
 }
 
-ArmRun* Trainer::Impl::find(ArmKind kind) {
-  for (auto& arm : arms) {
-    if (arm->stepper->kind() == kind) return arm.get();
-  }
-  return nullptr;
-}
-
-ArmRun* Trainer::Impl::nextArm() {
-  // The sample clock: the arm furthest behind goes next, ties in arm order.
-  ArmRun* best = nullptr;
-  for (auto& arm : arms) {
-    if (arm->status != ArmStatus::kRunning) continue;
-    if (!best || arm->stepper->samplesSeen() < best->stepper->samplesSeen()) best = arm.get();
-  }
-  return best;
-}
-
 void Trainer::Impl::emitEvent(EventKind kind, std::optional<ArmKind> arm,
                               const std::string& message, int64_t samples) {
   EventRecord e;
@@ -192,7 +180,7 @@ void Trainer::Impl::emitEvent(EventKind kind, std::optional<ArmKind> arm,
   e.kind = kind;
   e.arm = arm;
   e.message = message;
-  publish(arm ? find(*arm) : nullptr, [this, e] { sink->onEvent(e); });
+  publish(arm ? schedule.find(*arm) : nullptr, [this, e] { sink->onEvent(e); });
 }
 
 void Trainer::Impl::pauseIfRequested(int64_t at) {
@@ -219,37 +207,16 @@ std::optional<int64_t> Trainer::Impl::acceptedSize(std::optional<int64_t> reques
   if (*requested < 1) {
     emitEvent(EventKind::kRejected, std::nullopt,
               std::string(what) + " " + std::to_string(*requested) + " ignored: must be ≥ 1",
-              nextArm()->stepper->samplesSeen());
+              schedule.next()->stepper->samplesSeen());
     return std::nullopt;
   }
   return requested;
 }
 
-int64_t Trainer::Impl::commonBoundary() {
-  int64_t at = 0;
-  for (auto& arm : arms) {
-    if (arm->status == ArmStatus::kRunning) at = std::max(at, arm->stepper->samplesSeen());
-  }
-  return boundaryOfAll(at);
-}
-
-int64_t Trainer::Impl::boundaryOfAll(int64_t at) {
-  // Every arm's windows are m·K or m long and restart at the same epoch ends, so their
-  // boundaries nest; iterate to the first position that is a boundary of all of them.
-  for (;;) {
-    int64_t next = at;
-    for (auto& arm : arms) {
-      if (arm->status == ArmStatus::kRunning) {
-        next = std::max(next, arm->stepper->boundaryAtOrAfter(at));
-      }
-    }
-    if (next == at) return at;
-    at = next;
-  }
-}
-
 void Trainer::Impl::scheduleSizeChange() {
-  if (pending) return;  // later requests wait in the queue until this change has landed
+  if (schedule.pending()) return;  // later requests wait in the queue until this one landed
+  const int64_t m = schedule.m();
+  const int64_t k = schedule.k();
   const auto new_m = acceptedSize(control.takeMicroBatch(), m, "micro-batch");
   const auto new_k = acceptedSize(control.takeAccum(), k, "K");
   if (!new_m && !new_k) return;
@@ -257,20 +224,21 @@ void Trainer::Impl::scheduleSizeChange() {
     emitEvent(EventKind::kRejected, std::nullopt,
               "change of m or K ignored: the " + std::to_string(config.workers) +
                   " workers would all have to change at the same window; start a new run",
-              nextArm()->stepper->samplesSeen());
+              schedule.next()->stepper->samplesSeen());
     return;
   }
-  SizeChange change{new_m.value_or(m), new_k.value_or(k), 0};
-  if (config.window_policy == WindowPolicy::kDrop && change.m * change.k > data.trainSize()) {
+  const int64_t to_m = new_m.value_or(m);
+  const int64_t to_k = new_k.value_or(k);
+  if (config.window_policy == WindowPolicy::kDrop && to_m * to_k > data.trainSize()) {
     emitEvent(EventKind::kRejected, std::nullopt,
-              "change to " + sizesText(change.m, change.k) +
+              "change to " + sizesText(to_m, to_k) +
                   " ignored: policy drop would "
                   "discard every window of the " +
                   std::to_string(data.trainSize()) + " training samples; choose a smaller m or K",
-              nextArm()->stepper->samplesSeen());
+              schedule.next()->stepper->samplesSeen());
     return;
   }
-  change.at = commonBoundary();
+  const SizeChange& change = schedule.change(to_m, to_k);
   const std::string where =
       " for all arms at sample " + std::to_string(change.at) + " (optimizer state kept)";
   if (new_m) {
@@ -282,20 +250,6 @@ void Trainer::Impl::scheduleSizeChange() {
     emitEvent(EventKind::kAccum, std::nullopt,
               "K " + std::to_string(k) + " → " + std::to_string(change.k) + where, change.at);
   }
-  for (auto& arm : arms) arm->awaiting_change = arm->status == ArmStatus::kRunning;
-  pending = change;
-}
-
-void Trainer::Impl::applyDueChange(ArmRun& arm) {
-  if (!pending || !arm.awaiting_change || arm.stepper->samplesSeen() < pending->at) return;
-  arm.stepper->setSizes(pending->m, pending->k);
-  arm.awaiting_change = false;
-  for (auto& a : arms) {
-    if (a->status == ArmStatus::kRunning && a->awaiting_change) return;
-  }
-  m = pending->m;
-  k = pending->k;
-  pending.reset();
 }
 
 int64_t Trainer::Impl::memoryNow() {
@@ -340,8 +294,8 @@ void Trainer::Impl::evaluateArm(ArmRun& arm) {
 
 ArmRun* Trainer::Impl::probedArm() {
   // The accum arm's weights are the ones the lesson is about; without it, the first arm's.
-  if (ArmRun* accum = find(ArmKind::kAccum)) return accum;
-  return arms.front().get();
+  if (ArmRun* accum = schedule.find(ArmKind::kAccum)) return accum;
+  return schedule.arms().front().get();
 }
 
 void Trainer::Impl::probeArm(ArmRun& arm) {
@@ -351,8 +305,8 @@ void Trainer::Impl::probeArm(ArmRun& arm) {
   if (arm.stepper->model().stochastic())
     ArmRandom(config.seed ^ 0x70726F6265ULL, device).seedWindow(at);
   ProbeRequest request;
-  request.micro_batch = m;
-  request.accum = k * config.workers;
+  request.micro_batch = schedule.m();
+  request.accum = schedule.k() * config.workers;
   request.repeats = config.probe_repeats;
   request.seed = config.seed ^ (0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(at + 1));
   ProbeRecord rec = probeVariance(arm.stepper->model(), data, request, device, dtype);
@@ -374,20 +328,6 @@ void Trainer::Impl::publish(ArmRun* about, std::function<void()> tell) {
   }
 }
 
-int64_t Trainer::Impl::roundHorizon() {
-  int64_t at = 0;
-  bool level = true;
-  bool first = true;
-  for (auto& arm : arms) {
-    if (arm->status != ArmStatus::kRunning) continue;
-    const int64_t seen = arm->stepper->samplesSeen();
-    if (!first && seen != at) level = false;
-    at = first ? seen : std::max(at, seen);
-    first = false;
-  }
-  return boundaryOfAll(level ? at + 1 : at);  // all at one boundary: the next one
-}
-
 int Trainer::Impl::armThreadsAllowed() const {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return armsAtOnce(config, cores, device.type() == torch::kCPU);
@@ -395,11 +335,11 @@ int Trainer::Impl::armThreadsAllowed() const {
 
 int Trainer::Impl::parallelArms(int64_t horizon) {
   const int wanted = armThreadsAllowed();
-  if (wanted == 1 || pending || control.paused() || control.stopRequested()) return 1;
+  if (wanted == 1 || schedule.pending() || control.paused() || control.stopRequested()) return 1;
   // Random layers draw from LibTorch's process-wide generators, which each arm reseeds for
   // its windows (ArmRandom): those arms keep to one thread, in the sample clock's order.
   int running = 0;
-  for (auto& arm : arms) {
+  for (auto& arm : schedule.arms()) {
     if (arm->status != ArmStatus::kRunning) continue;
     if (arm->stepper->model().stochastic()) return 1;
     ++running;
@@ -415,7 +355,7 @@ void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
   if (rec.arm == ArmKind::kBigBatch) {
     // In a round the two were compared as they took this step (pairStep); otherwise
     // big-batch trails accum in the sample clock, so the pair is level after its step.
-    ArmRun* accum = find(ArmKind::kAccum);
+    ArmRun* accum = schedule.find(ArmKind::kAccum);
     std::optional<double> diff = pairing.take(rec.step, rec.samples_seen);
     if (!diff && accum && accum->stepper->steps() == rec.step &&
         accum->stepper->samplesSeen() == rec.samples_seen &&
@@ -441,15 +381,15 @@ void Trainer::Impl::pairStep(ArmRun& arm, const StepRecord& rec) {
   if (!arm.outbox) return;
   const ArmKind kind = arm.stepper->kind();
   if (kind != ArmKind::kAccum && kind != ArmKind::kBigBatch) return;
-  if (!find(ArmKind::kAccum) || !find(ArmKind::kBigBatch)) return;
+  if (!schedule.find(ArmKind::kAccum) || !schedule.find(ArmKind::kBigBatch)) return;
   pairing.arrive(
       kind == ArmKind::kAccum ? WeightPairing::Side::kAccum : WeightPairing::Side::kBigBatch,
       rec.step, rec.samples_seen, arm.stepper->parameters());
 }
 
 void Trainer::Impl::forgetUnpaired() {
-  const ArmRun* accum = find(ArmKind::kAccum);
-  const ArmRun* big = find(ArmKind::kBigBatch);
+  const ArmRun* accum = schedule.find(ArmKind::kAccum);
+  const ArmRun* big = schedule.find(ArmKind::kBigBatch);
   if (!accum || !big) return;
   if (accum->status != ArmStatus::kRunning) pairing.dropLeftBy(WeightPairing::Side::kBigBatch);
   if (big->status != ArmStatus::kRunning) pairing.dropLeftBy(WeightPairing::Side::kAccum);
@@ -499,8 +439,8 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
     // run (a forward pass is about a third of a training step) even for large pools or m·K,
     // where a fixed interval would make probing dominate.
     ProbeRequest request;
-    request.micro_batch = m;
-    request.accum = k * config.workers;
+    request.micro_batch = schedule.m();
+    request.accum = schedule.k() * config.workers;
     request.repeats = config.probe_repeats;
     const int64_t cost =
         probeForwardSamples(request, stepper.model().batchDependent(), data.trainSize());
@@ -519,7 +459,7 @@ void Trainer::Impl::trainWindowOrFail(ArmRun& arm) {
     // The run cannot go on without the lost worker: the arms of this rank stop with it.
     finishArm(arm, ArmStatus::kFailed, e.what());
     emitEvent(EventKind::kFailed, arm.stepper->kind(), e.what(), arm.stepper->samplesSeen());
-    for (auto& a : arms) {
+    for (auto& a : schedule.arms()) {
       if (a->status == ArmStatus::kRunning) {
         finishArm(*a, ArmStatus::kStopped, std::string("stopped: ") + e.what());
       }
@@ -558,7 +498,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
     info.device += ", " + std::to_string(at_once) + " arms at once";
   }
   info.dataset = d.data.describe();
-  Model& model = d.arms.front()->stepper->model();
+  Model& model = d.schedule.arms().front()->stepper->model();
   info.parameters = model.parameterCount();
   info.model = model.spec() + " (" + std::to_string(info.parameters) + " parameters)";
   info.train_samples = d.data.trainSize();
@@ -578,21 +518,21 @@ RunSummary Trainer::run(MetricsSink& sink) {
   if (!d.checkpoint.resuming()) {
     d.announceModel();
   } else {
-    const ArmRun* behind = d.nextArm();
+    const ArmRun* behind = d.schedule.next();
     d.emitEvent(EventKind::kResumed, std::nullopt,
                 "resumed from the checkpoint at " +
                     std::to_string(behind ? behind->stepper->samplesSeen() : 0) + " samples",
                 behind ? behind->stepper->samplesSeen() : 0);
   }
 
-  while (ArmRun* arm = d.nextArm()) {
+  while (ArmRun* arm = d.schedule.next()) {
     const int64_t at = arm->stepper->samplesSeen();
     if (d.checkpoint.dueAt(at)) d.checkpoint.save(d.parts(), msSince(d.start), sink);
     d.pauseIfRequested(at);
     // A data-parallel stop travels with the accum arm's next all-reduce, so that every rank
     // stops after the same window.
     const bool agreed = d.group && d.group->stopAgreed();
-    const ArmRun* shared = d.group ? d.find(ArmKind::kAccum) : nullptr;
+    const ArmRun* shared = d.group ? d.schedule.find(ArmKind::kAccum) : nullptr;
     if (d.control.stopRequested() && shared && shared->status == ArmStatus::kRunning && !agreed) {
       d.group->wantStop();
     } else if (d.control.stopRequested() || agreed) {
@@ -600,25 +540,25 @@ RunSummary Trainer::run(MetricsSink& sink) {
                                      ? d.control.stopReason()
                                      : "stopped because another worker was stopped";
       d.emitEvent(EventKind::kStop, std::nullopt, reason, at);
-      for (auto& a : d.arms) {
+      for (auto& a : d.schedule.arms()) {
         if (a->status == ArmStatus::kRunning) d.finishArm(*a, ArmStatus::kStopped, reason);
       }
       break;
     }
     d.scheduleSizeChange();
-    const int64_t horizon = d.roundHorizon();
+    const int64_t horizon = d.schedule.roundHorizon();
     if (const int threads = d.parallelArms(horizon); threads > 1) {
       std::vector<ArmRun*> running;
-      for (auto& a : d.arms) running.push_back(a.get());
+      for (auto& a : d.schedule.arms()) running.push_back(a.get());
       d.rounds.train(running, d.rounds.lengthen(horizon, d.checkpoint.next()), threads);
       d.forgetUnpaired();
       continue;
     }
-    d.applyDueChange(*arm);
+    d.schedule.applyDue(*arm);
     d.trainWindowOrFail(*arm);
     d.forgetUnpaired();
   }
-  for (auto& arm : d.arms) summary.arms.push_back(arm->summary(d.device));
+  for (auto& arm : d.schedule.arms()) summary.arms.push_back(arm->summary(d.device));
   // A rank still waiting on this one (after a lost worker) hears the connections close now,
   // not at the timeout; the store stays for its roll call.
   if (d.group) d.group->leave();

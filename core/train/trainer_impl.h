@@ -2,9 +2,9 @@
 #pragma once
 
 // The state of a Trainer's run (private to core/train; its members are in trainer.cpp): the
-// loop, the controls and the schedule of arms, evaluations and probes. Its parts own their
-// own state: each arm (ArmRun), the rounds of parallel training (RoundRunner) and the
-// checkpoint (RunCheckpoint).
+// loop, the controls, evaluations and probes. Its parts own their own state: each arm
+// (ArmRun), the arms on the sample clock with m and K (ArmSchedule), the rounds of parallel
+// training (RoundRunner) and the checkpoint (RunCheckpoint).
 #include <c10/core/DeviceGuard.h>
 
 #include <chrono>
@@ -47,14 +47,12 @@ struct Trainer::Impl {
   Dataset data;
   torch::Device device{torch::kCPU};
   torch::Dtype dtype = torch::kFloat32;
-  std::vector<std::unique_ptr<ArmRun>> arms;
+  /// The arms on the sample clock, and the experiment's m and K.
+  ArmSchedule schedule;
   int64_t budget = 0;
   int64_t eval_period = 0;
   ProbeLog probes;
   RunCheckpoint checkpoint;
-  int64_t m = 0;  ///< the experiment's current m (arms switch to it at `pending->at`)
-  int64_t k = 0;
-  std::optional<SizeChange> pending;
   Clock::time_point start;
   double last_memory_poll_ms = -1e9;
   int64_t last_memory = 0;
@@ -62,7 +60,7 @@ struct Trainer::Impl {
   /// Accum's weights against big-batch's after each step (record, pairStep).
   WeightPairing pairing;
   RoundRunner rounds{{[this](ArmRun& arm) { trainWindowOrFail(arm); },
-                      [this](int64_t at) { return boundaryOfAll(at); },
+                      [this](int64_t at) { return schedule.boundaryOfAll(at); },
                       [this] {
                         return !control.stopRequested() && !control.paused() &&
                                !control.sizeChangeRequested();
@@ -78,16 +76,11 @@ struct Trainer::Impl {
   /// Resolves the device and sets `device_guard` (the caller's, on the training thread) to it.
   void setUp(c10::OptionalDeviceGuard& device_guard);
   void announceModel();
-  ArmRun* nextArm();
   /// Pauses when asked; `at` is the samples seen by the arm about to train.
   void pauseIfRequested(int64_t at);
   void scheduleSizeChange();
   std::optional<int64_t> acceptedSize(std::optional<int64_t> requested, int64_t current,
                                       const char* what);
-  void applyDueChange(ArmRun& arm);
-  int64_t commonBoundary();
-  /// The first position at or after `at` that is a window boundary of every running arm.
-  int64_t boundaryOfAll(int64_t at);
   void trainWindow(ArmRun& arm);
   /// trainWindow, with a failure made the arm's end (an InputError is thrown on).
   void trainWindowOrFail(ArmRun& arm);
@@ -97,9 +90,6 @@ struct Trainer::Impl {
   int parallelArms(int64_t horizon);
   /// armsAtOnce for this run's device and this machine's cores.
   int armThreadsAllowed() const;
-  /// The first window boundary of every running arm past the one furthest ahead (or past
-  /// their common position): where the shortest round of parallel training ends.
-  int64_t roundHorizon();
   /// Tells the sink now, or, while `about` trains in a round, holds it in the arm's outbox.
   void publish(ArmRun* about, std::function<void()> tell);
   void record(ArmRun& arm, StepRecord& rec);
@@ -114,10 +104,9 @@ struct Trainer::Impl {
   void probeArm(ArmRun& arm);
   void emitEvent(EventKind kind, std::optional<ArmKind> arm, const std::string& message,
                  int64_t samples);
-  ArmRun* find(ArmKind kind);
   int64_t memoryNow();
   /// The parts of the run a checkpoint holds.
-  RunParts parts() { return {config, m, k, pending, probes, arms}; }
+  RunParts parts() { return {config, schedule, probes}; }
 };
 
 }  // namespace accumlab
