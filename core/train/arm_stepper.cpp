@@ -8,6 +8,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "models/model_state.h"
+#include "train/big_batch_check.h"
 #include "train/optimizer_factory.h"
 #include "train/pitfalls.h"
 #include "train/state_archive.h"
@@ -276,73 +277,6 @@ std::string ArmStepper::budgetText() const {
 // The gradient check: the accumulated gradient against the same window as one big batch at the
 // same weights, at every N-th window and at every irregular one, repeated in float64 when
 // float32 rounding cannot explain a difference (a ReLU kink can).
-
-namespace {
-
-/// The window's samples as one batch, normalised by the window's true sample count (so an
-/// under-scaled flush-divide-by-K window shows).
-WindowPlan asOneBatch(const WindowPlan& plan) {
-  WindowPlan big;
-  big.micro_batches = {torch::cat(plan.micro_batches)};
-  big.weigh = plan.weigh;
-  big.weight = plan.weightOf(big.micro_batches.front());
-  big.weights = {big.weight};
-  big.loss_scales = {1.0 / big.weight};
-  big.samples = plan.samples;
-  big.consumed = plan.consumed;
-  return big;
-}
-
-/// |a − b| / |b| over all parameters. (Per tensor, max|Δ| / max|g| blows up where a tensor's
-/// per-sample gradients nearly cancel: rounding scales with the summands, not with their
-/// small sum. Measured: 2e-5 in float32 on the bias of the default MLP.)
-double relativeDifference(const std::vector<torch::Tensor>& a,
-                          const std::vector<torch::Tensor>& b) {
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> diff_norms, ref_norms;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff_norms.push_back((a[i] - b[i]).norm());
-    ref_norms.push_back(b[i].norm());
-  }
-  const double ref = torch::stack(ref_norms).norm().item<double>();
-  const double delta = torch::stack(diff_norms).norm().item<double>();
-  return ref > 0 ? delta / ref : (delta > 0 ? kNaN : 0.0);
-}
-
-std::vector<torch::Tensor> gradsOf(const std::vector<torch::Tensor>& params) {
-  std::vector<torch::Tensor> grads;
-  grads.reserve(params.size());
-  for (const auto& p : params) grads.push_back(p.grad());
-  return grads;
-}
-
-/// The parameters' .grad and copies of the model's buffers (BatchNorm's running statistics),
-/// taken before a measurement runs the window again and put back by restore(). The gradients
-/// need no copy: GradWindow::run() drops them before it starts, so these handles stay as they
-/// were.
-class KeptTrainingState {
- public:
-  KeptTrainingState(std::vector<torch::Tensor>& params, Model& model)
-      : params_(params), grads_(gradsOf(params)), buffers_(model.buffers()) {
-    for (const auto& b : buffers_) saved_.push_back(b.clone());
-  }
-  const std::vector<torch::Tensor>& grads() const { return grads_; }
-  void restore() {
-    torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = grads_[i];
-    for (size_t i = 0; i < buffers_.size(); ++i) buffers_[i].copy_(saved_[i]);
-  }
-
- private:
-  std::vector<torch::Tensor>& params_;
-  std::vector<torch::Tensor> grads_, buffers_, saved_;
-};
-
-void dropGrads(std::vector<torch::Tensor>& params) {
-  for (auto& p : params) p.mutable_grad().reset();
-}
-
-}  // namespace
 
 bool ArmStepper::gradCheckDue(const WindowPlan& plan) const {
   // A pitfall arm is checked like accum: the check measures its mistake.

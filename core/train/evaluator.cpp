@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "train/loss.h"
+#include "train/text_sample.h"
 
 namespace accumlab {
 
@@ -45,6 +46,27 @@ EvalResult evaluate(Model& model, const Dataset& data, const torch::Device& devi
                    ? static_cast<double>(correct.item<int64_t>()) / predictions
                    : std::numeric_limits<double>::quiet_NaN();
   return r;
+}
+
+EvalRecord evaluationRecord(ArmStepper& stepper, const Dataset& data, torch::Device device,
+                            torch::Dtype dtype, uint64_t seed, double wall_ms) {
+  const EvalResult r = evaluate(stepper.model(), data, device, dtype);
+  EvalRecord e;
+  e.arm = stepper.kind();
+  e.step = stepper.steps();
+  e.samples_seen = stepper.samplesSeen();
+  e.wall_ms = wall_ms;
+  e.loss = r.loss;
+  e.accuracy = r.accuracy;
+  if (data.isText()) {
+    // One seed per evaluation point. A row holds kTextStart … kTextEnd: its inputs are one
+    // token shorter.
+    constexpr uint64_t kTextSeedStep = 0x7E47ULL;
+    e.text_sample =
+        sampleTextLine(stepper.model(), device, data.sample_shape.front() - 1,
+                       seed ^ (kTextSeedStep * static_cast<uint64_t>(e.samples_seen + 1)));
+  }
+  return e;
 }
 
 }  // namespace accumlab

@@ -46,4 +46,21 @@ void checkModelFits(Model& model, const Dataset& data, torch::Dtype dtype, torch
   }
 }
 
+std::vector<std::string> modelCaveats(Model& model, bool paired) {
+  std::vector<std::string> said;
+  if (model.batchDependent()) {
+    said.push_back("model '" + model.spec() + "' normalises over its batch (BatchNorm)" +
+                   (paired ? ": accum normalises each micro-batch of m, big-batch the whole "
+                             "m·K, so they train different models and are not expected to match"
+                           : ""));
+  }
+  if (model.stochastic()) {
+    said.push_back("model '" + model.spec() + "' has random layers (dropout)" +
+                   (paired ? ": every arm draws its own random masks from the seed, so accum and "
+                             "big-batch may differ by their masks, not by accumulation"
+                           : ": every arm draws its own random masks from the seed"));
+  }
+  return said;
+}
+
 }  // namespace accumlab

@@ -20,6 +20,18 @@ constexpr int64_t kMaxRoundWindows = 4096;
 
 }  // namespace
 
+int RoundRunner::threadsFor(const std::vector<std::unique_ptr<ArmRun>>& arms, int wanted) {
+  // Random layers draw from LibTorch's process-wide generators, which each arm reseeds for
+  // its windows (ArmRandom): those arms keep to one thread, in the sample clock's order.
+  int running = 0;
+  for (const auto& arm : arms) {
+    if (arm->status != ArmStatus::kRunning) continue;
+    if (arm->stepper->model().stochastic()) return 1;
+    ++running;
+  }
+  return std::min(wanted, running);
+}
+
 int64_t RoundRunner::lengthen(int64_t horizon, int64_t stop_before) const {
   for (int64_t i = 1; i < windows_; ++i) {
     const int64_t next = run_.boundary_of_all(horizon + 1);

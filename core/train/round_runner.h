@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "train/arm_run.h"
@@ -44,6 +45,10 @@ class RoundRunner {
   };
 
   explicit RoundRunner(Run run) : run_(std::move(run)) {}
+
+  /// How many of `wanted` threads a round of `arms` may use: one per running arm, and one in
+  /// all when an arm has random layers.
+  static int threadsFor(const std::vector<std::unique_ptr<ArmRun>>& arms, int wanted);
 
   /// `horizon` moved on by this round's length − 1 common boundaries, never past `stop_before`
   /// (a checkpoint due: taken with every arm at rest, between rounds).

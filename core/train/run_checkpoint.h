@@ -12,31 +12,23 @@
 #include "accumlab/experiment_config.h"
 #include "accumlab/records.h"
 #include "train/arm_schedule.h"
+#include "train/probe_schedule.h"
 
 namespace accumlab {
 
 class MetricsSink;
 
-/// The variance probes of a run: when the next is due and every one so far (pooled at the end).
-struct ProbeLog {
-  int64_t period = 0;  ///< samples between probes; 0: no variance probe
-  int64_t next = 0;    ///< samples seen by the probed arm at which the next is due
-  std::optional<ProbeRecord> last;
-  int64_t count = 0;
-  std::vector<ProbeRecord> all;
-};
-
 /// What a checkpoint holds of a run, by reference into the Trainer's state.
 struct RunParts {
   const ExperimentConfig& config;
   ArmSchedule& schedule;  ///< the arms, each saving its own part, and the sizes
-  ProbeLog& probes;
+  ProbeSchedule& probes;
 };
 
 /// The run's checkpoint and its one format (Trainer::checkpointEvery, Trainer::resumeFrom):
-/// when one is due, and the run's clock and probes with the schedule's and every arm's own
-/// part (ArmSchedule::save, ArmRun::save), in one torch::serialize archive written aside and
-/// renamed.
+/// when one is due, and the run's clock with the probes', the schedule's and every arm's own
+/// part (ProbeSchedule::save, ArmSchedule::save, ArmRun::save), in one torch::serialize archive
+/// written aside and renamed.
 class RunCheckpoint {
  public:
   /// A checkpoint every `samples` samples, at the path `path_of` gives at the first save.

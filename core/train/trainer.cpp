@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
@@ -13,13 +12,10 @@
 #include "data/dataset_factory.h"
 #include "memory/memory_probe.h"
 #include "stats/weight_diff.h"
-#include "train/arm_random.h"
 #include "train/device_select.h"
 #include "train/evaluator.h"
 #include "train/model_fit.h"
-#include "train/text_sample.h"
 #include "train/trainer_impl.h"
-#include "train/variance_probe.h"
 
 // Trainer sets up the arms and controls the run (pause, stop, mid-run changes, evaluations,
 // probes, checkpoints due). Each arm is an ArmRun, their order on the sample clock and their
@@ -31,9 +27,6 @@ namespace {
 
 // Memory is read from /proc at most this often.
 constexpr double kMemoryPollMs = 200.0;
-
-/// Samples trained between two variance probes, at least, per sample a probe runs forward.
-constexpr int64_t kProbeSpacing = 2;
 
 }  // namespace
 
@@ -112,10 +105,9 @@ void Trainer::Impl::setUp(c10::OptionalDeviceGuard& device_guard) {
           ? config.samples
           : static_cast<int64_t>(std::ceil(config.epochs * static_cast<double>(data.trainSize())));
   eval_period = config.eval_every > 0 ? config.eval_every : data.trainSize();
-  probes.period = !probesVariance(config) || !leads() ? 0
-                  : config.probe_every > 0            ? config.probe_every
-                                                      : eval_period;
-  probes.next = probes.period;
+  probes.start(!probesVariance(config) || !leads() ? 0
+               : config.probe_every > 0            ? config.probe_every
+                                                   : eval_period);
 
   // A user's TorchScript file is checked first in a child process, with a forward pass of a
   // sample of this data's shape (checkModelInChild), before it loads here.
@@ -154,21 +146,8 @@ void Trainer::Impl::announceModel() {
                   " samples: each accumulates its K micro-batches, then one all-reduce per window",
               0);
   }
-  if (model.batchDependent()) {
-    emitEvent(EventKind::kModel, std::nullopt,
-              "model '" + model.spec() + "' normalises over its batch (BatchNorm)" +
-                  (paired ? ": accum normalises each micro-batch of m, big-batch the whole "
-                            "m·K, so they train different models and are not expected to match"
-                          : ""),
-              0);
-  }
-  if (model.stochastic()) {
-    emitEvent(EventKind::kModel, std::nullopt,
-              "model '" + model.spec() + "' has random layers (dropout)" +
-                  (paired ? ": every arm draws its own random masks from the seed, so accum and "
-                            "big-batch may differ by their masks, not by accumulation"
-                          : ": every arm draws its own random masks from the seed"),
-              0);
+  for (const std::string& caveat : modelCaveats(model, paired)) {
+    emitEvent(EventKind::kModel, std::nullopt, caveat, 0);
   }
 }
 
@@ -273,21 +252,8 @@ void Trainer::Impl::finishArm(ArmRun& arm, ArmStatus status, const std::string& 
 
 void Trainer::Impl::evaluateArm(ArmRun& arm) {
   if (data.valSize() == 0 || !leads()) return;
-  const EvalResult r = evaluate(arm.stepper->model(), data, device, dtype);
-  EvalRecord e;
-  e.arm = arm.stepper->kind();
-  e.step = arm.stepper->steps();
-  e.samples_seen = arm.stepper->samplesSeen();
-  e.wall_ms = msSince(start);
-  e.loss = r.loss;
-  e.accuracy = r.accuracy;
-  if (data.isText()) {
-    // One seed per evaluation point, the same for every arm: their lines differ by their
-    // weights alone. A row holds kTextStart … kTextEnd: its inputs are one token shorter.
-    e.text_sample =
-        sampleTextLine(arm.stepper->model(), device, data.sample_shape.front() - 1,
-                       config.seed ^ (0x7E47ULL * static_cast<uint64_t>(e.samples_seen + 1)));
-  }
+  const EvalRecord e =
+      evaluationRecord(*arm.stepper, data, device, dtype, config.seed, msSince(start));
   arm.last_eval = e;
   publish(&arm, [this, e] { sink->onEval(e); });
 }
@@ -296,28 +262,6 @@ ArmRun* Trainer::Impl::probedArm() {
   // The accum arm's weights are the ones the lesson is about; without it, the first arm's.
   if (ArmRun* accum = schedule.find(ArmKind::kAccum)) return accum;
   return schedule.arms().front().get();
-}
-
-void Trainer::Impl::probeArm(ArmRun& arm) {
-  const int64_t at = arm.stepper->samplesSeen();
-  // Dropout draws from the default generators, which every arm reseeds before its next
-  // window; seeding them here too makes the probe itself reproducible.
-  if (arm.stepper->model().stochastic())
-    ArmRandom(config.seed ^ 0x70726F6265ULL, device).seedWindow(at);
-  ProbeRequest request;
-  request.micro_batch = schedule.m();
-  request.accum = schedule.k() * config.workers;
-  request.repeats = config.probe_repeats;
-  request.seed = config.seed ^ (0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(at + 1));
-  ProbeRecord rec = probeVariance(arm.stepper->model(), data, request, device, dtype);
-  rec.arm = arm.stepper->kind();
-  rec.step = arm.stepper->steps();
-  rec.samples_seen = at;
-  rec.wall_ms = msSince(start);
-  probes.last = rec;
-  probes.all.push_back(rec);
-  ++probes.count;
-  publish(&arm, [this, rec] { sink->onProbe(rec); });
 }
 
 void Trainer::Impl::publish(ArmRun* about, std::function<void()> tell) {
@@ -335,18 +279,12 @@ int Trainer::Impl::armThreadsAllowed() const {
 
 int Trainer::Impl::parallelArms(int64_t horizon) {
   const int wanted = armThreadsAllowed();
-  if (wanted == 1 || schedule.pending() || control.paused() || control.stopRequested()) return 1;
-  // Random layers draw from LibTorch's process-wide generators, which each arm reseeds for
-  // its windows (ArmRandom): those arms keep to one thread, in the sample clock's order.
-  int running = 0;
-  for (auto& arm : schedule.arms()) {
-    if (arm->status != ArmStatus::kRunning) continue;
-    if (arm->stepper->model().stochastic()) return 1;
-    ++running;
+  // A change, a pause, a stop or a checkpoint finds every arm at rest on the sample clock.
+  if (wanted == 1 || schedule.pending() || control.paused() || control.stopRequested() ||
+      checkpoint.next() <= horizon) {
+    return 1;
   }
-  // A checkpoint is taken with every arm at rest on the sample clock.
-  if (checkpoint.next() <= horizon) return 1;
-  return std::min(wanted, running);
+  return RoundRunner::threadsFor(schedule.arms(), wanted);
 }
 
 void Trainer::Impl::record(ArmRun& arm, StepRecord& rec) {
@@ -432,20 +370,10 @@ void Trainer::Impl::trainWindow(ArmRun& arm) {
     evaluateArm(arm);
     while (arm.next_eval <= stepper.samplesSeen()) arm.next_eval += eval_period;
   }
-  if (probes.period > 0 && &arm == probedArm() && stepper.samplesSeen() >= probes.next) {
-    probeArm(arm);
-    // A probe runs its pool forward (R·m·(K+1) samples for a batch-dependent model). Training
-    // at least twice that many samples before the next one keeps its cost a small part of the
-    // run (a forward pass is about a third of a training step) even for large pools or m·K,
-    // where a fixed interval would make probing dominate.
-    ProbeRequest request;
-    request.micro_batch = schedule.m();
-    request.accum = schedule.k() * config.workers;
-    request.repeats = config.probe_repeats;
-    const int64_t cost =
-        probeForwardSamples(request, stepper.model().batchDependent(), data.trainSize());
-    const int64_t gap = std::max(probes.period, kProbeSpacing * cost);
-    while (probes.next <= stepper.samplesSeen()) probes.next += gap;
+  if (&arm == probedArm() && probes.dueAt(stepper.samplesSeen())) {
+    const ProbeRecord rec =
+        probes.probe(arm, data, config, schedule.m(), schedule.k(), device, dtype, msSince(start));
+    publish(&arm, [this, rec] { sink->onProbe(rec); });
   }
   if (stepper.samplesLeft() <= 0) finishArm(arm, ArmStatus::kFinished, "");
 }
@@ -562,9 +490,9 @@ RunSummary Trainer::run(MetricsSink& sink) {
   // A rank still waiting on this one (after a lost worker) hears the connections close now,
   // not at the timeout; the store stays for its roll call.
   if (d.group) d.group->leave();
-  summary.variance_probe = d.probes.last;
-  summary.variance_probes = d.probes.count;
-  summary.variance_probe_pooled = poolProbes(d.probes.all);
+  summary.variance_probe = d.probes.last();
+  summary.variance_probes = d.probes.count();
+  summary.variance_probe_pooled = poolProbes(d.probes.all());
   sink.onRunFinished(summary);
   d.checkpoint.discard();
   return summary;

@@ -16,6 +16,7 @@
 
 #include "accumlab/trainer.h"
 #include "train/arm_run.h"
+#include "train/probe_schedule.h"
 #include "train/round_runner.h"
 #include "train/run_checkpoint.h"
 #include "train/trainer_control.h"
@@ -51,7 +52,7 @@ struct Trainer::Impl {
   ArmSchedule schedule;
   int64_t budget = 0;
   int64_t eval_period = 0;
-  ProbeLog probes;
+  ProbeSchedule probes;
   RunCheckpoint checkpoint;
   Clock::time_point start;
   double last_memory_poll_ms = -1e9;
@@ -101,7 +102,6 @@ struct Trainer::Impl {
   void finishArm(ArmRun& arm, ArmStatus status, const std::string& message);
   void evaluateArm(ArmRun& arm);
   ArmRun* probedArm();
-  void probeArm(ArmRun& arm);
   void emitEvent(EventKind kind, std::optional<ArmKind> arm, const std::string& message,
                  int64_t samples);
   int64_t memoryNow();

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "train/worker_group.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <torch/version.h>
 #include <unistd.h>
@@ -23,6 +20,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "train/gloo_device.h"
 #include "train/grad_window.h"
 #include "train/token_proof.h"
 
@@ -72,49 +70,6 @@ std::string seconds(double s) {
 
 std::chrono::milliseconds millis(double s) {
   return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0));
-}
-
-/// This machine's address on the route to host:port ("" when it cannot be found): what the
-/// other ranks can reach. (Gloo's default resolves the hostname, which Debian maps to a
-/// loopback address in /etc/hosts, where no other machine can connect.)
-std::string localAddressTowards(const std::string& host, int port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_DGRAM;
-  addrinfo* found = nullptr;
-  if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found)
-    return "";
-  std::string address;
-  const int fd = ::socket(found->ai_family, SOCK_DGRAM, 0);
-  sockaddr_storage local{};
-  socklen_t length = sizeof local;
-  // Connecting a UDP socket sends nothing; it only picks the route and the local address.
-  if (fd >= 0 && ::connect(fd, found->ai_addr, found->ai_addrlen) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
-    char text[INET6_ADDRSTRLEN] = {};
-    const void* raw =
-        local.ss_family == AF_INET6
-            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
-            : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
-    if (::inet_ntop(local.ss_family, raw, text, sizeof text)) address = text;
-  }
-  if (fd >= 0) ::close(fd);
-  ::freeaddrinfo(found);
-  return address;
-}
-
-/// The network device Gloo connects the ranks through: loopback for ranks on this machine
-/// (`local`), so that they listen on nothing else; GLOO_SOCKET_IFNAME's interface when set
-/// (PyTorch's convention); else this machine's address towards the master.
-std::shared_ptr<::gloo::transport::Device> glooDevice(bool local, const std::string& host,
-                                                      int port) {
-  if (local) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
-  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface && *interface) {
-    return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
-  }
-  const std::string address = localAddressTowards(host, port);
-  return address.empty() ? c10d::ProcessGroupGloo::createDefaultDevice()
-                         : c10d::ProcessGroupGloo::createDeviceForHostname(address);
 }
 
 /// Splits "a\nb\nc" into its lines.
