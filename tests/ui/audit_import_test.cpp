@@ -4,16 +4,12 @@
 // untouched (docs/audit.md).
 #include <QAction>
 #include <QApplication>
-#include <QDialog>
 #include <QFile>
-#include <QFileDialog>
-#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTimer>
 
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
@@ -118,21 +114,10 @@ class AuditImportTest : public QObject {
     QVERIFY(window.applyOptions(options));
     QAction* action = window.menuBar()->findChild<QAction*>("importAudit");
     QVERIFY(action != nullptr);
-    // Answer the file dialog the action opens with the audit file, typed into its name field
-    // as a person would: selectFile() leaves that field alone once it has the focus, which
-    // the offscreen platform gives it sooner or later, and accept() then has no file.
-    QTimer answer;
-    connect(&answer, &QTimer::timeout, [&] {
-      if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
-        auto* name = dialog->findChild<QLineEdit*>("fileNameEdit");
-        QVERIFY(name != nullptr);
-        name->setText(path);
-        static_cast<QDialog*>(dialog)->accept();  // QFileDialog::accept() is protected
-      }
-    });
-    answer.start(20);
-    action->trigger();
-    answer.stop();
+    // Answer the file dialog the action opens with the audit file, as a person would.
+    test::DialogAnswer answer(dir_.path(), path);
+    action->trigger();  // returns once the dialog is answered
+    QVERIFY(answer.answered());
     QCOMPARE(window.lastError(), QString());
     QCOMPARE(window.store()->listRuns().size(), size_t{2});
     // One experiment shown with both arms: the reference and the loop, step by step.

@@ -11,7 +11,7 @@
 // come from SQLite; a report fails the round.
 //
 // Environment: ACCUMLAB_CLI (the accumlab-cli to run beside the app), ACCUMLAB_TORTURE_ROUNDS
-// (default 20), ACCUMLAB_TORTURE_SHOTS (a folder for pictures of the dialogs),
+// (default 20), ACCUMLAB_DIALOG_SHOTS (a folder for pictures of the dialogs),
 // ACCUMLAB_GUARD_STORE and ACCUMLAB_GUARD_LOG (store_open_guard's).
 #include <QAction>
 #include <QApplication>
@@ -71,67 +71,6 @@ QProcessEnvironment childEnvironment() {
   env.insert("OMP_NUM_THREADS", "1");
   return env;
 }
-
-/// Answers the next modal file dialog: shows `folder` in it, waits until the dialog has
-/// listed it (its icons and types fetched, as a user would see them), then saves or opens
-/// `choice` (a name in `folder`, or `folder` itself for a folder dialog), or cancels when
-/// `choice` is empty.
-class DialogAnswer : public QObject {
- public:
-  DialogAnswer(QString folder, QString choice)
-      : folder_(std::move(folder)), choice_(std::move(choice)) {
-    timer_.setInterval(20);
-    connect(&timer_, &QTimer::timeout, this, [this] { tick(); });
-    timer_.start();
-  }
-  bool answered() const { return answered_; }
-
- private:
-  void tick() {
-    auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
-    if (!dialog) return;
-    if (!shown_) {
-      // The dialog's model lists the folder on a thread of its own, with every file's icon
-      // and type, whatever its name filter then hides.
-      auto* model = dialog->findChild<QFileSystemModel*>();
-      if (model) {
-        connect(model, &QFileSystemModel::directoryLoaded, this, [this](const QString& path) {
-          if (QDir(path) == QDir(folder_)) listed_ = true;
-        });
-      }
-      dialog->setDirectory(folder_);
-      shown_ = true;
-      since_.start();
-      return;
-    }
-    // A dialog that opens where the last one was has listed the folder before it was asked.
-    auto* model = dialog->findChild<QFileSystemModel*>();
-    const bool there = model && QDir(model->rootPath()) == QDir(folder_);
-    if (!(listed_ && since_.elapsed() >= 300) && !(there && since_.elapsed() >= 1000)) return;
-    timer_.stop();
-    answered_ = true;
-    // ACCUMLAB_TORTURE_SHOTS=DIR keeps a picture of each dialog, to look at.
-    const QString shots = qEnvironmentVariable("ACCUMLAB_TORTURE_SHOTS");
-    if (!shots.isEmpty()) {
-      static int shot = 0;
-      dialog->grab().save(QString("%1/dialog-%2.png").arg(shots).arg(shot++));
-    }
-    if (choice_.isEmpty()) {
-      dialog->reject();
-      return;
-    }
-    if (choice_ != folder_) {  // typed into the file name field
-      auto* name = dialog->findChild<QLineEdit*>("fileNameEdit");
-      if (name) name->setText(QFileInfo(choice_).fileName());
-    }
-    static_cast<QDialog*>(dialog)->accept();  // QFileDialog::accept(), as its Save button
-  }
-
-  QString folder_, choice_;
-  QTimer timer_;
-  QElapsedTimer since_;
-  bool shown_ = false, listed_ = false, answered_ = false;
-};
 
 /// A command of accumlab-cli running beside the app.
 struct CliJob {
@@ -376,7 +315,7 @@ class StoreTortureTest : public QObject {
 
   /// Triggers `action`, whose handler opens a file dialog, and answers it.
   void answerDialog(QAction* action, const QString& choice) {
-    DialogAnswer answer(dir_.path(), choice);
+    test::DialogAnswer answer(dir_.path(), choice);
     action->trigger();  // returns once the dialog is answered
     QVERIFY2(answer.answered(), qPrintable("no file dialog for " + action->text()));
   }
