@@ -8,17 +8,7 @@
 # Usage: bench/data_parallel.sh [REPEATS] [MODEL] [M] [K]   (from the repository root, after a
 # build; the data is fashion-mnist when its package is installed, else blobs:784)
 set -euo pipefail
-repeats="${1:-5}"
-model="${2:-mlp}"
-m="${3:-32}"
-k="${4:-8}"
-data=blobs:784
-[ -d /usr/share/datasets/fashion-mnist ] && data=fashion-mnist
-[ "$model" = cnn ] && [ "$data" = blobs:784 ] && data=blobs:1x28x28
-cli=build/app/cli/accumlab-cli
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-samples=120000
-[ "$model" = cnn ] && samples=20000  # a CNN trains ~20× slower
+source "$(dirname "$0")/data_parallel_setup.sh" "$@"
 run() {  # workers → "samples/s allreduce_ms_per_window compute_ms_per_window"
   "$cli" run --data "$data" --synthetic-samples 20000 --model "$model" --arms accum -m "$m" -k "$k" --workers "$1" \
     --samples "$samples" --threads 1 --eval-every $((10 * samples)) --probe-repeats 0 \
@@ -29,7 +19,6 @@ a = json.load(sys.stdin)['arms']['accum']
 reduce = a['allreduce_s'] if a['allreduce_s'] is not None else 0.0
 print(round(a['samples_per_s']), 1000 * reduce / a['steps'], 1000 * (a['wall_s'] - reduce) / a['steps'])"
 }
-median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)   $data, $model, m=$m K=$k, $samples samples, $repeats rounds"
 one=() two=() reduce=() compute=()
 for _ in $(seq "$repeats"); do

@@ -11,15 +11,7 @@
 # Usage: bench/data_parallel_check.sh [REPEATS] [MODEL] [M] [K]   (from the repository root,
 # after a build; the data is fashion-mnist when its package is installed, else blobs:784)
 set -euo pipefail
-repeats="${1:-5}"
-model="${2:-mlp}"
-m="${3:-32}"
-k="${4:-8}"
-data=blobs:784
-[ -d /usr/share/datasets/fashion-mnist ] && data=fashion-mnist
-cli=build/app/cli/accumlab-cli
-export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-samples=120000
+source "$(dirname "$0")/data_parallel_setup.sh" "$@"
 run() {  # --grad-check-every → "wall_s checks"
   local t0 t1 out
   t0=$(date +%s.%N)
@@ -32,7 +24,6 @@ import json, sys
 a = json.loads(sys.argv[1])['arms']['accum']
 print($t1 - $t0, a['grad_equivalence_checks'], a['steps'])" "$out"
 }
-median() { printf '%s\n' "$@" | sort -g | sed -n "$(( ($# + 1) / 2 ))p"; }
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)   $data, $model, m=$m K=$k, 2 workers, $samples samples, $repeats rounds"
 with=() without=() checks=0 steps=0
 for i in $(seq "$repeats"); do
