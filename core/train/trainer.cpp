@@ -23,12 +23,7 @@
 // RunCheckpoint's (ARCHITECTURE.md).
 namespace accumlab {
 
-namespace {
-
-// Memory is read from /proc at most this often.
-constexpr double kMemoryPollMs = 200.0;
-
-}  // namespace
+constexpr double kMemoryPollMs = 200.0;  ///< memory is read from /proc at most this often
 
 Trainer::Trainer(ExperimentConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 Trainer::~Trainer() = default;
