@@ -11,8 +11,8 @@
 #include "cli_main.h"
 #include "engine_handoff.h"
 #include "report/html_report.h"
-#include "report/sweep_report.h"
 #include "runs/run_loader.h"
+#include "sweep/sweep_report.h"
 
 namespace accumlab::cli {
 

@@ -18,6 +18,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
 #include "accumlab/memory_model.h"
+#include "accumlab/memory_model_probe.h"
 #include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
 #include "accumlab/trainer.h"

@@ -5,6 +5,7 @@
 #include <exception>
 #include <mutex>
 
+#include "accumlab/memory_model_probe.h"
 #include "controller/generator_gate.h"
 
 namespace accumlab::ui {

@@ -6,7 +6,7 @@
 
 #include "accumlab/lesson_store.h"
 #include "accumlab/run_store.h"
-#include "report/plot_exporter.h"
+#include "plots/plot_exporter.h"
 #include "series/run_data.h"
 
 namespace accumlab::ui {

@@ -4,7 +4,7 @@
 #include <QString>
 #include <vector>
 
-#include "report/plot_exporter.h"
+#include "plots/plot_exporter.h"
 
 namespace accumlab::ui {
 

@@ -32,9 +32,9 @@
 #include "accumlab/sweep_store.h"
 #include "controller/cli_path.h"
 #include "files/file_dialogs.h"
-#include "report/plot_exporter.h"
-#include "report/sweep_report.h"
+#include "plots/plot_exporter.h"
 #include "sweep/sweep_plots.h"
+#include "sweep/sweep_report.h"
 
 #include "series/number_text.h"
 

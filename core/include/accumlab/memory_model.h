@@ -39,14 +39,6 @@ struct MemoryModel {
   }
 };
 
-/// Measures `config`'s model on its data, optimizer, dtype and device (no noise statistics):
-/// two updates with one micro-batch of `small` samples, two with one of `large`, and two with
-/// two micro-batches of `small`, each pair from fresh weights. The first two fit the line, the
-/// third gives what accumulating adds; `k1_splits` follows the config's noise statistics and
-/// the model. Loads the dataset and trains, so call it on a worker
-/// thread, never on the GUI thread. Throws InputError for a bad config (as Trainer::run does).
-MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small = 8, int64_t large = 32);
-
 /// A micro-batch m and accumulation count K chosen to fit a memory budget.
 struct BudgetFit {
   int64_t micro_batch = 0;

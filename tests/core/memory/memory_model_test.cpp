@@ -3,6 +3,7 @@
 // window's peak tensor bytes are the fixed weights, gradients and optimizer state plus a
 // cost per sample of the micro-batch, so accumulation keeps the memory of m.
 #include "accumlab/memory_model.h"
+#include "accumlab/memory_model_probe.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "report/sweep_report.h"
+#include "sweep/sweep_report.h"
 
 #include <QObject>
 #include <algorithm>

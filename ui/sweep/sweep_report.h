@@ -7,7 +7,7 @@
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
 #include "accumlab/sweep_store.h"
-#include "report/plot_exporter.h"
+#include "plots/plot_exporter.h"
 
 namespace accumlab::ui {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "report/plot_exporter.h"
+#include "plots/plot_exporter.h"
 
 #include <qcustomplot.h>
 #include <QBuffer>
