@@ -17,8 +17,10 @@
 namespace accumlab::cli {
 
 EngineHandoff::EngineHandoff(CLI::App& parent) {
-  std::vector<std::pair<const char*, const char*>> commands = {
-      {"run", kRunAbout}, {"sweep", kSweepAbout}, {"lesson", kLessonAbout}};
+  std::vector<std::pair<const char*, const char*>> commands = {{"run", kRunAbout},
+                                                               {"sweep", kSweepAbout},
+                                                               {"sweep-point", kSweepPointAbout},
+                                                               {"lesson", kLessonAbout}};
 #ifdef ACCUMLAB_WITH_UI
   commands.emplace_back("report", kReportAbout);
 #endif

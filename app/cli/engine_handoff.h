@@ -12,6 +12,8 @@ namespace accumlab::cli {
 inline constexpr const char* kRunAbout = "Train the arms of one experiment side by side";
 inline constexpr const char* kSweepAbout =
     "Train a grid of batch sizes towards one target and fit the trade-off";
+inline constexpr const char* kSweepPointAbout =
+    "Train one point of a sweep from its job file (what a sweep's workers run)";
 inline constexpr const char* kLessonAbout =
     "Guided experiments: predict, run, and check against theory";
 inline constexpr const char* kReportAbout = "Write the one-file HTML report of stored runs";

@@ -16,6 +16,7 @@
 #endif
 #include "store_command.h"
 #include "sweep_command.h"
+#include "sweep_point_command.h"
 
 int main(int argc, char** argv) {
   // `check-model FILE SAMPLE`: the child in which a user's TorchScript file loads first, under
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Print the help of every subcommand and exit");
   accumlab::cli::RunCommand run(app);
   accumlab::cli::SweepCommand sweep(app);
+  accumlab::cli::SweepPointCommand sweep_point(app);
   accumlab::cli::LessonCommand lesson(app);
 #ifdef ACCUMLAB_WITH_UI
   accumlab::cli::ReportCommand report(app);
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
   return accumlab::cli::runCommand([&] {
     if (app.got_subcommand("run")) return run.execute();
     if (sweep.chosen()) return sweep.execute();
+    if (sweep_point.chosen()) return sweep_point.execute();
     if (lesson.chosen()) return lesson.execute();
     if (completion.chosen()) return completion.execute();
 #ifdef ACCUMLAB_WITH_UI

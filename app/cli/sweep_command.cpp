@@ -12,9 +12,11 @@
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_check.h"
+#include "accumlab/sweep_event.h"
+#include "accumlab/sweep_grid.h"
 #include "accumlab/sweep_runner.h"
 #include "accumlab/sweep_store.h"
-#include "accumlab/trainer.h"
 #include "completion_hints.h"
 #include "engine_handoff.h"
 #include "stop_on_signal.h"
@@ -35,61 +37,14 @@ std::string selfPath() {
   return self;
 }
 
-/// Trains one sample of the first point here, without storing it: bad data or a model that
-/// does not fit the data throws InputError before the sweep is stored and workers start.
-void checkExperiment(const ExperimentConfig& base, const SweepPoint& first) {
-  ExperimentConfig c = sweepPointConfig(base, first);
-  c.samples = 1;
-  c.epochs = 0;
-  c.probe_repeats = 0;
-  c.grad_check_every = 0;
-  NullSink silent;
-  Trainer(c).run(silent);
-}
-
-/// The sweep's progress on stderr: `--progress jsonl` objects through `report` (the app's
-/// Sweeps tab reads them, ui/sweep/sweep_progress.cpp), and with `text` lines for people.
-class SweepProgress : public SweepObserver {
- public:
-  SweepProgress(std::function<void(const nlohmann::json&)> report, bool text, int jobs,
-                std::string db)
-      : report_(std::move(report)), text_(text), jobs_(jobs), db_(std::move(db)) {}
-
-  void sweepStarted(const SweepPlan& plan) override {
-    sweep_id_ = plan.sweep_id;
-    report_({{"event", "sweep_started"},
-             {"sweep", sweep_id_},
-             {"points", plan.points.size()},
-             {"jobs", jobs_},
-             {"target", nlohmann::json::parse(sweepTargetToJson(plan.target))},
-             {"db", db_}});
-    if (text_) {
-      std::fprintf(stderr, "sweep %lld: %zu points to train, %d at once, target %s; stored in %s\n",
-                   static_cast<long long>(sweep_id_), plan.points.size(), jobs_,
-                   describeTarget(plan.target).c_str(), db_.c_str());
-    }
-  }
-
-  void pointStarted(const SweepPoint& p) override {
-    report_({{"event", "point_started"},
-             {"sweep", sweep_id_},
-             {"point", p.index},
-             {"micro_batch", p.micro_batch},
-             {"accum", p.accum},
-             {"effective_batch", p.effectiveBatch()},
-             {"lr", p.lr}});
-  }
-
-  void pointFinished(const SweepPoint& p, size_t done, size_t total, double seconds) override {
-    nlohmann::json object = nlohmann::json::parse(sweepPointToJson(p));
-    object.update({{"event", "point_finished"},
-                   {"sweep", sweep_id_},
-                   {"point", p.index},
-                   {"done", done},
-                   {"total", total},
-                   {"seconds", seconds}});
-    report_(object);
-    if (!text_) return;
+/// The sweep's events for people: a line as it starts and as each point ends, on stderr.
+void printForPeople(const SweepEvent& e) {
+  if (e.kind == SweepEvent::Kind::kSweepStarted) {
+    std::fprintf(stderr, "sweep %lld: %zu points to train, %d at once, target %s; stored in %s\n",
+                 static_cast<long long>(e.sweep), e.points, e.jobs,
+                 describeTarget(e.target).c_str(), e.db.c_str());
+  } else if (e.kind == SweepEvent::Kind::kPointFinished) {
+    const SweepPoint& p = e.point;
     std::string what = toString(p.status);
     if (p.status == SweepStatus::kReached) {
       char buf[96];
@@ -99,27 +54,10 @@ class SweepProgress : public SweepObserver {
     } else if (!p.message.empty()) {
       what += ": " + p.message;
     }
-    std::fprintf(stderr, "point %zu/%zu  %s: %s · %.1f s\n", done, total,
-                 describeSweepPoint(p).c_str(), what.c_str(), seconds);
+    std::fprintf(stderr, "point %zu/%zu  %s: %s · %.1f s\n", e.done, e.total,
+                 describeSweepPoint(p).c_str(), what.c_str(), e.seconds);
   }
-
-  void sweepFinished(const SweepOutcome& outcome) override {
-    report_({{"event", "sweep_finished"},
-             {"sweep", sweep_id_},
-             {"done", outcome.done},
-             {"total", outcome.total},
-             {"stopped", outcome.stopped},
-             {"failed", outcome.failed},
-             {"db", db_}});
-  }
-
- private:
-  std::function<void(const nlohmann::json&)> report_;
-  bool text_;
-  int jobs_;
-  std::string db_;
-  int64_t sweep_id_ = 0;
-};
+}
 
 }  // namespace
 
@@ -175,58 +113,33 @@ SweepCommand::SweepCommand(CLI::App& parent) {
 }
 
 std::vector<SweepPoint> SweepCommand::grid(const ExperimentConfig& base) const {
-  std::vector<std::pair<int64_t, int64_t>> sizes;
-  const std::vector<int64_t> ms =
-      micro_batches_.empty() ? std::vector<int64_t>{base.micro_batch} : micro_batches_;
-  if (!effective_batches_.empty()) {
-    // Each B with each m (several m at one B show the memory/speed trade-off).
-    for (int64_t b : effective_batches_) {
-      for (int64_t given : ms) {
-        const int64_t m = std::min(given, b);  // a batch below m is one micro-batch
-        if (b % m != 0) {
-          throw InputError("effective batch " + std::to_string(b) +
-                           " is not a multiple of m = " + std::to_string(m) + "; choose B = m·K");
-        }
-        if (std::find(sizes.begin(), sizes.end(), std::make_pair(m, b / m)) == sizes.end()) {
-          sizes.emplace_back(m, b / m);
-        }
-      }
-    }
-  } else {
-    const std::vector<int64_t> ks = accums_.empty() ? std::vector<int64_t>{base.accum} : accums_;
-    for (int64_t m : ms) {
-      for (int64_t k : ks) sizes.emplace_back(m, k);
-    }
-  }
-  const std::vector<double> lrs = lrs_.empty() ? std::vector<double>{base.optimizer.lr} : lrs_;
-  std::vector<SweepPoint> points;
-  for (const auto& [m, k] : sizes) {
-    for (double lr : lrs) {
-      SweepPoint p;
-      p.index = static_cast<int64_t>(points.size());
-      p.micro_batch = m;
-      p.accum = k;
-      p.lr = lr;
-      points.push_back(p);
-    }
-  }
-  if (points.size() < 2) {
-    throw InputError(
-        "a sweep needs at least 2 points; give several --micro-batch, --accum or "
-        "--effective-batch values");
-  }
-  return points;
+  SweepGrid grid;
+  grid.micro_batches = micro_batches_;
+  grid.accums = accums_;
+  grid.effective_batches = effective_batches_;
+  grid.lrs = lrs_;
+  return buildSweepGrid(base, grid);
 }
 
-void SweepCommand::report(const nlohmann::json& object) const {
-  if (progress_ == ProgressFormat::kJsonl && !quiet_) writeJsonLine(stderr, object);
+void SweepCommand::report(const SweepEvent& event) const {
+  if (quiet_) return;
+  if (progress_ == ProgressFormat::kJsonl) {
+    std::fprintf(stderr, "%s\n", sweepEventToJson(event).c_str());
+    std::fflush(stderr);
+  } else {
+    printForPeople(event);
+  }
 }
 
 int SweepCommand::execute() {
   try {
     return train();
   } catch (const std::exception& e) {
-    report({{"event", "error"}, {"message", e.what()}});
+    if (progress_ == ProgressFormat::kJsonl) {
+      SweepEvent error;
+      error.message = e.what();
+      report(error);
+    }
     throw;
   }
 }
@@ -259,9 +172,8 @@ int SweepCommand::train() {
     }
     if (base.threads == 0) base.threads = 1;  // the workers share the cores
     const std::vector<SweepPoint> points = grid(base);
-    for (const SweepPoint& p : points) validateConfig(sweepPointConfig(base, p));
-    RunStore::refuseReadingStore(base, db);
-    checkExperiment(base, points.front());
+    checkSweepPoints(base, points, db);
+    dryRunSweepPoint(base, points.front());
     plan = createSweep(store, base, target, jobs_, points);
   }
   const int64_t sweep_id = plan.sweep_id;
@@ -270,7 +182,7 @@ int SweepCommand::train() {
   app::StopOnSignal on_signal("accumlab-cli", "stopping every point at its next window boundary",
                               [&runner] { runner.requestStop(); });
   const bool text = !quiet_ && progress_ == ProgressFormat::kText;
-  SweepProgress progress([this](const nlohmann::json& object) { report(object); }, text, jobs_, db);
+  SweepEventObserver progress([this](const SweepEvent& event) { report(event); }, db, jobs_);
   // Throws, after sweep_finished, when a point's input was bad.
   const SweepOutcome outcome = runner.run(progress);
   const SweepDetail sweep = SweepStore(store).get(sweep_id);

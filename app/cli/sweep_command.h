@@ -10,6 +10,7 @@
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/sweep.h"
+#include "accumlab/sweep_event.h"
 #include "config_options.h"
 #include "json_progress_sink.h"
 
@@ -33,8 +34,9 @@ class SweepCommand {
   std::vector<SweepPoint> grid(const ExperimentConfig& base) const;
   /// execute() without the error line.
   int train();
-  /// Writes one progress object (`--progress jsonl`).
-  void report(const nlohmann::json& object) const;
+  /// Tells one event on stderr: its JSON line with `--progress jsonl`, else a line for people
+  /// (nothing with --quiet).
+  void report(const SweepEvent& event) const;
 
   CLI::App* app_;
   std::unique_ptr<ConfigOptions> options_;

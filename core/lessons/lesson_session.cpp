@@ -9,6 +9,8 @@
 
 #include "accumlab/lesson_store.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_grid.h"
+#include "accumlab/sweep_runner.h"
 #include "accumlab/sweep_store.h"
 
 namespace accumlab {
@@ -32,28 +34,23 @@ std::vector<LessonJob> lessonJobs(const Lesson& lesson) {
   }
   const LessonSweep& s = *lesson.sweep;
   const ExperimentConfig& base = lesson.runs.front().config;
-  for (int64_t b : s.effective_batches) {
-    for (double lr : s.lrs) {
-      SweepPoint p;
-      p.index = static_cast<int64_t>(jobs.size());
-      p.micro_batch = std::min(s.micro_batch, b);
-      p.accum = b / p.micro_batch;
-      p.lr = lr;
-      LessonJob job;
-      job.id = "point-" + std::to_string(p.index);
-      char label[96];
-      std::snprintf(label, sizeof label, "B=%lld (%lld x %lld), lr %g", static_cast<long long>(b),
-                    static_cast<long long>(p.micro_batch), static_cast<long long>(p.accum), lr);
-      job.label = label;
-      job.config = named(base, label);
-      job.config.arms = {ArmKind::kAccum};
-      job.config.micro_batch = p.micro_batch;
-      job.config.accum = p.accum;
-      job.config.optimizer.lr = lr;
-      job.target = s.target;
-      job.point = p;
-      jobs.push_back(std::move(job));
-    }
+  SweepGrid grid;
+  grid.effective_batches = s.effective_batches;
+  grid.micro_batches = {s.micro_batch};
+  grid.lrs = s.lrs;
+  for (const SweepPoint& p : buildSweepGrid(base, grid, 1)) {
+    LessonJob job;
+    job.id = "point-" + std::to_string(p.index);
+    char label[96];
+    std::snprintf(label, sizeof label, "B=%lld (%lld x %lld), lr %g",
+                  static_cast<long long>(p.effectiveBatch()), static_cast<long long>(p.micro_batch),
+                  static_cast<long long>(p.accum), p.lr);
+    job.label = label;
+    job.config = named(sweepPointConfig(base, p), label);
+    job.config.arms = {ArmKind::kAccum};
+    job.target = s.target;
+    job.point = p;
+    jobs.push_back(std::move(job));
   }
   return jobs;
 }

@@ -7,13 +7,12 @@
 #include <deque>
 #include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <system_error>
 
 #include "accumlab/child_process.h"
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_job.h"
 #include "accumlab/sweep_store.h"
 #include "accumlab/temp_folder.h"
 
@@ -23,59 +22,29 @@ namespace {
 
 // Seconds between two looks at the stop flag while points train.
 constexpr double kStopCheckS = 0.05;
-// A point's process exits with this on bad input (the CLI's usage and input errors).
+// A worker exits with this on bad input, also for a command line it cannot parse.
 constexpr int kBadInputExit = 2;
 
 static_assert(std::atomic<bool>::is_always_lock_free,
               "requestStop() is called from signal handlers");
 
-std::string readFile(const std::string& path) {
+/// The last non-empty line of a point's stderr, without the program's prefix: why a point
+/// that wrote no outcome ended (a crash, a usage error).
+std::string lastLine(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-/// A point's one-sentence error: the message of its last `error` progress object (points run
-/// with `--progress jsonl`), else its last non-empty line (a usage error).
-std::string pointError(const std::string& err) {
-  std::istringstream in(err);
-  std::string line, last, message;
+  std::string line, last;
   while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    last = line;
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_object() && j.value("event", "") == "error" && j.contains("message") &&
-        j["message"].is_string()) {
-      message = j["message"].get<std::string>();
-    }
+    if (!line.empty()) last = line;
   }
-  if (!message.empty()) return message;
   const std::string prefix = "accumlab-cli: ";
   if (last.rfind(prefix, 0) == 0) last = last.substr(prefix.size());
   return last;
 }
 
-/// The stored run id of a point's one arm (accum, or the pitfall arm of `sweep --arm`) from
-/// its `run --json` summary (0: none).
-int64_t storedRunId(const std::string& out_text) {
-  const nlohmann::json out = nlohmann::json::parse(out_text, nullptr, false);
-  if (!out.is_object() || !out.contains("store") || !out["store"].is_object()) return 0;
-  const nlohmann::json& ids = out["store"].value("run_ids", nlohmann::json::object());
-  if (!ids.is_object() || ids.size() != 1 || !ids.begin()->is_number_integer()) return 0;
-  return ids.begin()->get<int64_t>();
-}
-
-std::string exactText(double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
-
-/// One point's process: `PROGRAM run` of one point, its output in files.
+/// One point's process: `PROGRAM sweep-point JOB --outcome FILE`, its stderr in a file.
 struct Worker {
   SweepPoint point;
-  std::string out, err;
+  std::string outcome, err;
   std::unique_ptr<ChildProcess> child;
 };
 
@@ -83,23 +52,13 @@ Worker startWorker(const SweepPlan& plan, const SweepRunnerOptions& options,
                    const SweepPoint& point, const std::string& folder) {
   Worker w;
   w.point = point;
-  ExperimentConfig c = sweepPointConfig(plan.base, point);
-  c.name = (plan.base.name.empty() ? "sweep " + std::to_string(plan.sweep_id) : plan.base.name) +
-           " · " + describeSweepPoint(point);
   const std::string file = folder + "/point-" + std::to_string(point.index);
-  std::ofstream(file + ".json") << configToJson(c);
-  w.out = file + ".out";
+  writeFileWhole(file + ".job.json", sweepJobToJson(makeSweepJob(plan, point, options.store_path)));
+  w.outcome = file + ".outcome.json";
   w.err = file + ".err";
   ChildSpec spec;
-  spec.argv = {options.program,    "run",    "--config", file + ".json", "--db",
-               options.store_path, "--json", "-q",       "--progress",   "jsonl"};
-  if (plan.target.kind == SweepTarget::Kind::kLoss) {
-    spec.argv.insert(spec.argv.end(), {"--stop-at-loss", exactText(plan.target.value),
-                                       "--smoothing", exactText(plan.target.smoothing)});
-  } else {
-    spec.argv.insert(spec.argv.end(), {"--stop-at-val-accuracy", exactText(plan.target.value)});
-  }
-  spec.stdout_file = w.out;
+  spec.argv = {options.program, "sweep-point", file + ".job.json", "--outcome", w.outcome};
+  spec.discard_stdout = true;
   spec.stderr_file = w.err;
   // Its own process group: a Ctrl-C in the terminal reaches the sweep, which then asks each
   // point once (a second signal would make a point quit without storing its end).
@@ -115,24 +74,24 @@ Worker startWorker(const SweepPlan& plan, const SweepRunnerOptions& options,
   return w;
 }
 
-/// Fills in the point's outcome from its stored run, or from why its process failed; false
-/// when it stored no run.
-bool measureWorker(Worker& w, const ChildResult& result, bool stopping, RunStore& store,
-                   const SweepTarget& target) {
+/// Fills in the point's outcome from its stored run, or from why it stored none; returns
+/// what the worker wrote of its outcome (nullopt: it died before it could).
+std::optional<SweepJobOutcome> measureWorker(Worker& w, const ChildResult& result, bool stopping,
+                                             RunStore& store, const SweepTarget& target) {
   SweepPoint& p = w.point;
-  const int64_t run_id = storedRunId(readFile(w.out));
-  if (run_id > 0) {
-    p.run_id = run_id;
-    const RunDetail detail = store.run(run_id);
-    const RunSeries series = store.series(run_id);
+  const std::optional<SweepJobOutcome> outcome = readSweepJobOutcome(w.outcome);
+  if (outcome && outcome->run_id > 0) {
+    p.run_id = outcome->run_id;
+    const RunDetail detail = store.run(p.run_id);
+    const RunSeries series = store.series(p.run_id);
     measurePoint(p, detail.summary, series.steps, series.evals, series.probes, target);
     if (stopping && p.status != SweepStatus::kReached) p.status = SweepStatus::kInterrupted;
-    return true;
+    return outcome;
   }
   p.status = stopping ? SweepStatus::kInterrupted : SweepStatus::kFailed;
-  p.message = pointError(readFile(w.err));
+  p.message = outcome ? outcome->error : lastLine(w.err);
   if (p.message.empty()) p.message = "the worker " + result.describe();
-  return false;
+  return outcome;
 }
 
 }  // namespace
@@ -164,21 +123,6 @@ SweepPlan resumeSweep(RunStore& store, int64_t sweep_id) {
     if (!p.done()) plan.points.push_back(p);
   }
   return plan;
-}
-
-ExperimentConfig sweepPointConfig(const ExperimentConfig& base, const SweepPoint& point) {
-  ExperimentConfig c = base;
-  c.micro_batch = point.micro_batch;
-  c.accum = point.accum;
-  c.optimizer.lr = point.lr;
-  return c;
-}
-
-std::string describeSweepPoint(const SweepPoint& p) {
-  char lr[32];
-  std::snprintf(lr, sizeof lr, "%g", p.lr);
-  return "B=" + std::to_string(p.effectiveBatch()) + " (" + std::to_string(p.micro_batch) + "×" +
-         std::to_string(p.accum) + ") lr=" + lr;
 }
 
 SweepRunner::SweepRunner(SweepPlan plan, SweepRunnerOptions options)
@@ -219,10 +163,13 @@ SweepOutcome SweepRunner::run(SweepObserver& observer) {
     if (stop_requested_.load()) stopAll();
     Worker w = std::move(running[end->index]);
     running.erase(running.begin() + static_cast<std::ptrdiff_t>(end->index));
-    const bool stored = measureWorker(w, end->result, outcome.stopped, store, plan_.target);
-    if (!stored && end->result.exitedWith(kBadInputExit) && outcome.input_error.empty()) {
-      // Bad input (an unknown dataset, a model that does not fit the data): every point
-      // would fail the same way.
+    const std::optional<SweepJobOutcome> told =
+        measureWorker(w, end->result, outcome.stopped, store, plan_.target);
+    // Bad input (an unknown dataset, a model that does not fit the data), or a command line
+    // the worker refused (exit 2 before it could write an outcome).
+    const bool bad_input = told ? told->bad_input : end->result.exitedWith(kBadInputExit);
+    if (bad_input && outcome.input_error.empty()) {
+      // Every point would fail the same way.
       outcome.input_error = w.point.message;
       stopAll();
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// SweepPanel: shows a stored sweep's points, fits and plots, and runs a new sweep through
-// accumlab-cli (ACCUMLAB_CLI), refreshing as its points finish.
+// SweepPanel: shows a stored sweep's points, fits and plots, and runs a new sweep whose
+// points accumlab-cli (ACCUMLAB_CLI) trains, refreshing as its points finish.
 #include <qcustomplot.h>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -15,11 +15,11 @@
 
 #include "accumlab/plot_ids.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_event.h"
 #include "accumlab/sweep_store.h"
 #include "plots/plot_catalog.h"
 #include "sweep/sweep_panel.h"
 #include "sweep/sweep_plots.h"
-#include "sweep/sweep_progress.h"
 #include "ui_test_support.h"
 
 using namespace accumlab;
@@ -140,9 +140,9 @@ class SweepPanelTest : public QObject {
     if (!shot.isEmpty()) panel.grab().save(shot);
   }
 
-  void readsOnlyTheProgressObjectsNeverTheText() {
-    // The tab follows `sweep --progress jsonl`: any wording of the CLI's text lines, even
-    // one that looks like the old progress lines, changes nothing; the objects do.
+  void followsTheEventsOfItsSweep() {
+    // The tab follows its sweep's events (SweepThread tells them as SweepRunner reports):
+    // the new sweep is shown when it starts, its table refreshes as points end.
     RunStore store(path_.toStdString());
     std::vector<SweepPoint> points(2);
     for (int i = 0; i < 2; ++i) {
@@ -157,52 +157,40 @@ class SweepPanelTest : public QObject {
     panel.setStore(&store, path_);
     panel.showSweep(first);
     QSignalSpy status(&panel, &SweepPanel::statusChanged);
-    panel.readProgress(QByteArray("sweep ") + QByteArray::number(second) +
-                       ": 2 points to train, 1 at once\npoint 1/2  B=8: reached\n"
-                       "Sweep " +
-                       QByteArray::number(second) +
-                       " begins\n{not json}\n"
-                       "{\"event\": \"celebration\", \"sweep\": 99}\n");
-    QCOMPARE(panel.shownSweep(), first);
-    QCOMPARE(status.count(), 0);
-    // An object split across two reads counts once, when its line ends.
-    const QByteArray started =
-        "{\"event\":\"sweep_started\",\"sweep\":" + QByteArray::number(second) +
-        ",\"points\":2,\"jobs\":1}\n";
-    panel.readProgress(started.left(20));
-    QCOMPARE(panel.shownSweep(), first);
-    panel.readProgress(started.mid(20));
+    SweepEvent started;
+    started.kind = SweepEvent::Kind::kSweepStarted;
+    started.sweep = second;
+    started.points = 2;
+    panel.onSweepEvent(started);
     QCOMPARE(panel.shownSweep(), second);
     SweepPoint p = points[0];
     p.status = SweepStatus::kMissed;
     SweepStore(store).updatePoint(second, p);
-    panel.readProgress("{\"event\":\"point_finished\",\"sweep\":" + QByteArray::number(second) +
-                       ",\"point\":0,\"status\":\"missed\",\"done\":1,\"total\":2}\n");
+    SweepEvent finished;
+    finished.kind = SweepEvent::Kind::kPointFinished;
+    finished.sweep = second;
+    finished.point = p;
+    finished.done = 1;
+    finished.total = 2;
+    panel.onSweepEvent(finished);
     QCOMPARE(panel.findChild<QTableWidget*>("sweepPoints")->item(0, 3)->text(), QString("missed"));
     QCOMPARE(status.count(), 2);
     QCOMPARE(status.last().at(0).toString(), QString("Sweep: 1 of 2 points done"));
   }
 
-  void readsEveryEventOfTheStream() {
-    SweepProgress progress;
-    const auto events = progress.feed(
-        "{\"event\":\"sweep_started\",\"sweep\":4}\n"
-        "{\"event\":\"point_started\",\"sweep\":4,\"point\":3,\"micro_batch\":8,\"accum\":4}\n"
-        "{\"event\":\"point_finished\",\"sweep\":4,\"point\":3,\"status\":\"reached\",\"done\":1,"
-        "\"total\":5}\n"
-        "{\"event\":\"point_finished\",\"sweep\":4,\"point\":2,\"status\":\"no-such\"}\n"
-        "{\"event\":\"sweep_finished\",\"sweep\":4,\"done\":1,\"total\":5,\"stopped\":true}\n"
-        "{\"event\":\"error\",\"message\":\"no dataset 'x'\"}\n");
-    using Kind = SweepProgressEvent::Kind;
-    QCOMPARE(events.size(), size_t{5});  // the unknown status is skipped
-    QVERIFY(events[0].kind == Kind::kSweepStarted && events[0].sweep == 4);
-    QVERIFY(events[1].kind == Kind::kPointStarted && events[1].point == 3);
-    QVERIFY(events[2].kind == Kind::kPointFinished && events[2].status == SweepStatus::kReached);
-    QCOMPARE(events[2].done, int64_t{1});
-    QCOMPARE(events[2].total, int64_t{5});
-    QVERIFY(events[3].kind == Kind::kSweepFinished && events[3].stopped);
-    QVERIFY(events[4].kind == Kind::kError);
-    QCOMPARE(events[4].message, QString("no dataset 'x'"));
+  void refusesAGridItCannotRead() {
+    // A grid field that is not a list of positive numbers is refused at once, in one
+    // sentence naming the field, before anything is stored or started.
+    RunStore store(path_.toStdString());
+    SweepPanel panel([] { return ExperimentConfig{}; });
+    panel.setStore(&store, path_);
+    panel.findChild<QLineEdit*>("sweepBatches")->setText("8, sixteen");
+    QSignalSpy errors(&panel, &SweepPanel::errorOccurred);
+    QVERIFY(!panel.startSweep());
+    QCOMPARE(errors.count(), 1);
+    QVERIFY2(errors.first().at(0).toString().contains("effective batches B"),
+             qPrintable(errors.first().at(0).toString()));
+    QVERIFY(!panel.isRunning());
   }
 
  private:

@@ -27,23 +27,53 @@
 #include <csignal>
 
 #include <qcustomplot.h>
+#include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
+#include "accumlab/sweep_check.h"
+#include "accumlab/sweep_grid.h"
 #include "accumlab/sweep_store.h"
 #include "controller/cli_path.h"
 #include "files/file_dialogs.h"
 #include "plots/plot_exporter.h"
 #include "sweep/sweep_plots.h"
 #include "sweep/sweep_report.h"
+#include "sweep/sweep_thread.h"
 
 #include "series/number_text.h"
 
 namespace accumlab::ui {
 
-namespace {}  // namespace
+namespace {
+
+/// The comma-separated numbers of a grid field ("8, 16,32"); empty for an empty field. Throws
+/// InputError naming the field for anything else, or a number that is not positive.
+template <typename T>
+std::vector<T> numberList(const QString& text, const QString& field) {
+  std::vector<T> values;
+  for (const QString& part : text.split(',', Qt::SkipEmptyParts)) {
+    bool ok = false;
+    const double value = part.trimmed().toDouble(&ok);
+    if (!ok || !(value > 0) || (std::is_integral_v<T> && value != std::floor(value))) {
+      throw InputError(
+          QObject::tr("The %1 \"%2\" are not a list of positive %3 such as %4.")
+              .arg(field, text,
+                   std::is_integral_v<T> ? QObject::tr("whole numbers") : QObject::tr("numbers"),
+                   std::is_integral_v<T> ? "8,16,32" : "0.01,0.03")
+              .toStdString());
+    }
+    values.push_back(static_cast<T>(value));
+  }
+  return values;
+}
+
+}  // namespace
 
 SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* parent)
-    : QWidget(parent), experiment_(std::move(experiment)), process_(new QProcess(this)) {
+    : QWidget(parent), experiment_(std::move(experiment)) {
+  sweep_ = new SweepThread(
+      [this](const SweepEvent& e) { onSweepEvent(e); },
+      [this](const QString& error, bool stopped) { onSweepEnded(error, stopped); }, this);
   setObjectName("sweepPanel");
   auto* layout = new QVBoxLayout(this);
 
@@ -182,17 +212,10 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
           [this](int i) { showSweep(picker_->itemData(i).toLongLong()); });
   connect(run_, &QPushButton::clicked, this, &SweepPanel::startSweep);
   connect(stop_, &QPushButton::clicked, this, &SweepPanel::stopSweep);
-  connect(process_, &QProcess::readyReadStandardError, this, &SweepPanel::onOutput);
-  connect(process_, &QProcess::finished, this, &SweepPanel::onFinished);
 }
 
-SweepPanel::~SweepPanel() {
-  if (process_->state() != QProcess::NotRunning) {
-    ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
-    process_->waitForFinished(30000);
-  }
-  if (!config_file_.isEmpty()) QFile::remove(config_file_);
-}
+// The sweep thread (a child) asks its points to stop and waits for their ends to be stored.
+SweepPanel::~SweepPanel() = default;
 
 void SweepPanel::setStore(RunStore* store, const QString& path) {
   store_ = store;
@@ -326,6 +349,21 @@ bool SweepPanel::startSweep() {
         tr("Open a run database first (File → Run database…): a sweep stores its runs."));
     return false;
   }
+  SweepRequest request;
+  try {
+    request.base = experiment_();
+    request.base.threads = 1;  // the workers share the cores
+    request.base.arms = {parseArmKind(recipe_->currentData().toString().toStdString())};
+    SweepGrid grid;
+    grid.effective_batches = numberList<int64_t>(batches_->text(), tr("effective batches B"));
+    grid.micro_batches = numberList<int64_t>(micro_->text(), tr("micro-batches m"));
+    grid.lrs = numberList<double>(lrs_->text(), tr("learning rates"));
+    request.points = buildSweepGrid(request.base, grid);
+    checkSweepPoints(request.base, request.points, db_path_.toStdString());
+  } catch (const std::exception& e) {
+    emit errorOccurred(QString::fromStdString(e.what()));
+    return false;
+  }
   const QString cli = accumlabCliPath();
   if (cli.isEmpty()) {
     emit errorOccurred(
@@ -333,62 +371,26 @@ bool SweepPanel::startSweep() {
            "the sweep's points."));
     return false;
   }
-  ExperimentConfig config = experiment_();
-  config.threads = 1;
-  const QString dir = QDir::tempPath();
-  config_file_ =
-      QDir(dir).filePath(QString("accumlab-sweep-%1.json").arg(QCoreApplication::applicationPid()));
-  QFile file(config_file_);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-      file.write(QByteArray::fromStdString(configToJson(config))) < 0) {
-    emit errorOccurred(
-        tr("Cannot write the sweep's config to %1: %2").arg(config_file_, file.errorString()));
-    return false;
-  }
-  file.close();
-  QStringList args = {"sweep",
-                      "--config",
-                      config_file_,
-                      "--db",
-                      db_path_,
-                      "--effective-batch",
-                      batches_->text().remove(' '),
-                      "--micro-batch",
-                      micro_->text().remove(' '),
-                      "--target-loss",
-                      QString::number(target_->value(), 'g', 10),
-                      "--jobs",
-                      QString::number(jobs_->value()),
-                      "--arm",
-                      recipe_->currentData().toString(),
-                      "--progress",
-                      "jsonl"};
-  if (!lrs_->text().trimmed().isEmpty()) args << "--lr" << lrs_->text().remove(' ');
-  progress_.clear();
+  request.target.kind = SweepTarget::Kind::kLoss;
+  request.target.value = target_->value();
+  request.jobs = jobs_->value();
+  request.store_path = db_path_.toStdString();
+  request.program = cli.toStdString();
   running_sweep_ = 0;
-  error_.clear();
-  process_->start(cli, args);
-  if (!process_->waitForStarted(5000)) {
-    emit errorOccurred(tr("Cannot start %1: %2").arg(cli, process_->errorString()));
-    return false;
-  }
+  sweep_->start(std::move(request));
   run_->setEnabled(false);
   stop_->setEnabled(true);
   emit statusChanged(tr("Sweep starting…"));
   return true;
 }
 
-bool SweepPanel::isRunning() const { return process_->state() != QProcess::NotRunning; }
+bool SweepPanel::isRunning() const { return sweep_->isRunning(); }
 
-void SweepPanel::stopSweep() {
-  if (isRunning()) ::kill(static_cast<pid_t>(process_->processId()), SIGINT);
-}
+void SweepPanel::stopSweep() { sweep_->requestStop(); }
 
-void SweepPanel::onOutput() { readProgress(process_->readAllStandardError()); }
-
-void SweepPanel::readProgress(const QByteArray& bytes) {
-  using Kind = SweepProgressEvent::Kind;
-  for (const SweepProgressEvent& e : progress_.feed(bytes)) {
+void SweepPanel::onSweepEvent(const SweepEvent& e) {
+  using Kind = SweepEvent::Kind;
+  {
     switch (e.kind) {
       case Kind::kSweepStarted:
         running_sweep_ = e.sweep;
@@ -406,25 +408,17 @@ void SweepPanel::readProgress(const QByteArray& bytes) {
         if (shownSweep() != e.sweep) refresh();
         break;
       case Kind::kError:
-        error_ = e.message;
         break;
     }
   }
 }
 
-void SweepPanel::onFinished(int exit_code, QProcess::ExitStatus status) {
-  onOutput();
+void SweepPanel::onSweepEnded(const QString& error, bool stopped) {
   run_->setEnabled(store_ != nullptr);
   stop_->setEnabled(false);
   refresh();
-  if (status != QProcess::NormalExit || (exit_code != 0 && exit_code != 130)) {
-    const QString reason = !error_.isEmpty() ? error_
-                           : status != QProcess::NormalExit
-                               ? tr("accumlab-cli crashed")
-                               : tr("accumlab-cli exited with code %1").arg(exit_code);
-    emit errorOccurred(tr("The sweep ended with an error: %1").arg(reason));
-  }
-  emit statusChanged(exit_code == 130 ? tr("Sweep stopped") : tr("Sweep finished"));
+  if (!error.isEmpty()) emit errorOccurred(tr("The sweep ended with an error: %1").arg(error));
+  emit statusChanged(stopped ? tr("Sweep stopped") : tr("Sweep finished"));
 }
 
 }  // namespace accumlab::ui

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <QProcess>
 #include <QWidget>
 #include <cstdint>
 #include <functional>
 
 #include "accumlab/experiment_config.h"
-#include "sweep/sweep_progress.h"
+#include "accumlab/sweep_event.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -24,12 +23,13 @@ class RunStore;
 namespace accumlab::ui {
 
 class SweepPlots;
+class SweepThread;
 
 /// The Sweeps tab: picks a stored sweep and shows its points and plots (SweepPlots), and
 /// starts new ones — a grid of effective batches and LRs on the current experiment, trained
-/// by `accumlab-cli sweep --progress jsonl` in a child process (its workers train the points
-/// in parallel); the view refreshes as its progress objects say points finish. Reads through the
-/// GUI thread's RunStore (not owned). GUI thread.
+/// as `accumlab-cli sweep` trains it (SweepThread: SweepRunner, the points in child
+/// processes, several at once); the view refreshes as its events say points finish. Reads through
+/// the GUI thread's RunStore (not owned). GUI thread.
 class SweepPanel : public QWidget {
   Q_OBJECT
 
@@ -55,10 +55,9 @@ class SweepPanel : public QWidget {
   bool saveReport(const QString& path);
   /// Writes the shown sweep's plots into `folder` as <id>.<format> (png, svg or pdf).
   bool savePlots(const QString& folder, const QString& format);
-  /// Takes the next bytes of the sweep's progress stream (its child's stderr): shows the
-  /// sweep it started, refreshes as points end and keeps its error. Only JSON progress
-  /// objects count; any other text is ignored.
-  void readProgress(const QByteArray& bytes);
+  /// Follows one event of the sweep it trains: shows the sweep it started, refreshes as
+  /// points end.
+  void onSweepEvent(const SweepEvent& event);
 
  signals:
   void errorOccurred(const QString& message);
@@ -66,8 +65,8 @@ class SweepPanel : public QWidget {
   void statusChanged(const QString& text);
 
  private:
-  void onOutput();
-  void onFinished(int exit_code, QProcess::ExitStatus status);
+  /// The sweep ended: `error` says why it could not train (empty when it did).
+  void onSweepEnded(const QString& error, bool stopped);
 
   std::function<ExperimentConfig()> experiment_;
   RunStore* store_ = nullptr;
@@ -84,11 +83,8 @@ class SweepPanel : public QWidget {
   QLabel* summary_;
   QTableWidget* table_;
   SweepPlots* plots_;
-  QProcess* process_;
-  QString config_file_;
-  SweepProgress progress_;     ///< reads the child's stderr
-  int64_t running_sweep_ = 0;  ///< the sweep the child trains, once it said so
-  QString error_;              ///< the child's error object's message, if it sent one
+  SweepThread* sweep_;         ///< trains the sweep started here (a child of this panel)
+  int64_t running_sweep_ = 0;  ///< the sweep it trains, once it said so
 };
 
 }  // namespace accumlab::ui

@@ -9,6 +9,7 @@
 
 #include "accumlab/experiment_config.h"
 #include "accumlab/sweep.h"
+#include "accumlab/sweep_grid.h"
 
 namespace accumlab {
 
@@ -28,10 +29,6 @@ SweepPlan createSweep(RunStore& store, const ExperimentConfig& base, const Sweep
 /// The points of stored sweep `sweep_id` that have not ended. Throws InputError when there is
 /// no such sweep or it stored no config.
 SweepPlan resumeSweep(RunStore& store, int64_t sweep_id);
-/// `base` with the point's m, K and LR.
-ExperimentConfig sweepPointConfig(const ExperimentConfig& base, const SweepPoint& point);
-/// The point's sizes and LR for people: "B=32 (8×4) lr=0.1".
-std::string describeSweepPoint(const SweepPoint& point);
 
 /// How a sweep ended.
 struct SweepOutcome {
@@ -61,8 +58,8 @@ class SweepObserver {
 
 /// How a SweepRunner starts its points.
 struct SweepRunnerOptions {
-  /// accumlab-cli or accumlab-engine: each point is `PROGRAM run --config FILE --db DB --json
-  /// -q --progress jsonl --stop-at-…`, a normal stored run of the accum arm.
+  /// accumlab-cli or accumlab-engine: each point is `PROGRAM sweep-point JOB --outcome FILE`,
+  /// its job and outcome files typed (accumlab/sweep_job.h), its run a normal stored run.
   std::string program;
   std::string store_path;  ///< the run database the sweep is stored in
   int jobs = 1;            ///< points trained at once

@@ -14,6 +14,7 @@
 
 #include "../store/store_fixture.h"
 #include "accumlab/input_error.h"
+#include "accumlab/sweep_job.h"
 #include "accumlab/sweep_store.h"
 
 namespace accumlab {
@@ -50,12 +51,17 @@ class Events : public SweepObserver {
 class SweepRunnerTest : public testing::StoreTest {
  protected:
   /// A stand-in for accumlab-cli: `case` branches on the point's name ("point-0"…), taken
-  /// from the --config file's name.
+  /// from its job file's name; `outcome RUN_ID BAD_INPUT ERROR` writes its outcome file, and
+  /// each job file is kept as jobs/point-N.job.json.
   std::string fake(const std::string& cases) {
     const std::string path = dir_ + "/fake-cli";
     std::ofstream(path) << "#!/bin/sh\n"
-                        << "[ \"$1 $2\" = \"run --config\" ] || exit 99\n"
-                        << "point=$(basename \"$3\" .json)\n"
+                        << "[ \"$1 $3\" = \"sweep-point --outcome\" ] || exit 99\n"
+                        << "point=$(basename \"$2\" .job.json)\n"
+                        << "mkdir -p " << dir_ << "/jobs; cp \"$2\" " << dir_ << "/jobs/\n"
+                        << "outcome() { printf '{\"format\": \"accumlab-sweep-outcome\", "
+                           "\"version\": 1, \"run_id\": %s, \"bad_input\": %s, \"error\": "
+                           "\"%s\"}' \"$1\" \"$2\" \"$3\" > \"$4\"; }\n"
                         << "case $point in\n"
                         << cases << "\nesac\n";
     ::chmod(path.c_str(), 0700);
@@ -120,14 +126,11 @@ class SweepRunnerTest : public testing::StoreTest {
 TEST_F(SweepRunnerTest, StoresEachPointsOutcomeFromItsRunOrItsError) {
   const int64_t run_id = storeReachedRun();
   RunStore store(db_);
-  const std::string json =
-      "{\"store\": {\"run_ids\": {\"accum\": " + std::to_string(run_id) + "}}}";
-  const std::string program =
-      fake("point-0) echo '" + json +
-           "';;\n"
-           "point-1) echo '{\"event\": \"error\", \"message\": \"out of memory\"}' >&2; exit 1;;\n"
-           "point-2) echo 'accumlab-cli: bad luck' >&2; exit 1;;\n"
-           "point-3) kill -KILL $$;;");
+  const std::string program = fake("point-0) outcome " + std::to_string(run_id) +
+                                   " false '' \"$4\";;\n"
+                                   "point-1) outcome null false 'out of memory' \"$4\"; exit 1;;\n"
+                                   "point-2) echo 'accumlab-cli: bad luck' >&2; exit 1;;\n"
+                                   "point-3) kill -KILL $$;;");
   SweepRunner runner(plan(store, 4), options(program, 2));
   Events events;
   const SweepOutcome outcome = runner.run(events);
@@ -149,6 +152,15 @@ TEST_F(SweepRunnerTest, StoresEachPointsOutcomeFromItsRunOrItsError) {
   EXPECT_EQ(points[2].message, "bad luck");
   EXPECT_EQ(points[3].status, SweepStatus::kFailed);
   EXPECT_EQ(points[3].message, "the worker was killed by signal 9");
+  // Each worker got its point as a typed job: the whole config, named, with the target.
+  const SweepJob job = readSweepJob(dir_ + "/jobs/point-2.job.json");
+  EXPECT_EQ(job.sweep_id, runner.plan().sweep_id);
+  EXPECT_EQ(job.point.index, 2);
+  EXPECT_EQ(job.config.micro_batch, 8);
+  EXPECT_EQ(job.config.accum, 4);
+  EXPECT_EQ(job.config.name, "unit · B=32 (8×4) lr=0.05");
+  EXPECT_DOUBLE_EQ(job.target.value, 0.4);
+  EXPECT_EQ(job.store_path, db_);
 }
 
 TEST_F(SweepRunnerTest, KeepsAtMostJobsPointsRunning) {
@@ -177,8 +189,7 @@ TEST_F(SweepRunnerTest, ABadInputStopsTheSweepWithItsSentence) {
   RunStore store(db_);
   // Point 0 has bad input; point 1, running beside it, is asked to stop (SIGINT).
   const std::string program = fake(
-      "point-0) echo '{\"event\": \"error\", \"message\": \"unknown dataset nosuch\"}' >&2;"
-      " exit 2;;\n"
+      "point-0) outcome null true 'unknown dataset nosuch' \"$4\"; exit 2;;\n"
       "*) trap 'kill $!; exit 130' INT; sleep 20 & wait $!;;");
   SweepRunner runner(plan(store, 4), options(program, 2));
   Events events;
