@@ -389,24 +389,6 @@ void validateConfig(const ExperimentConfig& c) {
   }
 }
 
-double scaledLearningRate(const OptimizerConfig& c, double batch_ratio) {
-  switch (c.scaling) {
-    case LrScaling::kNone:
-      return c.lr;
-    case LrScaling::kLinear:
-      return c.lr * batch_ratio;
-    case LrScaling::kSqrt:
-      return c.lr * std::sqrt(batch_ratio);
-  }
-  return c.lr;
-}
-
-int armsAtOnce(const ExperimentConfig& config, int cores, bool on_cpu) {
-  if (config.arm_threads == 1 || config.workers > 1 || !on_cpu) return 1;
-  const int arms = std::max(1, static_cast<int>(config.arms.size()));
-  return std::min(arms, config.arm_threads > 0 ? config.arm_threads : std::max(1, cores));
-}
-
 ExperimentConfig defaultExperiment() {
   ExperimentConfig c;
   // The arms at once: on 2 cores the Fashion-MNIST demo takes 14.5 s this way against 25.2 s

@@ -26,7 +26,7 @@ struct Measured {
   std::string missing;
 };
 
-std::string number(double v) {
+std::string verdictNumber(double v) {
   if (std::isnan(v)) return "—";
   char buf[32];
   const double a = std::fabs(v);
@@ -39,18 +39,18 @@ std::string number(double v) {
 }
 
 std::string withUnit(double v, const std::string& unit) {
-  if (unit.empty() || std::isnan(v)) return number(v);
-  return number(v) + (unit == "×" || unit == "%" ? "" : " ") + unit;
+  if (unit.empty() || std::isnan(v)) return verdictNumber(v);
+  return verdictNumber(v) + (unit == "×" || unit == "%" ? "" : " ") + unit;
 }
 
 std::string toleranceText(const LessonTolerance& t) {
   switch (t.kind) {
     case LessonTolerance::Kind::kFactor:
-      return "within a factor " + number(t.value);
+      return "within a factor " + verdictNumber(t.value);
     case LessonTolerance::Kind::kRelative:
-      return "within " + number(100 * t.value) + "%";
+      return "within " + verdictNumber(100 * t.value) + "%";
     case LessonTolerance::Kind::kAbsolute:
-      return "within ±" + number(t.value);
+      return "within ±" + verdictNumber(t.value);
   }
   return "";
 }
@@ -443,7 +443,7 @@ std::string checkLine(const CheckVerdict& c) {
   std::string line =
       std::string(c.holds ? "✓ " : "✗ ") + c.name + ": measured " + withUnit(c.measured, c.unit);
   if (std::isfinite(c.low) && std::isfinite(c.high)) {
-    line += " [" + number(c.low) + ", " + number(c.high) + "]";
+    line += " [" + verdictNumber(c.low) + ", " + verdictNumber(c.high) + "]";
   }
   line += ", theory " + c.compare + " " + withUnit(c.theory, c.unit);
   if (!c.tolerance.empty()) line += " (" + c.tolerance + ")";

@@ -7,6 +7,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
+#include "accumlab/training_rules.h"
 #include "models/model_state.h"
 #include "train/big_batch_check.h"
 #include "train/optimizer_factory.h"

@@ -8,6 +8,7 @@
 
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
+#include "accumlab/training_rules.h"
 #include "accumlab/variance_ratio.h"
 #include "data/dataset_factory.h"
 #include "memory/memory_probe.h"

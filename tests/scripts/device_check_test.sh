@@ -43,7 +43,7 @@ case "$case_name" in
     ! grep -qE '^(Qt6|QCustomPlot)[A-Za-z]*_DIR' "$tmp/build/CMakeCache.txt" ||
       fail "the headless configuration looked for Qt: $(grep -m1 -E '^Qt6' "$tmp/build/CMakeCache.txt")"
     cmake --build "$tmp/build" --target help >"$tmp/targets" 2>&1 || fail "cannot list the targets"
-    for target in accumlab_core accumlab-cli accumlab-engine accumlab_core_tests; do
+    for target in accumlab_engine accumlab-cli accumlab-engine accumlab_core_tests; do
       grep -qw -- "$target" "$tmp/targets" || fail "the headless configuration has no target $target"
     done
     ! grep -qxE '\.\.\. (accumlab_ui|accumlab)' "$tmp/targets" || fail "the headless configuration still has the app or its UI"

@@ -7,7 +7,8 @@ Besides the table:
 - a public header (core/include/accumlab/X.h) belongs to the folder of its source, the one
   X.cpp under core/; one with no source names its home in HOMES;
 - no LibTorch under ui/ and app/, not even through a header it includes, and none in the
-  torch-free store library (core/CMakeLists.txt's accumlab_store);
+  libraries without it (core/CMakeLists.txt's accumlab_records, accumlab_store and
+  accumlab_runners);
 - no Qt under core/.
 
 Usage: layers_test.py SOURCE_DIR
@@ -65,6 +66,9 @@ HOMES = {
     "target_stop.h": "core/train",
     "lesson.h": "core/lessons",
 }
+
+# The libraries of core that must not reach LibTorch.
+TORCH_FREE_LIBRARIES = ["accumlab_records", "accumlab_store", "accumlab_runners"]
 
 PUBLIC = "core/include/accumlab/"
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -186,12 +190,13 @@ def main():
 
     with open(os.path.join(root, "core/CMakeLists.txt"), encoding="utf-8") as cm:
         text = cm.read()
-    store_lib = re.search(r"add_library\(accumlab_store STATIC(.*?)\)", text, re.S)
     torch_free = [f for f in files if f.startswith(("ui/", "app/"))]
-    if store_lib:
-        torch_free += ["core/" + s for s in re.findall(r"^\s*([\w/]+\.cpp)", store_lib.group(1), re.M)]
-    else:
-        fail("core/CMakeLists.txt: no add_library(accumlab_store STATIC …) to read")
+    for lib in TORCH_FREE_LIBRARIES:
+        listed = re.search(r"add_library\(" + lib + r" STATIC(.*?)\)", text, re.S)
+        if listed:
+            torch_free += ["core/" + s for s in re.findall(r"^\s*([\w/]+\.cpp)", listed.group(1), re.M)]
+        else:
+            fail(f"core/CMakeLists.txt: no add_library({lib} STATIC …) to read")
     for f in torch_free:
         if f in known:
             chain = torch_path(f)

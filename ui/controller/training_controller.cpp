@@ -9,6 +9,7 @@
 #include "accumlab/device.h"
 #include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
+#include "accumlab/training_rules.h"
 #include "controller/cli_path.h"
 #include "controller/training_worker.h"
 

@@ -20,6 +20,7 @@
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
+#include "accumlab/training_rules.h"
 #include "experiment/batch_slider.h"
 #include "experiment/enum_combo.h"
 #include "experiment/memory_estimator.h"

@@ -117,12 +117,6 @@ inline constexpr char kFortunesDir[] = "/usr/share/games/fortunes";
 /// The longest text sequence a run may keep, in bytes.
 inline constexpr int64_t kMaxTextLength = 4096;
 
-/// How many of `config`'s arms train at once (config.arm_threads; docs/performance.md, "Arms
-/// at once"): one with data-parallel workers or off the CPU, else arm_threads (0: one per
-/// core of `cores`), and never more than the arms. The trainer schedules by it; the app paces
-/// its plots by it.
-int armsAtOnce(const ExperimentConfig& config, int cores, bool on_cpu);
-
 /// The default experiment (`--preset default`, and the app's first one): Fashion-MNIST with
 /// an MLP when it is installed (at an LR where the noisy no-accum arm still learns, for five
 /// epochs), else the built-in defaults on the spirals.
@@ -159,9 +153,6 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
 ExperimentConfig loadConfigFile(const std::string& path);
 /// Throws InputError with a one-sentence message for the first invalid value.
 void validateConfig(const ExperimentConfig& config);
-/// The LR of an arm before scheduling: the base LR times the scaling rule applied to
-/// `batch_ratio` = B_eff / m (K for accum and big-batch, 1 for no-accum).
-double scaledLearningRate(const OptimizerConfig& config, double batch_ratio);
 
 /// True when the data SPEC names text (fortunes, text:FILE): sequences of byte tokens.
 bool isTextData(const std::string& data_spec);
