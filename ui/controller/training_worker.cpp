@@ -5,10 +5,10 @@
 
 #include <exception>
 
+#include "accumlab/generator_gate.h"
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
 #include "accumlab/run_session.h"
-#include "controller/generator_gate.h"
 
 namespace accumlab::ui {
 

@@ -5,7 +5,7 @@
 #include <exception>
 #include <mutex>
 
-#include "controller/generator_gate.h"
+#include "accumlab/generator_gate.h"
 
 namespace accumlab::ui {
 
