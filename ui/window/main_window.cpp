@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "accumlab/config_overrides.h"
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
@@ -173,22 +174,23 @@ void MainWindow::openPath(const QString& path) {
 
 bool MainWindow::applyOptions(const AppOptions& options) {
   settings_.restoreWindow(this, plots_, presentation_, options.fresh);
+  // The last experiment, unless the command line names a config file or a preset (checked
+  // by parseAppOptions); a file that cannot be read is reported and left out.
   ExperimentConfig config = defaultExperiment();
-  if (!options.preset.isEmpty()) {
-    config = presetExperiment(options.preset.toStdString());  // checked by parseAppOptions
-  } else if (!options.fresh) {
+  if (!options.fresh) {
     if (auto last = settings_.lastExperiment()) config = *last;
   }
   bool ok = true;
-  if (!options.config_file.isEmpty()) {
-    try {
-      config = loadConfigFile(options.config_file.toStdString());
-    } catch (const std::exception& e) {
-      showError(QString::fromStdString(e.what()));
-      ok = false;
-    }
+  try {
+    config = startingConfig(options.experiment, config);
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+    ok = false;
+    ConfigOverrides without_file = options.experiment;
+    without_file.config_file.clear();
+    config = startingConfig(without_file, config);
   }
-  applyOverrides(options, &config);
+  applyOverrides(options.experiment, &config);
   experiment_->setConfig(config);
 
   QString db = options.db;
