@@ -12,12 +12,12 @@
 
 namespace accumlab::ui {
 
-void TrainingWorker::train(RunSession* session, MetricsSink* sink) {
+void TrainingWorker::train(RunSession* session, const std::vector<MetricsSink*>& sinks) {
   // Exceptions must not cross the thread boundary: they become a message for the GUI.
   try {
     // A memory probe still finishing holds the gate for a second at most.
     const std::lock_guard<std::mutex> gate(globalGeneratorGate());
-    session->run({sink});
+    session->run(sinks);
     QStringList problems;
     for (const std::string& p : session->finish()) problems << QString::fromStdString(p);
     if (!problems.isEmpty()) {
