@@ -24,6 +24,7 @@
 #include "series/live_run.h"
 #include "series/shown_runs.h"
 #include "sweep/sweep_panel.h"
+#include "widgets/wheel_guard.h"
 #include "window/audit_import.h"
 #include "window/export_actions.h"
 #include "window/live_session.h"
@@ -32,7 +33,6 @@
 #include "window/run_actions.h"
 #include "window/run_database.h"
 #include "window/run_status_bar.h"
-#include "window/wheel_guard.h"
 
 namespace accumlab::ui {
 
