@@ -9,9 +9,9 @@ namespace accumlab {
 /// reseed before every window (ArmRandom) and a built-in model's factory seeds to initialise
 /// its weights: in the app, a training run and the experiment panel's memory probe
 /// (probeMemoryModel). A run holds it for its whole length on the training thread; a probe
-/// only tries it, and gives way to a run. The engine does not take it itself: the ranks of a
-/// data-parallel run in one process train at once and meet in every window's all-reduce.
-/// Any thread.
+/// only tries it, and gives way to a run. The engine does not take it itself: several
+/// Trainers in one process (the data-parallel tests' ranks) train at once and meet in every
+/// window's all-reduce. Any thread.
 std::mutex& globalGeneratorGate();
 
 }  // namespace accumlab
