@@ -61,17 +61,17 @@ template <typename Access>
 CLI::Option* ConfigOptions::add(const char* name, Access access, const char* help) {
   if (skipped(name)) return nullptr;
   CLI::Option* opt = app_->add_option(name, access(given_), help);
-  overrides_.emplace_back(opt,
-                          [this, access](ExperimentConfig& dst) { access(dst) = access(given_); });
+  setters_.emplace_back(opt,
+                        [this, access](ConfigOverrides& dst) { access(dst) = access(given_); });
   return opt;
 }
 
 CLI::Option* ConfigOptions::addText(
     const char* name, std::string& text, const char* help,
-    std::function<void(ExperimentConfig&, const std::string&)> apply) {
+    std::function<void(ConfigOverrides&, const std::string&)> apply) {
   if (skipped(name)) return nullptr;
   CLI::Option* opt = app_->add_option(name, text, help);
-  overrides_.emplace_back(opt, [&text, apply](ExperimentConfig& dst) { apply(dst, text); });
+  setters_.emplace_back(opt, [&text, apply](ConfigOverrides& dst) { apply(dst, text); });
   return opt;
 }
 
@@ -254,18 +254,26 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
   }
 }
 
+ConfigOverrides ConfigOptions::overrides() const {
+  ConfigOverrides o;
+  o.config_file = config_file_;
+  o.preset = preset_;
+  for (const auto& [opt, set] : setters_) {
+    if (opt->count() > 0) set(o);
+  }
+  if (no_noise_) o.noise_stats = false;
+  return o;
+}
+
 ExperimentConfig ConfigOptions::resolve() const {
   ExperimentConfig plain;
   plain.arm_threads = kArmThreadsByDefault;
-  ExperimentConfig c = !config_file_.empty() ? loadConfigFile(config_file_)
-                       : !preset_.empty()    ? presetExperiment(preset_)
-                                             : plain;
-  for (const auto& [opt, apply] : overrides_) {
-    if (opt->count() > 0) apply(c);
-  }
-  if (const auto* o = option("--epochs"); o && o->count() > 0) c.samples = 0;
-  if (const auto* o = option("--samples"); o && o->count() > 0) c.epochs = 0;
-  if (no_noise_) c.noise_stats = false;
+  // The file is read before the options are parsed, so that its errors come first.
+  ConfigOverrides start;
+  start.config_file = config_file_;
+  start.preset = preset_;
+  ExperimentConfig c = startingConfig(start, plain);
+  applyOverrides(overrides(), &c);
   return c;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "accumlab/config_overrides.h"
 #include "accumlab/experiment_config.h"
 
 namespace accumlab::cli {
@@ -21,21 +22,23 @@ class ConfigOptions {
   /// "--micro-batch", which a sweep takes as a list).
   explicit ConfigOptions(CLI::App& app, std::set<std::string> skip = {});
 
+  /// What the command line gives: the config file or preset, and every option given.
+  ConfigOverrides overrides() const;
   /// The config file or preset (if any) with every option given on the command line applied
-  /// on top.
-  /// Not validated (the caller may change fields first).
+  /// on top (applyOverrides). Not validated (the caller may change fields first).
   ExperimentConfig resolve() const;
   /// A registered option by its first long name ("--micro-batch"); null when skipped.
   CLI::Option* option(const std::string& name) const;
 
  private:
-  /// Registers an option bound to the field `access` selects; when given on the command
-  /// line, the field is copied into the resolved config.
+  /// Registers an option bound to the field `access` selects of an ExperimentConfig (its
+  /// default shown in --help); when given on the command line, the value is copied into the
+  /// same field of the ConfigOverrides.
   template <typename Access>
   CLI::Option* add(const char* name, Access access, const char* help);
-  /// Registers an option read into `text` and applied to the config by `apply`.
+  /// Registers an option read into `text` and parsed into the overrides by `apply`.
   CLI::Option* addText(const char* name, std::string& text, const char* help,
-                       std::function<void(ExperimentConfig&, const std::string&)> apply);
+                       std::function<void(ConfigOverrides&, const std::string&)> apply);
   bool skipped(const char* name) const;
 
   CLI::App* app_;
@@ -46,7 +49,8 @@ class ConfigOptions {
   std::string memory_budget_, arms_, optimizer_, scaling_, schedule_, policy_, dtype_, task_;
   std::string text_split_, token_loss_;
   bool no_noise_ = false;
-  std::vector<std::pair<CLI::Option*, std::function<void(ExperimentConfig&)>>> overrides_;
+  /// Each registered option and how, when given, it sets its field of the overrides.
+  std::vector<std::pair<CLI::Option*, std::function<void(ConfigOverrides&)>>> setters_;
 };
 
 }  // namespace accumlab::cli

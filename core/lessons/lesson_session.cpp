@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include "accumlab/lesson_store.h"
 #include "accumlab/run_store.h"
@@ -105,19 +106,21 @@ void LessonSession::jobFinished(LessonRunResult result, bool stopped) {
 
 const LessonVerdict& LessonSession::finish() {
   if (verdict_) return *verdict_;
-  verdict_ = evaluateLesson(lesson_, results_, prediction_);
+  // Kept only once it is stored: a verdict the store refused is given again by the next call.
+  LessonVerdict verdict = evaluateLesson(lesson_, results_, prediction_);
   if (store_) {
     LessonResultRow row;
     row.lesson_id = lesson_.id;
     row.title = lesson_.title;
     // The answer as judged: a choice given by its number is stored as its text.
-    row.prediction = verdict_->prediction ? verdict_->prediction->predicted : prediction_;
-    if (verdict_->prediction) row.prediction_correct = verdict_->prediction->correct;
-    row.all_hold = verdict_->allHold();
-    row.verdict_json = verdictToJson(*verdict_, -1);
+    row.prediction = verdict.prediction ? verdict.prediction->predicted : prediction_;
+    if (verdict.prediction) row.prediction_correct = verdict.prediction->correct;
+    row.all_hold = verdict.allHold();
+    row.verdict_json = verdictToJson(verdict, -1);
     row.run_ids = run_ids_;
     result_id_ = LessonStore(*store_).add(row);
   }
+  verdict_ = std::move(verdict);
   return *verdict_;
 }
 

@@ -51,13 +51,15 @@ bool TrainingController::resume(const ExperimentConfig& config, int64_t experime
 }
 
 bool TrainingController::start(const ExperimentConfig& config,
-                               const std::optional<SweepTarget>& target) {
+                               const std::optional<SweepTarget>& target,
+                               std::shared_ptr<MetricsSink> recorder) {
   if (running_) {
     emit startFailed(tr("An experiment is already running; stop it first."));
     return false;
   }
   // The previous run has ended (finished() was emitted), so its objects are idle.
   session_.reset();
+  recorder_.reset();
   buffer_.take();
   RunSessionOptions options;
   options.store_path = store_path_;
@@ -76,10 +78,13 @@ bool TrainingController::start(const ExperimentConfig& config,
   gui_share_ = guiShare(config, QThread::idealThreadCount(), cudaAvailable());
   running_ = true;
   paused_ = false;
+  recorder_ = std::move(recorder);
   RunSession* session = session_.get();
-  MetricsSink* buffer = &buffer_;
+  std::vector<MetricsSink*> sinks;
+  if (recorder_) sinks.push_back(recorder_.get());
+  sinks.push_back(&buffer_);
   QMetaObject::invokeMethod(
-      worker_, [worker = worker_, session, buffer] { worker->train(session, buffer); },
+      worker_, [worker = worker_, session, sinks] { worker->train(session, sinks); },
       Qt::QueuedConnection);
   drain_timer_.start();
   emit started();

@@ -46,9 +46,13 @@ class TrainingController : public QObject {
   /// this many samples beside it, so that resume() can continue it after a crash.
   void setStore(std::string path, int64_t checkpoint_every);
   /// Starts training `config` in the background; false (and startFailed()) if it cannot.
-  /// With a target, every arm stops once it reaches it (a sweep point, a lesson).
+  /// With a target, every arm stops once it reaches it (a sweep point, a lesson). With
+  /// `recorder`, the run's records also go to it, on the training thread, after the store
+  /// and before the GUI's batches (a lesson's LessonRecorder, as `accumlab-cli lesson run`
+  /// trains with); the controller keeps it until the next start().
   bool start(const ExperimentConfig& config,
-             const std::optional<SweepTarget>& target = std::nullopt);
+             const std::optional<SweepTarget>& target = std::nullopt,
+             std::shared_ptr<MetricsSink> recorder = nullptr);
   /// Continues stored experiment `experiment_id` from its checkpoint beside the store, like
   /// start() starts a run; its stored runs are taken over.
   bool resume(const ExperimentConfig& config, int64_t experiment_id);
@@ -107,6 +111,9 @@ class TrainingController : public QObject {
   /// The run started last (kept after it ends, for storedRuns()).
   std::unique_ptr<RunSession> session_;
   MetricsBuffer buffer_;
+  /// start()'s recorder: written on the training thread while a run trains, read by its
+  /// owner once finished() has been emitted.
+  std::shared_ptr<MetricsSink> recorder_;
   ExperimentConfig config_;
   double gui_share_ = kGuiShare;  ///< guiShare() of the running experiment
   std::string store_path_;        ///< setStore()'s database, empty: nothing stored

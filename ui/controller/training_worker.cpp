@@ -5,19 +5,19 @@
 
 #include <exception>
 
+#include "accumlab/generator_gate.h"
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
 #include "accumlab/run_session.h"
-#include "controller/generator_gate.h"
 
 namespace accumlab::ui {
 
-void TrainingWorker::train(RunSession* session, MetricsSink* sink) {
+void TrainingWorker::train(RunSession* session, const std::vector<MetricsSink*>& sinks) {
   // Exceptions must not cross the thread boundary: they become a message for the GUI.
   try {
     // A memory probe still finishing holds the gate for a second at most.
     const std::lock_guard<std::mutex> gate(globalGeneratorGate());
-    session->run({sink});
+    session->run(sinks);
     QStringList problems;
     for (const std::string& p : session->finish()) problems << QString::fromStdString(p);
     if (!problems.isEmpty()) {

@@ -3,6 +3,7 @@
 
 #include <QObject>
 #include <QString>
+#include <vector>
 
 namespace accumlab {
 class MetricsSink;
@@ -20,11 +21,11 @@ class TrainingWorker : public QObject {
   using QObject::QObject;
 
  public slots:
-  /// Trains to the end (blocks this thread's event loop until then), reporting to `sink`
+  /// Trains to the end (blocks this thread's event loop until then), reporting to `sinks`
   /// after the session's store, then waits for the store's last commit and for the
   /// data-parallel ranks (RunSession::finish): a rank that did not exit cleanly, or a store
   /// that could not be written, is the run's error. Then emits finished().
-  void train(accumlab::RunSession* session, accumlab::MetricsSink* sink);
+  void train(accumlab::RunSession* session, const std::vector<accumlab::MetricsSink*>& sinks);
 
  signals:
   /// The run ended; `error` is empty on success, `input_error` tells a user mistake from a bug.

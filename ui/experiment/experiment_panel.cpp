@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <array>
 
 #include "accumlab/device.h"
 #include "accumlab/input_error.h"
@@ -35,9 +36,43 @@ namespace {
 /// The largest m and K the sliders offer.
 constexpr int64_t kMaxMicroBatch = 1024;
 constexpr int64_t kMaxAccum = 256;
-constexpr ArmKind kArms[3] = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
+/// The arms of the comparison, a check box each; the pitfall arms are the PitfallPicker's.
+constexpr std::array kComparedArms = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
 /// Quiet time after an edit before the tensor memory of a new model or dataset is probed.
 constexpr int kMemoryProbeDelayMs = 400;
+
+/// The tooltip of an arm of the comparison's check box.
+QString comparedArmTip(ArmKind arm) {
+  switch (arm) {
+    case ArmKind::kNoAccum:
+      return ExperimentPanel::tr("m samples per update: the noisy baseline");
+    case ArmKind::kAccum:
+      return ExperimentPanel::tr("K micro-batches of m per update (effective batch m·K)");
+    case ArmKind::kBigBatch:
+      return ExperimentPanel::tr("one real batch of m·K per update: what accum must equal");
+    default:
+      return QString();
+  }
+}
+
+/// The tooltip of a window policy's item.
+QString windowPolicyTip(WindowPolicy policy) {
+  switch (policy) {
+    case WindowPolicy::kStream:
+      return ExperimentPanel::tr(
+          "Windows run across epoch ends: nothing is dropped or under-scaled");
+    case WindowPolicy::kFlushExact:
+      return ExperimentPanel::tr(
+          "The short last window of an epoch updates with its true sample count");
+    case WindowPolicy::kFlushDivideByK:
+      return ExperimentPanel::tr(
+          "The short last window is divided by K as if full (Lightning/Accelerate): "
+          "under-scaled, for teaching");
+    case WindowPolicy::kDrop:
+      return ExperimentPanel::tr("The short last window of an epoch is discarded");
+  }
+  return QString();
+}
 
 }  // namespace
 
@@ -127,17 +162,15 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   });
   connect(this, &ExperimentPanel::configEdited, this, &ExperimentPanel::scheduleMemoryProbe);
   auto* arms = new QHBoxLayout;
-  const QString tips[3] = {tr("m samples per update: the noisy baseline"),
-                           tr("K micro-batches of m per update (effective batch m·K)"),
-                           tr("one real batch of m·K per update: what accum must equal")};
-  for (int i = 0; i < 3; ++i) {
-    arm_checks_[i] = new QCheckBox(armName(kArms[i]), box);
-    arm_checks_[i]->setToolTip(tips[i]);
-    arm_checks_[i]->setStyleSheet(
-        QString("QCheckBox { color: %1; font-weight: bold; }").arg(armColorName(kArms[i])));
-    arms->addWidget(arm_checks_[i]);
-    locked_while_running_ << arm_checks_[i];
-    connect(arm_checks_[i], &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
+  for (const ArmKind arm : kComparedArms) {
+    auto* check = new QCheckBox(armName(arm), box);
+    check->setToolTip(comparedArmTip(arm));
+    check->setStyleSheet(
+        QString("QCheckBox { color: %1; font-weight: bold; }").arg(armColorName(arm)));
+    arms->addWidget(check);
+    locked_while_running_ << check;
+    connect(check, &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
+    arm_checks_.emplace_back(arm, check);
   }
   form->addRow(tr("Arms"), arms);
   // A row of its own: beside the arms it would widen the dock past a 1024×768 screen.
@@ -212,13 +245,10 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
   policy_combo_ = new QComboBox(box);
   addEnumItems(policy_combo_, {WindowPolicy::kStream, WindowPolicy::kFlushExact,
                                WindowPolicy::kFlushDivideByK, WindowPolicy::kDrop});
-  const QString policy_tips[4] = {
-      tr("Windows run across epoch ends: nothing is dropped or under-scaled"),
-      tr("The short last window of an epoch updates with its true sample count"),
-      tr("The short last window is divided by K as if full (Lightning/Accelerate): "
-         "under-scaled, for teaching"),
-      tr("The short last window of an epoch is discarded")};
-  for (int i = 0; i < 4; ++i) policy_combo_->setItemData(i, policy_tips[i], Qt::ToolTipRole);
+  for (int i = 0; i < policy_combo_->count(); ++i) {
+    const auto policy = static_cast<WindowPolicy>(policy_combo_->itemData(i).toInt());
+    policy_combo_->setItemData(i, windowPolicyTip(policy), Qt::ToolTipRole);
+  }
   dtype_combo_ = new QComboBox(box);
   addEnumItems(dtype_combo_, {DType::kFloat32, DType::kFloat64});
   budget_kind_combo_ = new QComboBox(box);
@@ -321,8 +351,8 @@ ExperimentConfig ExperimentPanel::config() const {
   c.micro_batch = micro_slider_->value();
   c.accum = accum_slider_->value();
   c.arms.clear();
-  for (int i = 0; i < 3; ++i) {
-    if (arm_checks_[i]->isChecked()) c.arms.push_back(kArms[i]);
+  for (const auto& [arm, check] : arm_checks_) {
+    if (check->isChecked()) c.arms.push_back(arm);
   }
   for (const ArmKind arm : pitfalls_->chosen()) c.arms.push_back(arm);
   c.optimizer.kind = enumOf<OptimizerKind>(optimizer_combo_);
@@ -364,8 +394,8 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   sources_->setConfig(c);
   micro_slider_->setValue(c.micro_batch);
   accum_slider_->setValue(c.accum);
-  for (int i = 0; i < 3; ++i) {
-    arm_checks_[i]->setChecked(std::find(c.arms.begin(), c.arms.end(), kArms[i]) != c.arms.end());
+  for (const auto& [arm, check] : arm_checks_) {
+    check->setChecked(std::find(c.arms.begin(), c.arms.end(), arm) != c.arms.end());
   }
   pitfalls_->setConfig(c);
   selectEnum(optimizer_combo_, c.optimizer.kind);
@@ -397,7 +427,9 @@ void ExperimentPanel::scheduleMemoryProbe() { memory_probe_timer_->start(); }
 QString ExperimentPanel::memoryEstimateText() const { return memory_label_->text(); }
 
 void ExperimentPanel::fitMemoryBudget() {
-  const int64_t b = micro_slider_->value() * accum_slider_->value();
+  const ExperimentConfig before = config();
+  // One worker's share of an update: what its memory holds m of at a time.
+  const int64_t b = before.micro_batch * before.accum;
   const auto model = memory_estimator_->current();
   if (!model) {
     budget_label_->setText(memory_estimator_->probing()
@@ -422,13 +454,18 @@ void ExperimentPanel::fitMemoryBudget() {
     return;
   }
   budget_label_->setText(QString::fromStdString(fit.reason));
-  const bool m_changed = fit.micro_batch != micro_slider_->value();
-  const bool k_changed = fit.accum != accum_slider_->value();
   micro_slider_->setValue(fit.micro_batch);
   accum_slider_->setValue(fit.accum);
+  batchChanged(before);
+}
+
+void ExperimentPanel::batchChanged(const ExperimentConfig& before) {
+  const ExperimentConfig now = config();
   updateDerivedLabels();
-  if (m_changed) emit microBatchChanged(fit.micro_batch);
-  if (k_changed) emit accumChanged(fit.accum);
+  const bool m_changed = now.micro_batch != before.micro_batch;
+  const bool k_changed = now.accum != before.accum;
+  if (m_changed) emit microBatchChanged(now.micro_batch);
+  if (k_changed) emit accumChanged(now.accum);
   if (m_changed || k_changed) emit configEdited();
 }
 
@@ -453,15 +490,17 @@ bool ExperimentPanel::openPath(const QString& path, QString* error) {
 }
 
 void ExperimentPanel::updateDerivedLabels() {
-  const int64_t m = micro_slider_->value();
-  const int64_t workers = workers_spin_ ? workers_spin_->value() : 1;
+  if (!arms_at_once_) return;  // the form is still being built; setConfig() fills the labels
+  const ExperimentConfig c = config();
+  const int64_t m = c.micro_batch;
   // N workers share each accum window: its update is m·K·N samples (K·N micro-batches).
-  const int64_t k = accum_slider_->value() * workers;
+  const int64_t k = windowMicroBatches(c);
   // What the memory of m saves is the model's to say (the line below): on a small MLP its
   // weights dominate and accum needs nearly big-batch's memory.
-  effective_label_->setText((workers > 1 ? tr("effective batch m·K·N = <b>%1</b>")
-                                         : tr("effective batch m·K = <b>%1</b>"))
-                                .arg(QLocale().toString(static_cast<qlonglong>(m * k))));
+  effective_label_->setText(
+      (c.workers > 1 ? tr("effective batch m·K·N = <b>%1</b>")
+                     : tr("effective batch m·K = <b>%1</b>"))
+          .arg(QLocale().toString(static_cast<qlonglong>(effectiveBatch(c)))));
   memory_label_->setToolTip(memory_tip_);
   if (const auto model = memory_estimator_->current()) {
     memory_label_->setText(ui::memoryRatioText(*model, m, k));
@@ -474,9 +513,7 @@ void ExperimentPanel::updateDerivedLabels() {
                                : tr("tensor memory: not measured (%1)")
                                      .arg(memory_estimator_->failure().section('\n', 0, 0)));
   }
-  OptimizerConfig optimizer;
-  optimizer.lr = lr_spin_->value();
-  optimizer.scaling = enumOf<LrScaling>(scaling_combo_);
+  const OptimizerConfig& optimizer = c.optimizer;
   const QString rule = optimizer.scaling == LrScaling::kLinear ? tr("×K")
                        : optimizer.scaling == LrScaling::kSqrt ? tr("×√K")
                                                                : tr("same LR");

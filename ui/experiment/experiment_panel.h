@@ -2,6 +2,8 @@
 #pragma once
 
 #include <QWidget>
+#include <utility>
+#include <vector>
 
 #include "accumlab/experiment_config.h"
 
@@ -74,6 +76,9 @@ class ExperimentPanel : public QWidget {
   void scheduleMemoryProbe();
   /// Sets m and K so that an update's predicted tensors fit the budget field, keeping m·K.
   void fitMemoryBudget();
+  /// After m or K changed from `before` (the config then): the labels, and a signal for
+  /// each that changed.
+  void batchChanged(const ExperimentConfig& before);
 
   ExperimentConfig base_;   ///< fields the panel does not show
   SourcePickers* sources_;  ///< data, model and the CSV's label and task
@@ -87,7 +92,9 @@ class ExperimentPanel : public QWidget {
   MemoryEstimator* memory_estimator_;
   QTimer* memory_probe_timer_;  ///< single shot: settles a burst of edits into one request
   bool running_ = false;
-  QCheckBox* arm_checks_[3];
+  /// A check box for each arm of the comparison (no-accum, accum, big-batch), in the order
+  /// a config lists them.
+  std::vector<std::pair<ArmKind, QCheckBox*>> arm_checks_;
   PitfallPicker* pitfalls_;  ///< the pitfall arms ("Common mistakes")
   QComboBox* optimizer_combo_;
   QDoubleSpinBox* lr_spin_;

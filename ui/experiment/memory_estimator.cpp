@@ -5,8 +5,8 @@
 #include <exception>
 #include <mutex>
 
+#include "accumlab/generator_gate.h"
 #include "accumlab/memory_model_probe.h"
-#include "controller/generator_gate.h"
 
 namespace accumlab::ui {
 

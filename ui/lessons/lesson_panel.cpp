@@ -20,7 +20,6 @@
 #include <exception>
 
 #include "accumlab/lesson_store.h"
-#include "accumlab/record_batch.h"
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "files/file_dialogs.h"
@@ -149,10 +148,11 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
     if (list_->currentRow() + 1 < list_->count()) list_->setCurrentRow(list_->currentRow() + 1);
   });
   connect(show_runs_, &QPushButton::clicked, this, [this] {
-    if (sweep_id_ > 0) {
-      emit showSweepRequested(sweep_id_);
-    } else if (!run_ids_.empty()) {
-      emit showRunsRequested(run_ids_);
+    if (!session_) return;
+    if (session_->sweepId() > 0) {
+      emit showSweepRequested(session_->sweepId());
+    } else if (!session_->runIds().empty()) {
+      emit showRunsRequested(session_->runIds());
     }
   });
   connect(report_, &QPushButton::clicked, this, [this] {
@@ -161,7 +161,6 @@ LessonPanel::LessonPanel(TrainingController* controller, QWidget* parent)
                                tr("HTML files (*.html);;All files (*)"));
     if (!path.isEmpty() && saveReport(path)) emit statusChanged(tr("Saved %1").arg(path));
   });
-  connect(controller_, &TrainingController::batchReady, this, &LessonPanel::onBatch);
   connect(controller_, &TrainingController::finished, this, &LessonPanel::onFinished);
   loadDirectory(QString::fromStdString(lessonDirectory()));
 }
@@ -318,10 +317,10 @@ void LessonPanel::showLesson() {
   }
   if (!running_) {
     // The verdict card belongs to the lesson it was given for.
-    const bool own = verdict_ && verdict_->lesson_id == l.id;
+    const bool own = verdict() && verdict()->lesson_id == l.id;
     card_->setHidden(!own);
-    show_runs_->setEnabled(own && (sweep_id_ > 0 || !run_ids_.empty()));
-    report_->setEnabled(own && result_id_ > 0 && store_ != nullptr);
+    show_runs_->setEnabled(own && (session_->sweepId() > 0 || !session_->runIds().empty()));
+    report_->setEnabled(own && session_->resultId() > 0 && store_ != nullptr);
     if (changed) progress_->clear();
   }
 }
@@ -342,20 +341,16 @@ bool LessonPanel::startLesson() {
   }
   try {
     // A prediction that is not a number or not a choice, or a run that would read the store,
-    // is refused before anything trains (core's LessonSession, as the CLI's lesson run).
-    session_.emplace(*entries_[static_cast<size_t>(row)].lesson, prediction().toStdString(),
-                     store_);
+    // is refused before anything trains (core's LessonSession, as the CLI's lesson run); the
+    // last attempt stays until a new one starts.
+    session_ = LessonSession(*entries_[static_cast<size_t>(row)].lesson, prediction().toStdString(),
+                             store_);
   } catch (const std::exception& e) {
-    session_.reset();
     emit errorOccurred(QString::fromStdString(e.what()));
     return false;
   }
-  sweep_id_ = session_->sweepId();
   setRunning(true);
   stopping_ = false;
-  run_ids_.clear();
-  verdict_.reset();
-  result_id_ = 0;
   card_->setHidden(true);
   show_runs_->setEnabled(false);
   run_->setEnabled(false);
@@ -370,16 +365,14 @@ void LessonPanel::startJob() {
   const size_t index = session_->next();
   const std::vector<LessonJob>& jobs = session_->jobs();
   const LessonJob& job = jobs[index];
-  current_ = LessonRunResult{};
-  current_.id = job.id;
   progress_->setText(tr("Run %1 of %2: %3")
                          .arg(index + 1)
                          .arg(jobs.size())
                          .arg(QString::fromStdString(job.label)));
   emit statusChanged(tr("Lesson: run %1 of %2").arg(index + 1).arg(jobs.size()));
-  job_active_ = true;
-  if (!controller_->start(job.config, job.target)) {
-    job_active_ = false;
+  recorder_ = std::make_shared<LessonRecorder>(job.id);
+  if (!controller_->start(job.config, job.target, recorder_)) {
+    recorder_.reset();
     setRunning(false);
     stop_->setEnabled(false);
     list_->setEnabled(true);
@@ -396,28 +389,20 @@ void LessonPanel::stopLesson() {
   controller_->stop();
 }
 
-void LessonPanel::onBatch(const RecordBatch& batch) {
-  if (!job_active_) return;
-  current_.steps.insert(current_.steps.end(), batch.steps.begin(), batch.steps.end());
-  current_.evals.insert(current_.evals.end(), batch.evals.begin(), batch.evals.end());
-  current_.events.insert(current_.events.end(), batch.events.begin(), batch.events.end());
-  current_.probes.insert(current_.probes.end(), batch.probes.begin(), batch.probes.end());
-  if (batch.finished) current_.summary = *batch.finished;
-}
-
 void LessonPanel::onFinished(const QString& error, bool) {
-  if (!job_active_) return;
-  job_active_ = false;
+  if (!recorder_) return;  // not the lesson's run
+  // The training thread has ended the run, so its records are all in the recorder.
+  LessonRunResult result = std::move(recorder_->result());
+  recorder_.reset();
   // The runs the window's store sink wrote for this job, as the sink itself reports them.
   if (store_ && stored_runs_) {
-    for (const StoredRun& run : stored_runs_()) current_.stored_run_ids.push_back(run.run_id);
+    for (const StoredRun& run : stored_runs_()) result.stored_run_ids.push_back(run.run_id);
   }
   try {
-    session_->jobFinished(std::move(current_), stopping_);  // and its sweep point
+    session_->jobFinished(std::move(result), stopping_);  // and its sweep point
   } catch (const std::exception& e) {
     emit errorOccurred(QString::fromStdString(e.what()));
   }
-  run_ids_ = session_->runIds();
   if (!error.isEmpty() || stopping_) {
     setRunning(false);
     stop_->setEnabled(false);
@@ -449,46 +434,57 @@ void LessonPanel::finishLesson() {
   stop_->setEnabled(false);
   list_->setEnabled(true);
   try {
-    verdict_ = session_->finish();  // and the stored attempt
-    result_id_ = session_->resultId();
+    session_->finish();  // the verdict, and the stored attempt
   } catch (const std::exception& e) {
     emit errorOccurred(QString::fromStdString(e.what()));
   }
   refreshMarks();
-  if (verdict_) {
+  if (verdict()) {
     showVerdict();
     const double seconds = static_cast<double>(clock_.elapsed()) / 1000.0;
     const size_t runs = session_->jobs().size();
     progress_->setText(runs == 1 ? tr("1 run in %1 s.").arg(seconds, 0, 'f', 1)
                                  : tr("%1 runs in %2 s.").arg(runs).arg(seconds, 0, 'f', 1));
-    emit statusChanged(verdict_->allHold() ? tr("Lesson: every check holds")
-                                           : tr("Lesson: not every check holds"));
-    emit lessonFinished(verdict_->allHold());
+    emit statusChanged(verdict()->allHold() ? tr("Lesson: every check holds")
+                                            : tr("Lesson: not every check holds"));
+    emit lessonFinished(verdict()->allHold());
   }
   showLesson();
 }
 
 void LessonPanel::showVerdict() {
-  card_->setText(verdictCardHtml(*verdict_, session_ && session_->lesson().prediction));
+  card_->setText(verdictCardHtml(*verdict(), session_->lesson().prediction.has_value()));
   card_->setHidden(false);
-  show_runs_->setEnabled(sweep_id_ > 0 || !run_ids_.empty());
-  show_runs_->setText(sweep_id_ > 0 ? tr("Show sweep") : tr("Show runs"));
+  const bool sweep = session_->sweepId() > 0;
+  show_runs_->setEnabled(sweep || !session_->runIds().empty());
+  show_runs_->setText(sweep ? tr("Show sweep") : tr("Show runs"));
 }
 
 bool LessonPanel::saveReport(const QString& path) {
-  if (!store_ || result_id_ == 0) {
+  const int64_t result_id = session_ ? session_->resultId() : 0;
+  if (!store_ || result_id == 0) {
     emit errorOccurred(
         tr("There is no stored lesson attempt to report: run a lesson with a run database open."));
     return false;
   }
   QString error;
   try {
-    if (writeLessonReport(*store_, LessonStore(*store_).get(result_id_), path, &error)) return true;
+    if (writeLessonReport(*store_, LessonStore(*store_).get(result_id), path, &error)) return true;
   } catch (const std::exception& e) {
     error = QString::fromStdString(e.what());
   }
   emit errorOccurred(error);
   return false;
+}
+
+const std::optional<LessonVerdict>& LessonPanel::verdict() const {
+  static const std::optional<LessonVerdict> kNone;
+  return session_ ? session_->verdict() : kNone;
+}
+
+const std::vector<int64_t>& LessonPanel::runIds() const {
+  static const std::vector<int64_t> kNone;
+  return session_ ? session_->runIds() : kNone;
 }
 
 QString LessonPanel::verdictText() const { return card_->isHidden() ? QString() : card_->text(); }

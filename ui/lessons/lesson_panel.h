@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -23,7 +24,6 @@ class QStackedWidget;
 namespace accumlab {
 class RunStore;
 struct StoredRun;
-struct RecordBatch;
 }  // namespace accumlab
 
 namespace accumlab::ui {
@@ -32,10 +32,12 @@ class TrainingController;
 
 /// The Lessons tab (docs/lessons.md): the lessons with a mark for the latest attempt at each,
 /// the chosen lesson's text and question, Run, and after its runs a verdict card —
-/// predicted, measured with its interval, theory, ✓/✗ and the explanation. The lesson's runs
-/// train one after the other through the window's TrainingController, so the Live tab
-/// shows each as it trains and the store keeps them; the checks are core's evaluateLesson.
-/// GUI thread.
+/// predicted, measured with its interval, theory, ✓/✗ and the explanation. A view over the
+/// attempt's LessonSession, which holds its jobs, results, runs, sweep and verdict: the
+/// panel trains the session's jobs one after the other through the window's
+/// TrainingController (so the Live tab shows each as it trains and the store keeps them),
+/// each with a LessonRecorder as `accumlab-cli lesson run` does, and shows what the session
+/// holds. GUI thread.
 class LessonPanel : public QWidget {
   Q_OBJECT
 
@@ -68,11 +70,11 @@ class LessonPanel : public QWidget {
   void stopLesson();
   bool isRunning() const { return running_; }
   /// The verdict of the last lesson that finished.
-  const std::optional<LessonVerdict>& verdict() const { return verdict_; }
+  const std::optional<LessonVerdict>& verdict() const;
   /// The verdict card's text (for tests and screenshots).
   QString verdictText() const;
   /// The stored runs of the last lesson that finished.
-  const std::vector<int64_t>& runIds() const { return run_ids_; }
+  const std::vector<int64_t>& runIds() const;
   /// Writes the HTML report of the last attempt (its verdict and runs) to `path`; false with
   /// errorOccurred() when there is none or it cannot be written.
   bool saveReport(const QString& path);
@@ -99,7 +101,6 @@ class LessonPanel : public QWidget {
   void showLesson();
   void refreshMarks();
   void startJob();
-  void onBatch(const RecordBatch& batch);
   void onFinished(const QString& error, bool input_error);
   void finishLesson();
   void setRunning(bool running);
@@ -126,19 +127,17 @@ class LessonPanel : public QWidget {
   QLabel* card_;
   QPushButton* show_runs_;
   QPushButton* report_;
-  int64_t result_id_ = 0;  ///< the stored attempt of the last verdict
   QPushButton* next_;
 
   // The lesson being trained.
-  bool running_ = false;     ///< set only by setRunning()
-  bool job_active_ = false;  ///< the controller's current run is one of this lesson's
+  bool running_ = false;  ///< set only by setRunning()
   bool stopping_ = false;
-  std::optional<LessonSession> session_;  ///< the attempt being trained, or the last one
-  QElapsedTimer clock_;                   ///< since the lesson started
-  LessonRunResult current_;
-  std::vector<int64_t> run_ids_;
-  int64_t sweep_id_ = 0;
-  std::optional<LessonVerdict> verdict_;
+  /// The attempt being trained, or the last one: its jobs, results, runs and verdict.
+  std::optional<LessonSession> session_;
+  /// The records of the job the controller trains now; null when its run is not the
+  /// lesson's. Written on the training thread, read here once the run has finished.
+  std::shared_ptr<LessonRecorder> recorder_;
+  QElapsedTimer clock_;  ///< since the lesson started
 };
 
 }  // namespace accumlab::ui

@@ -5,9 +5,9 @@
 #include <exception>
 #include <utility>
 
+#include "accumlab/generator_gate.h"
 #include "accumlab/run_store.h"
 #include "accumlab/sweep_check.h"
-#include "controller/generator_gate.h"
 
 namespace accumlab::ui {
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "window/app_options.h"
 
+#include <cstdint>
 #include <exception>
+#include <optional>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -86,19 +88,21 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
     *message = "accumlab " + QCoreApplication::applicationVersion();
     return -1;
   }
-  auto positive = [&](const QCommandLineOption& o, qint64* field) {
+  ConfigOverrides& experiment = out->experiment;
+  auto positive = [&](const QCommandLineOption& o, std::optional<int64_t>* field) {
     if (!parser.isSet(o)) return true;
     bool ok = false;
-    *field = parser.value(o).toLongLong(&ok);
-    if (!ok || *field < 1) {
+    const qint64 v = parser.value(o).toLongLong(&ok);
+    if (!ok || v < 1) {
       *message = QCoreApplication::translate("main", "--%1 needs a positive integer, found '%2'")
                      .arg(o.names().last(), parser.value(o));
       return false;
     }
+    *field = v;
     return true;
   };
-  if (!positive(micro, &out->micro_batch) || !positive(accum, &out->accum) ||
-      !positive(samples, &out->samples)) {
+  if (!positive(micro, &experiment.micro_batch) || !positive(accum, &experiment.accum) ||
+      !positive(samples, &experiment.samples)) {
     return 2;
   }
   if (parser.isSet(quit)) {
@@ -125,18 +129,19 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
     out->open.push_back(v);
   }
   out->run = parser.isSet(run);
-  out->config_file = parser.value(config);
-  out->preset = parser.value(preset);
-  if (!out->preset.isEmpty()) {
+  experiment.config_file = parser.value(config).toStdString();
+  experiment.preset = parser.value(preset).toStdString();
+  if (!experiment.preset.empty()) {
     try {
-      presetExperiment(out->preset.toStdString());
+      presetExperiment(experiment.preset);
     } catch (const std::exception& e) {
       *message = QString::fromStdString(e.what());
       return 2;
     }
   }
-  out->data = parser.value(data);
-  out->model = parser.value(model);
+  // An empty SPEC keeps the experiment's, as no option at all does.
+  if (!parser.value(data).isEmpty()) experiment.data = parser.value(data).toStdString();
+  if (!parser.value(model).isEmpty()) experiment.model = parser.value(model).toStdString();
   out->screenshot = parser.value(screenshot);
   out->db = parser.value(db);
   out->no_store = parser.isSet(no_store);
@@ -150,17 +155,6 @@ int parseAppOptions(const QStringList& arguments, AppOptions* out, QString* mess
     return 2;
   }
   return 0;
-}
-
-void applyOverrides(const AppOptions& options, ExperimentConfig* config) {
-  if (!options.data.isEmpty()) config->data = options.data.toStdString();
-  if (!options.model.isEmpty()) config->model = options.model.toStdString();
-  if (options.micro_batch > 0) config->micro_batch = options.micro_batch;
-  if (options.accum > 0) config->accum = options.accum;
-  if (options.samples > 0) {
-    config->samples = options.samples;
-    config->epochs = 0;
-  }
 }
 
 }  // namespace accumlab::ui

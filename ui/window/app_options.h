@@ -6,21 +6,17 @@
 #include <cstdint>
 #include <vector>
 
-#include "accumlab/experiment_config.h"
+#include "accumlab/config_overrides.h"
 
 namespace accumlab::ui {
 
 /// The desktop app's command line (docs/app.md):
 /// `accumlab [--run] [--config FILE] [--screenshot FILE --quit-after SECONDS] …`.
 struct AppOptions {
-  bool run = false;           ///< start training at once
-  QString config_file;        ///< experiment JSON to load instead of the last one
-  QString preset;             ///< named experiment (presetExperiment) instead of the last one
-  QString data;               ///< data SPEC overriding the experiment's
-  QString model;              ///< model SPEC overriding the experiment's
-  qint64 micro_batch = 0;     ///< m override (0: keep)
-  qint64 accum = 0;           ///< K override (0: keep)
-  qint64 samples = 0;         ///< budget override in samples (0: keep)
+  bool run = false;  ///< start training at once
+  /// --config FILE or --preset NAME instead of the last experiment, and the experiment's
+  /// --data, --model, -m, -k and --samples over it (as `accumlab-cli run` takes them).
+  ConfigOverrides experiment;
   QString screenshot;         ///< save a PNG of the window before quitting
   double quit_after = 0;      ///< quit after this many seconds (0: never)
   QString db;                 ///< run database (empty: the default)
@@ -31,9 +27,6 @@ struct AppOptions {
   bool presentation = false;  ///< start in Presentation mode
   std::vector<int64_t> open;  ///< stored runs to show at start, overlaid when several
 };
-
-/// Applies the command line's data, model, m, K and budget to `config`.
-void applyOverrides(const AppOptions& options, ExperimentConfig* config);
 
 /// Parses `arguments` (argv, program name first). Returns 0 to go on, otherwise the exit
 /// code to quit with (0 after --help/--version is reported as -1 with the text in `message`).

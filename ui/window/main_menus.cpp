@@ -13,12 +13,12 @@
 
 #include "accumlab/lesson.h"
 #include "files/file_dialogs.h"
+#include "help/manual_pages.h"
+#include "help/plot_help.h"
 #include "plots/metric_canvas.h"
 #include "plots/plot_grid.h"
 #include "window/app_settings.h"
 #include "window/export_actions.h"
-#include "window/manual_pages.h"
-#include "window/plot_help.h"
 #include "window/presentation_mode.h"
 #include "window/run_actions.h"
 

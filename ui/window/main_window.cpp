@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "accumlab/config_overrides.h"
 #include "accumlab/run_store.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
@@ -23,6 +24,7 @@
 #include "series/live_run.h"
 #include "series/shown_runs.h"
 #include "sweep/sweep_panel.h"
+#include "widgets/wheel_guard.h"
 #include "window/audit_import.h"
 #include "window/export_actions.h"
 #include "window/live_session.h"
@@ -31,7 +33,6 @@
 #include "window/run_actions.h"
 #include "window/run_database.h"
 #include "window/run_status_bar.h"
-#include "window/wheel_guard.h"
 
 namespace accumlab::ui {
 
@@ -173,22 +174,23 @@ void MainWindow::openPath(const QString& path) {
 
 bool MainWindow::applyOptions(const AppOptions& options) {
   settings_.restoreWindow(this, plots_, presentation_, options.fresh);
+  // The last experiment, unless the command line names a config file or a preset (checked
+  // by parseAppOptions); a file that cannot be read is reported and left out.
   ExperimentConfig config = defaultExperiment();
-  if (!options.preset.isEmpty()) {
-    config = presetExperiment(options.preset.toStdString());  // checked by parseAppOptions
-  } else if (!options.fresh) {
+  if (!options.fresh) {
     if (auto last = settings_.lastExperiment()) config = *last;
   }
   bool ok = true;
-  if (!options.config_file.isEmpty()) {
-    try {
-      config = loadConfigFile(options.config_file.toStdString());
-    } catch (const std::exception& e) {
-      showError(QString::fromStdString(e.what()));
-      ok = false;
-    }
+  try {
+    config = startingConfig(options.experiment, config);
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+    ok = false;
+    ConfigOverrides without_file = options.experiment;
+    without_file.config_file.clear();
+    config = startingConfig(without_file, config);
   }
-  applyOverrides(options, &config);
+  applyOverrides(options.experiment, &config);
   experiment_->setConfig(config);
 
   QString db = options.db;

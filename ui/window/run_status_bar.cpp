@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "window/run_status_bar.h"
 
-#include "window/elided_label.h"
-
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
@@ -11,6 +9,7 @@
 
 #include "plots/arm_style.h"
 #include "series/live_run.h"
+#include "widgets/elided_label.h"
 
 namespace accumlab::ui {
 

@@ -117,6 +117,16 @@ inline constexpr char kFortunesDir[] = "/usr/share/games/fortunes";
 /// The longest text sequence a run may keep, in bytes.
 inline constexpr int64_t kMaxTextLength = 4096;
 
+/// The micro-batches of one update of the accum arm: K on each of the N data-parallel
+/// workers, K·N. What the LR scaling rules and the memory ratio of accum count as its K.
+inline int64_t windowMicroBatches(const ExperimentConfig& config) {
+  return config.accum * config.workers;
+}
+/// The samples of one update of the accum arm, its effective batch: m·K·N.
+inline int64_t effectiveBatch(const ExperimentConfig& config) {
+  return config.micro_batch * windowMicroBatches(config);
+}
+
 /// The default experiment (`--preset default`, and the app's first one): Fashion-MNIST with
 /// an MLP when it is installed (at an LR where the noisy no-accum arm still learns, for five
 /// epochs), else the built-in defaults on the spirals.

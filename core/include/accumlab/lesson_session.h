@@ -39,6 +39,8 @@ class LessonSession {
   /// The verdict of every job's run and, with a store, the stored attempt. Call once, when
   /// done(). Throws InputError when the store cannot be written.
   const LessonVerdict& finish();
+  /// finish()'s verdict; empty before it, or when the store refused it.
+  const std::optional<LessonVerdict>& verdict() const { return verdict_; }
 
   const std::vector<LessonRunResult>& results() const { return results_; }
   /// The stored runs of every job so far, in job and arm order.

@@ -78,7 +78,10 @@ TEST_F(LessonSessionTest, StoresTheSweepPointsAsTheyEndAndTheAttemptWithItsVerdi
     EXPECT_EQ(point.run_id, stored.back());
   }
   EXPECT_THROW(session.jobFinished(LessonRunResult{}, false), std::logic_error);
+  EXPECT_FALSE(session.verdict().has_value());  // no verdict before finish()
   const LessonVerdict& verdict = session.finish();
+  ASSERT_TRUE(session.verdict().has_value());
+  EXPECT_EQ(&*session.verdict(), &verdict);  // what the app's Lessons tab shows
   EXPECT_TRUE(verdict.allHold());
   ASSERT_GT(session.resultId(), 0);
   EXPECT_EQ(session.runIds(), stored);

@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
-#include "window/wheel_guard.h"
+#include "widgets/wheel_guard.h"
 
 using namespace accumlab::ui;
 

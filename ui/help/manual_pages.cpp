@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "window/manual_pages.h"
+#include "help/manual_pages.h"
 
 #include <QCoreApplication>
 #include <QDialog>

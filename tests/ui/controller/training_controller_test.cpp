@@ -7,7 +7,9 @@
 #include <QTest>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
+#include "accumlab/lesson.h"
 #include "accumlab/torchscript_check.h"
 #include "controller/training_controller.h"
 #include "series/run_data.h"
@@ -43,6 +45,34 @@ class TrainingControllerTest : public QObject {
       QVERIFY(arm.summary.status == ArmStatus::kFinished);
       QVERIFY(!arm.evals.empty());
     }
+  }
+
+  void aRecorderHearsTheSameRecordsAsTheGui() {
+    // A lesson's job trains with a LessonRecorder beside the GUI's batches, as the CLI's does.
+    TrainingController controller;
+    RunData run;
+    connect(&controller, &TrainingController::batchReady, this,
+            [&](const RecordBatch& b) { run.append(b); });
+    QSignalSpy finished(&controller, &TrainingController::finished);
+    auto recorder = std::make_shared<LessonRecorder>("job");
+    QVERIFY(controller.start(test::smallExperiment(4000), std::nullopt, recorder));
+    QVERIFY(test::waitUntil([&] { return finished.count() == 1; }));
+    const LessonRunResult& heard = recorder->result();
+    QCOMPARE(heard.id, std::string("job"));
+    size_t shown_steps = 0;
+    size_t shown_evals = 0;
+    for (const ArmSeries& arm : run.arms) {
+      shown_steps += arm.steps.size();
+      shown_evals += arm.evals.size();
+    }
+    QCOMPARE(heard.steps.size(), shown_steps);
+    QCOMPARE(heard.steps.size(), size_t{500 + 125 + 125});
+    QCOMPARE(heard.evals.size(), shown_evals);
+    QCOMPARE(heard.summary.arms.size(), size_t{3});
+    // The next run without one leaves it alone.
+    QVERIFY(controller.start(test::smallExperiment(400)));
+    QVERIFY(test::waitUntil([&] { return finished.count() == 2; }));
+    QCOMPARE(recorder->result().steps.size(), size_t{750});
   }
 
   void pauseHoldsTheRunAndResumeFinishesIt() {

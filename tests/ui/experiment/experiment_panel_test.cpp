@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -116,6 +117,47 @@ class ExperimentPanelTest : public QObject {
     QVERIFY(!box->isChecked());
     box->setChecked(true);
     QCOMPARE(panel.config().arm_threads, 0);
+  }
+
+  void theArmsAndTheBatchLabelsComeFromTheConfig() {
+    ExperimentPanel panel;
+    ExperimentConfig c;
+    c.arms = {ArmKind::kAccum, ArmKind::kBigBatch, ArmKind::kPitfallSum};
+    c.micro_batch = 4;
+    c.accum = 3;
+    c.workers = 2;
+    c.optimizer.lr = 0.02;
+    c.optimizer.scaling = LrScaling::kLinear;
+    panel.setConfig(c);
+    QVERIFY(panel.config().arms == c.arms);
+    QCOMPARE(effectiveBatch(panel.config()), int64_t{24});
+    // The labels count an update as the config does: K on each of the N workers.
+    QStringList texts;
+    for (const QLabel* label : panel.findChildren<QLabel*>()) texts << label->text();
+    QVERIFY2(texts.contains("effective batch m·K·N = <b>24</b>"), qPrintable(texts.join('|')));
+    QVERIFY2(texts.contains("no-accum: 0.02 · accum, big-batch: 0.12 (×K)"),
+             qPrintable(texts.join('|')));
+    // One check box per arm of the comparison, coloured and explained.
+    QStringList arms;
+    for (const QCheckBox* box : panel.findChildren<QCheckBox*>()) {
+      if (!box->styleSheet().isEmpty()) arms << box->text() + ": " + box->toolTip();
+    }
+    QCOMPARE(arms.size(), 3);
+    QVERIFY(arms[0].startsWith("no-accum: m samples per update"));
+    QVERIFY(arms[2].startsWith("big-batch: one real batch of m·K"));
+    // Each window policy says what it does to the short last window.
+    QComboBox* policies = nullptr;
+    for (QComboBox* combo : panel.findChildren<QComboBox*>()) {
+      if (combo->findText("flush-divide-by-K") >= 0) policies = combo;
+    }
+    QVERIFY(policies != nullptr);
+    QCOMPARE(policies->count(), 4);
+    for (int i = 0; i < policies->count(); ++i) {
+      QVERIFY(!policies->itemData(i, Qt::ToolTipRole).toString().isEmpty());
+    }
+    QVERIFY(policies->itemData(policies->findText("drop"), Qt::ToolTipRole)
+                .toString()
+                .contains("discarded"));
   }
 
   void theDatasetTooltipShowsTheLengths() {

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "controller/generator_gate.h"
+#include "accumlab/generator_gate.h"
 
-namespace accumlab::ui {
+namespace accumlab {
 
 std::mutex& globalGeneratorGate() {
   static std::mutex gate;
   return gate;
 }
 
-}  // namespace accumlab::ui
+}  // namespace accumlab

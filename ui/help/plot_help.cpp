@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "window/plot_help.h"
+#include "help/plot_help.h"
 
 #include <QDialog>
 #include <QDialogButtonBox>

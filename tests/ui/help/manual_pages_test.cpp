@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Help → Manual (ui/window/manual_pages.cpp): in a build tree the pages come from the sources'
+// Help → Manual (ui/help/manual_pages.cpp): in a build tree the pages come from the sources'
 // docs/, every page the Help menu names is there and renders in the app with its links and
 // pictures, and a missing page gives a dialog naming its path instead of opening anything.
-#include "window/manual_pages.h"
+#include "help/manual_pages.h"
 
 #include <QApplication>
 #include <QDialog>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "window/elided_label.h"
+#include "widgets/elided_label.h"
 
 #include <QFontMetrics>
 #include <QResizeEvent>

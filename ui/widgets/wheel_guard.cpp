@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "window/wheel_guard.h"
+#include "widgets/wheel_guard.h"
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
