@@ -181,16 +181,14 @@ int checkMergeSource(const std::string& path, const std::string& destination) {
   }
 }
 
-/// The source's content in memory, upgraded to this build's schema.
-SQLite::Database loadMergeSource(const std::string& path) {
+/// Reads the source into `memory` (an empty in-memory database) and upgrades it to this
+/// build's schema there.
+void loadMergeSource(const std::string& path, SQLite::Database& memory) {
   try {
     SQLite::Database file = store::openStoreFile(path, SQLite::OPEN_READONLY | SQLite::OPEN_NOMUTEX,
                                                  kMergeSourceBusyMs);
-    SQLite::Database memory = store::openStoreFile(
-        ":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX, 0);
     SQLite::Backup(memory, file).executeStep();
     store::migrateSchema(memory);
-    return memory;
   } catch (const SQLite::Exception& e) {
     refuseMergeSource(path, e);
   }
@@ -330,7 +328,9 @@ std::vector<MergedStore> StoreMerger::merge(const std::vector<std::string>& sour
       MergedStore out;
       out.path = sources[i];
       out.source_version = versions[i];
-      SQLite::Database from = loadMergeSource(sources[i]);
+      SQLite::Database from = store::openStoreFile(
+          ":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX, 0);
+      loadMergeSource(sources[i], from);
       mergeOne(from, conn.db(), out);
       merged.push_back(std::move(out));
     }
