@@ -260,8 +260,9 @@ void addTextColumns(SQLite::Database& db) {
 
 /// Version 12: each run's stable identity, kept when it is merged into another store
 /// (store_merge.cpp). New runs draw 128 random bits (the trigger); runs of older files get a
-/// hash of what made them unique, so that an older file upgraded twice (once in place, once
-/// in a merge's copy) gives each run the same identity.
+/// hash of their id and what made them (an older file upgraded twice, once in place and once
+/// in a merge's copy, gives each run the same identity; the id keeps two runs of one file
+/// with the same content apart).
 void addRunIdentity(SQLite::Database& db) {
   db.exec(R"SQL(
     ALTER TABLE runs ADD COLUMN uid TEXT;
@@ -271,11 +272,11 @@ void addRunIdentity(SQLite::Database& db) {
   SQLite::Statement runs(db, R"SQL(
     SELECT r.id, e.created_at, r.arm, r.started_at, r.config_json, r.owner_host, r.owner_boot,
            r.owner_pid, r.owner_start
-    FROM runs r JOIN experiments e ON e.id = r.experiment_id)SQL");
+    FROM runs r LEFT JOIN experiments e ON e.id = r.experiment_id)SQL");
   SQLite::Statement set(db, "UPDATE runs SET uid = ? WHERE id = ?");
   while (runs.executeStep()) {
     std::string content;
-    for (int c = 1; c < runs.getColumnCount(); ++c)
+    for (int c = 0; c < runs.getColumnCount(); ++c)
       content += runs.getColumn(c).getString() + '\x1f';
     set.bind(1, contentUid(content));
     set.bind(2, runs.getColumn(0).getInt64());

@@ -11,6 +11,7 @@
 #include <SQLiteCpp/Transaction.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -172,7 +173,17 @@ int checkMergeSource(const std::string& path, const std::string& destination) {
     }
     const std::string integrity = db.execAndGet("PRAGMA integrity_check").getString();
     if (integrity != "ok") {
-      throw InputError(path + " is corrupt (" + integrity +
+      // SQLite lists every problem, a line each: the first names the kind.
+      std::string first;
+      size_t problems = 0;
+      for (size_t at = 0; at < integrity.size();) {
+        const size_t end = std::min(integrity.find('\n', at), integrity.size());
+        const std::string line = integrity.substr(at, end - at);
+        if (!line.empty() && line.rfind("***", 0) != 0 && problems++ == 0) first = line;
+        at = end + 1;
+      }
+      throw InputError(path + " is corrupt (" + first +
+                       (problems > 1 ? " and " + std::to_string(problems - 1) + " more" : "") +
                        "); nothing was merged: restore a backup of it");
     }
     return version;
