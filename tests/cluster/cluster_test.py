@@ -11,8 +11,10 @@ Cases:
                --workers 2; while it trains no socket of the ranks listens beyond loopback
   torchrun     Debian's torchrun (`python3 -m torch.distributed.run --no_python`, the agent's
                store joined, not bound): the same three-way equality
-  environment  a half-set torchrun or Slurm environment is one sentence and exit 2; explicit
-               options win over a launcher's environment; a batch script (no step) is no rank
+  environment  a half-set torchrun or Slurm environment is one sentence and exit 2; a step on
+               several nodes meets at its first node (nohost[07-09,11] → nohost07) on the port
+               derived from the job and step, or --master-port; explicit options win over a
+               launcher's environment; a batch script (no step) is no rank
   listen       --rank 0 with --master 127.0.0.1 listens on loopback only; with --master this
                machine's own address, on that address only, never on every interface
 
@@ -232,6 +234,14 @@ def case_environment(cli, folder, source):
                  "torchrun set WORLD_SIZE='two', which is not a whole number", "torchrun, not a number")
     one_sentence(run([*quick, "--master", "127.0.0.1:29400"]), "add --rank R and --world-size N",
                  "--master without a rank")
+    # Several nodes: the master is the step's first node, the port derived from the job and the
+    # step (20000 + (42·16 + 3) mod 12000); rank 1 finds nobody there.
+    slurm = {"SLURM_PROCID": "1", "SLURM_STEP_ID": "3", "SLURM_NTASKS": "2", "SLURM_STEP_NUM_NODES": "2",
+             "SLURM_STEP_NODELIST": "nohost[07-09,11],gpu1", "SLURM_JOB_ID": "42", "ACCUMLAB_TOKEN": TOKEN}
+    one_sentence(run([*quick, "--worker-timeout", "1"], **slurm), "rank 1 cannot reach rank 0 at nohost07:20675",
+                 "Slurm, several nodes")
+    one_sentence(run([*quick, "--worker-timeout", "1", "--master-port", "29999"], **slurm),
+                 "rank 1 cannot reach rank 0 at nohost07:29999", "Slurm, --master-port")
     # Explicit options win: --workers 2 beside a launcher's whole environment pointing nowhere.
     dead = {"RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port())}
     r = run([*quick, "--workers", "2"], **dead)
@@ -240,7 +250,7 @@ def case_environment(cli, folder, source):
     r = run(quick, SLURM_PROCID="0", SLURM_NTASKS="2", SLURM_JOB_ID="7", SLURM_NODELIST="n1")
     check(r.returncode == 0, f"a run in a batch script exited {r.returncode}: {r.stderr[-400:]}")
     print("environment: half set torchrun and Slurm, a bad number, --master alone: one sentence, exit 2; "
-          "--workers wins; a batch script is no rank")
+          "several nodes meet at the first; --workers wins; a batch script is no rank")
     return 0
 
 
