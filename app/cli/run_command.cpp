@@ -138,7 +138,6 @@ void RunCommand::placeFromLauncher() {
     const auto place =
         launcherPlace([](const char* name) { return std::getenv(name); }, master_port_);
     if (place) {
-      launcher_ = place->launcher;
       rank_ = place->rank;
       world_size_ = place->world_size;
       launcher_store_ = place->launcher_store && master_.empty();

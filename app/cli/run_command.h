@@ -60,7 +60,6 @@ class RunCommand {
   int64_t world_size_ = 0;       ///< --world-size N
   std::string master_;           ///< --master HOST:PORT
   int master_port_ = 0;          ///< --master-port PORT (0: not given)
-  std::string launcher_;         ///< "srun" or "torchrun" when the rank came from one
   bool launcher_store_ = false;  ///< join torchrun's agent store instead of hosting one
   int launcher_restart_ = 0;     ///< torchrun's restart count: the store's keys of this attempt
   std::string rendezvous_dir_;   ///< --rendezvous-dir DIR: ranks on this machine (LocalWorkers)
