@@ -25,6 +25,7 @@
 #include "cli_main.h"
 #include "config_options.h"
 #include "engine_handoff.h"
+#include "launcher_place.h"
 #include "progress_sink.h"
 #include "stop_on_signal.h"
 #include "stored_run_notice.h"
@@ -101,7 +102,14 @@ RunCommand::RunCommand(CLI::App& parent) {
   auto* master = app_->add_option(
       "--master", master_,
       "HOST:PORT of rank 0, as every rank reaches it; every rank needs the same token "
-      "(--token-file FILE or $ACCUMLAB_TOKEN)");
+      "(--token-file FILE or $ACCUMLAB_TOKEN). Under srun or torchrun the rank, world size and "
+      "master come from the launcher's environment");
+  auto* master_port =
+      app_->add_option("--master-port", master_port_,
+                       "Under srun: the port of rank 0 (default: one derived from $SLURM_JOB_ID "
+                       "and the step, from 20000 to 31999)")
+          ->check(CLI::Range(1, 65535));
+  master_port->excludes(master);
   auto* token_file =
       app_->add_option("--token-file", token_file_,
                        "File whose first line is the run's shared token (16 characters or "
@@ -119,9 +127,31 @@ RunCommand::RunCommand(CLI::App& parent) {
   rank->needs(world)->excludes(options_->option("--workers"));
   world->needs(rank);
   rendezvous->needs(rank);  // its conflicts are checked in execute(): help lists no hidden name
-  token->needs(master)->excludes(token_file);
-  token_file->needs(master);
-  master->needs(rank);
+  // --master, --token and --token-file also serve ranks a launcher placed: execute() checks
+  // that a rank needs them.
+  token->excludes(token_file);
+}
+
+void RunCommand::placeFromLauncher() {
+  const bool explicit_rank = rank_ >= 0;
+  const bool local = options_->option("--workers")->count() > 0 || resume_ > 0;
+  if (!explicit_rank && !local) {
+    const auto place =
+        launcherPlace([](const char* name) { return std::getenv(name); }, master_port_);
+    if (place) {
+      rank_ = place->rank;
+      world_size_ = place->world_size;
+      launcher_store_ = place->launcher_store && master_.empty();
+      launcher_restart_ = place->restart;
+      if (master_.empty()) master_ = place->host + ":" + std::to_string(place->port);
+    }
+  }
+  if (rank_ < 0 &&
+      (!master_.empty() || !token_.empty() || !token_file_.empty() || master_port_ > 0)) {
+    throw InputError(
+        "--master, --master-port and the token are for one rank of a run on several machines: "
+        "add --rank R and --world-size N, or start the ranks with srun or torchrun");
+  }
 }
 
 std::string RunCommand::resolveToken() const {
@@ -172,6 +202,9 @@ WorkerGroupOptions RunCommand::joinOptions() const {
   } else if (!master_.empty()) {
     parseMaster(master_, group);
     group.token = resolveToken();
+    group.launcher_store = launcher_store_;
+    if (launcher_store_)
+      group.store_prefix = "accumlab/attempt_" + std::to_string(launcher_restart_) + "/";
   } else {
     throw InputError(
         "--rank needs --master HOST:PORT, the address of rank 0 as every rank reaches it");
@@ -222,6 +255,7 @@ int RunCommand::train() {
   } else {
     config = resolveConfig();
   }
+  placeFromLauncher();
   const bool joins = rank_ >= 0;  // one rank of a run started on several machines
   if (joins) {
     config.workers = world_size_;

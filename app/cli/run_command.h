@@ -33,6 +33,9 @@ class RunCommand {
   /// How rank R (--rank) meets the others: --rendezvous-dir, or --master with the token.
   /// Throws InputError when neither is given or they are mixed.
   WorkerGroupOptions joinOptions() const;
+  /// Without --rank (and --workers): the rank, world size and master a launcher (srun,
+  /// torchrun) gave this process, if any; --master and --master-port win over them.
+  void placeFromLauncher();
   /// execute() without the error line.
   int train();
   /// Trains as rank R > 0 of a data-parallel run: no store, no summary.
@@ -53,12 +56,15 @@ class RunCommand {
   int64_t resume_ = 0;            ///< --resume RUN_ID
   // A data-parallel run (docs/data-parallel.md): --workers N on this
   // machine, or one rank of many.
-  int rank_ = -1;               ///< --rank R: join as rank R; -1: not given
-  int64_t world_size_ = 0;      ///< --world-size N
-  std::string master_;          ///< --master HOST:PORT
-  std::string rendezvous_dir_;  ///< --rendezvous-dir DIR: ranks on this machine (LocalWorkers)
-  std::string token_;           ///< --token TEXT (ps shows it: --token-file, ACCUMLAB_TOKEN)
-  std::string token_file_;      ///< --token-file FILE
+  int rank_ = -1;                ///< --rank R: join as rank R; -1: not given
+  int64_t world_size_ = 0;       ///< --world-size N
+  std::string master_;           ///< --master HOST:PORT
+  int master_port_ = 0;          ///< --master-port PORT (0: not given)
+  bool launcher_store_ = false;  ///< join torchrun's agent store instead of hosting one
+  int launcher_restart_ = 0;     ///< torchrun's restart count: the store's keys of this attempt
+  std::string rendezvous_dir_;   ///< --rendezvous-dir DIR: ranks on this machine (LocalWorkers)
+  std::string token_;            ///< --token TEXT (ps shows it: --token-file, ACCUMLAB_TOKEN)
+  std::string token_file_;       ///< --token-file FILE
   double worker_timeout_ = WorkerGroupOptions{}.timeout_s;  ///< --worker-timeout SECONDS
 };
 

@@ -11,6 +11,7 @@
 #include "delete_command.h"
 #include "export_command.h"
 #include "list_command.h"
+#include "merge_command.h"
 #include "note_command.h"
 #include "show_command.h"
 #include "sweep_table.h"
@@ -82,6 +83,7 @@ StoreCommands::StoreCommands(CLI::App& parent) {
   commands_.push_back(std::make_unique<AuditCommand>(parent));
   commands_.push_back(std::make_unique<NoteCommand>(parent));
   commands_.push_back(std::make_unique<DeleteCommand>(parent));
+  commands_.push_back(std::make_unique<MergeCommand>(parent));
 }
 
 StoreCommands::~StoreCommands() = default;

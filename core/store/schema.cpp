@@ -4,6 +4,8 @@
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +16,20 @@
 namespace accumlab::store {
 
 namespace {
+
+/// 32 hex digits from two FNV-1a hashes of `content` (a stable identity, not a secret).
+std::string contentUid(const std::string& content) {
+  uint64_t a = 14695981039346656037ull;
+  uint64_t b = 0x9e3779b97f4a7c15ull;
+  for (unsigned char ch : content) {
+    a = (a ^ ch) * 1099511628211ull;
+    b = (b ^ ch) * 0x100000001b3ull + 0x2545f4914f6cdd1dull;
+  }
+  char text[33];
+  std::snprintf(text, sizeof text, "%016llx%016llx", static_cast<unsigned long long>(a),
+                static_cast<unsigned long long>(b));
+  return text;
+}
 
 const char* sqlType(const StepColumn& c) { return c.real ? "REAL" : "INTEGER"; }
 
@@ -242,19 +258,41 @@ void addTextColumns(SQLite::Database& db) {
   db.exec("ALTER TABLE evals ADD COLUMN text_sample TEXT");
 }
 
+/// Version 12: each run's stable identity, kept when it is merged into another store
+/// (store_merge.cpp). New runs draw 128 random bits (the trigger); runs of older files get a
+/// hash of their id and what made them (an older file upgraded twice, once in place and once
+/// in a merge's copy, gives each run the same identity; the id keeps two runs of one file
+/// with the same content apart).
+void addRunIdentity(SQLite::Database& db) {
+  db.exec(R"SQL(
+    ALTER TABLE runs ADD COLUMN uid TEXT;
+    CREATE TRIGGER runs_uid AFTER INSERT ON runs FOR EACH ROW WHEN NEW.uid IS NULL
+      BEGIN UPDATE runs SET uid = lower(hex(randomblob(16))) WHERE id = NEW.id; END;
+  )SQL");
+  SQLite::Statement runs(db, R"SQL(
+    SELECT r.id, e.created_at, r.arm, r.started_at, r.config_json, r.owner_host, r.owner_boot,
+           r.owner_pid, r.owner_start
+    FROM runs r LEFT JOIN experiments e ON e.id = r.experiment_id)SQL");
+  SQLite::Statement set(db, "UPDATE runs SET uid = ? WHERE id = ?");
+  while (runs.executeStep()) {
+    std::string content;
+    for (int c = 0; c < runs.getColumnCount(); ++c)
+      content += runs.getColumn(c).getString() + '\x1f';
+    set.bind(1, contentUid(content));
+    set.bind(2, runs.getColumn(0).getInt64());
+    set.exec();
+    set.reset();
+  }
+  db.exec("CREATE UNIQUE INDEX runs_by_uid ON runs(uid)");
+}
+
 /// kMigrations[v] takes a file from version v to v + 1.
-const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {createVersion1,
-                                                                         autoincrementIds,
-                                                                         addStepColumnsOfVersion3,
-                                                                         addVarianceProbes,
-                                                                         addStepColumnsOfVersion5,
-                                                                         addSweeps,
-                                                                         addLessonResults,
-                                                                         addStepColumnsOfVersion8,
-                                                                         addStepColumnsOfVersion9,
-                                                                         addProbeHistograms,
-                                                                         addTextColumns};
-static_assert(kSchemaVersion == 11, "add the migration to kMigrations");
+const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
+    createVersion1,     autoincrementIds,         addStepColumnsOfVersion3,
+    addVarianceProbes,  addStepColumnsOfVersion5, addSweeps,
+    addLessonResults,   addStepColumnsOfVersion8, addStepColumnsOfVersion9,
+    addProbeHistograms, addTextColumns,           addRunIdentity};
+static_assert(kSchemaVersion == 12, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

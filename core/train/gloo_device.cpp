@@ -10,11 +10,6 @@
 
 namespace accumlab {
 
-namespace {
-
-/// This machine's address on the route to host:port ("" when it cannot be found): what the
-/// other ranks can reach. (Gloo's default resolves the hostname, which Debian maps to a
-/// loopback address in /etc/hosts, where no other machine can connect.)
 std::string localAddressTowards(const std::string& host, int port) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -40,8 +35,6 @@ std::string localAddressTowards(const std::string& host, int port) {
   ::freeaddrinfo(found);
   return address;
 }
-
-}  // namespace
 
 std::shared_ptr<::gloo::transport::Device> glooDevice(bool local, const std::string& host,
                                                       int port) {

@@ -11,10 +11,12 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -22,6 +24,7 @@
 #include "accumlab/run_store.h"
 #include "train/gloo_device.h"
 #include "train/grad_window.h"
+#include "train/listen_address.h"
 #include "train/token_proof.h"
 
 namespace accumlab {
@@ -176,8 +179,8 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
   }
   if (!(timeout_s_ > 0)) throw InputError("the worker timeout must be positive");
   // Ranks on this machine meet in a file and talk over loopback: nothing listens beyond it.
-  // Ranks on several machines meet at rank 0's TCPStore, which listens on every interface for
-  // the whole run (c10d has no option to bind it), so each proves that it knows the token.
+  // Ranks on several machines meet at rank 0's TCPStore (or torchrun's), which listens on the
+  // network for the whole run, so each proves that it knows the token.
   const bool local = !options.rendezvous_dir.empty();
   if (local) {
     requirePrivateFolder(options.rendezvous_dir);
@@ -217,15 +220,37 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
     const std::string where = options.host + ":" + std::to_string(options.port);
     c10d::TCPStoreOptions store_options;
     store_options.port = static_cast<std::uint16_t>(options.port);
-    store_options.isServer = rank_ == 0;
+    // Under torchrun's agent store every rank is a client; else rank 0 hosts the store.
+    const bool hosts = rank_ == 0 && !options.launcher_store;
+    store_options.isServer = hosts;
     store_options.waitWorkers = false;
     store_options.timeout = timeout;
+    // Rank 0 listens only on its address towards the master (loopback when the master is
+    // 127.0.0.1): c10d would listen on every interface.
+    std::string listen_at;
+    if (hosts) {
+      listen_at = localAddressTowards(options.host, options.port);
+      if (listen_at.empty()) {
+        throw InputError("rank 0 cannot listen at " + where +
+                         ": this machine has no address on the route to " + options.host +
+                         "; give --master this machine's address");
+      }
+    }
     try {
-      auto store = c10::make_intrusive<c10d::TCPStore>(options.host, store_options);
+      std::optional<ListenAddress> only_there;
+      if (hosts) only_there.emplace(listen_at);
+      c10::intrusive_ptr<c10d::TCPStore> store =
+          c10::make_intrusive<c10d::TCPStore>(options.host, store_options);
       port = store->getPort();
-      impl_->store = store;
+      if (options.store_prefix.empty()) {
+        impl_->store = store;
+      } else {
+        impl_->store = c10::make_intrusive<c10d::PrefixStore>(options.store_prefix, store);
+      }
+    } catch (const InputError&) {
+      throw;
     } catch (const std::exception& e) {
-      if (rank_ == 0) {
+      if (hosts) {
         const std::string detail = firstLine(e);
         throw InputError("rank 0 cannot listen on port " + std::to_string(options.port) +
                          " for the other workers" +
@@ -233,9 +258,11 @@ WorkerGroup::WorkerGroup(const WorkerGroupOptions& options, int world,
                               ? ": the port is in use; choose another"
                               : " (" + detail + ")"));
       }
-      throw InputError("rank " + std::to_string(rank_) + " cannot reach rank 0 at " + where +
-                       " within " + seconds(timeout_s_) +
-                       "; start rank 0 first and check the address");
+      throw InputError(
+          "rank " + std::to_string(rank_) + " cannot reach " +
+          (options.launcher_store ? "the launcher's store" : "rank 0") + " at " + where +
+          " within " + seconds(timeout_s_) +
+          (options.launcher_store ? "" : "; start rank 0 first and check the address"));
     }
     impl_->where = options.host + ":" + std::to_string(port);
   }

@@ -205,6 +205,45 @@ assert c.execute("SELECT count(*) FROM step_metrics").fetchone()[0] > 0
 PY
     ;;
 
+  merge)
+    # Two stores made apart come home into a third: every run with its rows and new ids, once.
+    store_run "$tmp/a.sqlite" 1024
+    store_run "$tmp/b.sqlite" 512
+    store_run "$tmp/home.sqlite" 256
+    before="$(sha "$tmp/a.sqlite")"
+    expect_exit 0 "" merge "$tmp/a.sqlite" "$tmp/b.sqlite" --db "$tmp/home.sqlite" --json
+    $py - "$tmp/out" "$tmp/a.sqlite" "$tmp/home.sqlite" <<'PY' || fail "merge --json or the merged store is wrong: $(head -c 800 "$tmp/out")"
+import json, sqlite3, sys
+out = json.load(open(sys.argv[1]))
+a, b = out["sources"]
+assert a["runs_added"] == 3 and b["runs_added"] == 3 and a["experiments_added"] == 1, out
+assert [r["id"] for r in a["runs"]] == [4, 5, 6] and [r["id"] for r in b["runs"]] == [7, 8, 9], out
+src, home = sqlite3.connect(sys.argv[2]), sqlite3.connect(sys.argv[3])
+q = "SELECT r.uid, s.step, s.loss FROM step_metrics s JOIN runs r ON r.id = s.run_id WHERE r.uid = ? ORDER BY s.step"
+for run in a["runs"]:
+    assert src.execute(q, (run["uid"],)).fetchall() == home.execute(q, (run["uid"],)).fetchall(), run
+assert home.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+PY
+    [ "$(sha "$tmp/a.sqlite")" = "$before" ] || fail "merge changed a source"
+    expect_exit 0 "" merge "$tmp/a.sqlite" --db "$tmp/home.sqlite"
+    grep -q "0 runs added (0 step rows), 3 already there" "$tmp/out" || fail "merging again: $(cat "$tmp/out")"
+    expect_exit 0 "" list --db "$tmp/home.sqlite" --json
+    [ "$(grep -c '"id":' "$tmp/out")" -eq 9 ] || fail "merging twice added runs: $(cat "$tmp/out")"
+    # A new destination is created; refusals are one sentence, exit 2, nothing written.
+    expect_exit 0 "" merge "$tmp/b.sqlite" --db "$tmp/new.sqlite"
+    grep -q "^Merged 1 store into $tmp/new.sqlite" "$tmp/out" || fail "merge into a new store: $(cat "$tmp/out")"
+    printf 'step,loss\n1,0.5\n' >"$tmp/notes.sqlite"
+    before="$(sha "$tmp/home.sqlite")"
+    expect_exit 2 "notes.sqlite is not an SQLite database" merge "$tmp/a.sqlite" "$tmp/notes.sqlite" --db "$tmp/home.sqlite"
+    expect_exit 2 "no run store at $tmp/none.sqlite" merge "$tmp/none.sqlite" --db "$tmp/home.sqlite"
+    cp "$tmp/b.sqlite" "$tmp/newer.sqlite"
+    $py -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version = 99"); c.commit()' "$tmp/newer.sqlite"
+    expect_exit 2 "newer.sqlite was written by a newer AccumLab \(schema version 99" merge "$tmp/newer.sqlite" --db "$tmp/home.sqlite"
+    expect_exit 2 "is the destination store itself" merge "$tmp/home.sqlite" --db "$tmp/home.sqlite"
+    expect_exit 0 "" list --db "$tmp/home.sqlite" --json
+    [ "$(grep -c '"id":' "$tmp/out")" -eq 9 ] || fail "a refused merge added runs"
+    ;;
+
   kill)
     $py "$here/store_kill_test.py" "$cli" --repeat 5 || fail "kill test"
     ;;

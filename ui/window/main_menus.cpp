@@ -94,6 +94,16 @@ void MainMenus::buildFileMenu() {
       tr("An audit file that accumlab.audit wrote of your own PyTorch loop: "
          "store it and show it against its exact big batch (Help → Audit your "
          "own loop)"));
+  QAction* merge = file->addAction(tr("&Merge a run store…"), this, [this, w] {
+    const QString path =
+        file_dialogs::openFile(w, tr("Merge the runs of another run store"), QString(),
+                               tr("Run stores (*.sqlite);;All files (*)"));
+    if (!path.isEmpty() && t_.merge_store) t_.merge_store(path);
+  });
+  merge->setObjectName("mergeStore");
+  merge->setToolTip(
+      tr("Copy the runs of a store made elsewhere (another machine, a cluster job) into this "
+         "one; runs it already holds are skipped (Help → On a cluster)"));
   recent_menu_ = file->addMenu(tr("Open &recent"));
   updateRecent();
   file->addSeparator();

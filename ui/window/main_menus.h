@@ -29,6 +29,7 @@ struct MenuTargets {
   std::function<void()> choose_database;
   std::function<QString()> current_page;  ///< the manual's page of the tab in front (app.md …)
   std::function<void(const QString&)> import_audit;  ///< an audit file of the user's own loop
+  std::function<void(const QString&)> merge_store;   ///< a run store made on another machine
 };
 
 /// The window's menu bar (File, Run, View, Help), its Training toolbar, and the plots'

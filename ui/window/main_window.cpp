@@ -13,6 +13,7 @@
 
 #include "accumlab/config_overrides.h"
 #include "accumlab/run_store.h"
+#include "accumlab/store_merger.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "experiment/source_catalog.h"
@@ -91,7 +92,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                             } catch (const std::exception& e) {
                               showError(QString::fromStdString(e.what()));
                             }
-                          }});
+                          },
+                          [this](const QString& path) { mergeStore(path); }});
   live_session_ =
       new LiveSession({controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
                        [this](const QString& message) { showError(message); },
@@ -238,6 +240,27 @@ void MainWindow::chooseDatabase() {
                                               tr("SQLite databases (*.sqlite *.db);;All files (*)"),
                                               QFileDialog::DontConfirmOverwrite);
   if (!path.isEmpty() && openDatabase(path)) settings_.saveDatabasePath(path);
+}
+
+void MainWindow::mergeStore(const QString& path) {
+  if (!store()) {
+    showError(
+        tr("The app stores nothing now: choose a run database (File → Run database…) to "
+           "merge into."));
+    return;
+  }
+  try {
+    // On the GUI thread, as the store is: a merge of a few stores takes a moment.
+    const MergedStore merged = StoreMerger(*store()).merge({path.toStdString()}).front();
+    runs_->refresh();
+    status_->showMessage(tr("Merged %1 runs from %2 (%3 already here)")
+                             .arg(merged.runs_added)
+                             .arg(path)
+                             .arg(merged.runs_skipped),
+                         8000);
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+  }
 }
 
 void MainWindow::startRun() {

@@ -83,6 +83,8 @@ class MainWindow : public QMainWindow {
   void buildDocks();
   void openPath(const QString& path);
   void chooseDatabase();
+  /// File → Merge a run store…: copies the runs of the store at `path` into this one.
+  void mergeStore(const QString& path);
   void stopRunning();
   void openRuns(const std::vector<int64_t>& ids, bool whole_experiments);
   /// One id shows its whole experiment; several are overlaid run by run.

@@ -32,6 +32,10 @@ struct WorkerGroupOptions {
   /// The secret every rank of a run on several machines presents (16 characters or more).
   /// Never stored, logged or sent: the store only sees salted HMACs of it.
   std::string token;
+  /// The launcher already hosts a store at host:port (torchrun's agent store): every rank, 0
+  /// included, joins it and none binds the port; its keys are written under store_prefix.
+  bool launcher_store = false;
+  std::string store_prefix;
   /// Seconds a rank waits for the others: at the rendezvous and in each all-reduce. A worker
   /// that dies or hangs stops the others within it.
   double timeout_s = 30;

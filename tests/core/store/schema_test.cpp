@@ -36,6 +36,9 @@ void rewindTo(SQLite::Database& raw, int version) {
     raw.exec("ALTER TABLE probes DROP COLUMN pool; ALTER TABLE probes DROP COLUMN histogram_json");
   }
   if (version < 11) raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
+  if (version < 12) {
+    raw.exec("DROP TRIGGER runs_uid; DROP INDEX runs_by_uid; ALTER TABLE runs DROP COLUMN uid");
+  }
   raw.exec("PRAGMA user_version = " + std::to_string(version));
 }
 
