@@ -24,11 +24,13 @@ std::vector<store::ExportedRun> exportedRuns(RunStore& store, const std::vector<
 
 }  // namespace
 
-ExportFormat parseExportFormat(const std::string& s) {
-  if (s == "csv") return ExportFormat::kCsv;
-  if (s == "json") return ExportFormat::kJson;
-  if (s == "tensorboard") return ExportFormat::kTensorBoard;
-  throw InputError("export format '" + s + "' is not known; use csv, json or tensorboard");
+template <>
+const Names<ExportFormat>& namesOf<ExportFormat>() {
+  static const Names<ExportFormat> names("export format",
+                                         {{ExportFormat::kCsv, "csv"},
+                                          {ExportFormat::kJson, "json"},
+                                          {ExportFormat::kTensorBoard, "tensorboard"}});
+  return names;
 }
 
 std::string RunExporter::text(const std::vector<int64_t>& run_ids, ExportFormat format) {

@@ -9,21 +9,20 @@
 #include <vector>
 
 #include "accumlab/input_error.h"
-#include "store/step_columns.h"
+#include "records/record_fields.h"
+#include "store/field_rows.h"
 
 namespace accumlab::store {
 
 namespace {
-
-const char* sqlType(const StepColumn& c) { return c.real ? "REAL" : "INTEGER"; }
 
 /// The step_metrics table as version 1 made it; later columns come from migrations.
 std::string stepMetricsTable() {
   std::string sql =
       "CREATE TABLE step_metrics ("
       " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE";
-  for (const StepColumn& c : stepColumns()) {
-    if (c.since == 1) sql += std::string(", ") + c.name + " " + sqlType(c);
+  for (const auto& f : stepFields()) {
+    if (f.since == 1) sql += std::string(", ") + f.name + " " + f.sqlType();
   }
   // (run_id, step) is the key: one run's series is one contiguous range of the b-tree,
   // which is what makes loading a run fast on a file of millions of rows.
@@ -139,11 +138,7 @@ void autoincrementIds(SQLite::Database& db) {
 
 /// Adds the step columns of `version` (old rows read them as NULL: NaN, or false for flags).
 void addStepColumns(SQLite::Database& db, int version) {
-  for (const StepColumn& c : stepColumns()) {
-    if (c.since != version) continue;
-    db.exec(std::string("ALTER TABLE step_metrics ADD COLUMN ") + c.name + " " + sqlType(c) +
-            (c.flag ? " NOT NULL DEFAULT 0" : ""));
-  }
+  addFieldColumns(db, "step_metrics", stepFields(), version);
 }
 
 /// Version 3: the applied (clipped) gradient norm, the noise-probe flag and the gradient

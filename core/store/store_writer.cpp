@@ -4,27 +4,13 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include "accumlab/input_error.h"
+#include "records/record_fields.h"
+#include "store/field_rows.h"
 #include "store/interrupted_runs.h"
-#include "store/step_columns.h"
 #include "store/store_clock.h"
 #include "store/summary_json.h"
 
 namespace accumlab::store {
-
-namespace {
-
-std::string insertStepSql() {
-  std::string cols = "run_id", marks = "?";
-  for (const StepColumn& c : stepColumns()) {
-    cols += std::string(", ") + c.name;
-    marks += ", ?";
-  }
-  // REPLACE: a step stored twice (never expected) keeps the newer values, not an error
-  // that would drop the whole batch.
-  return "INSERT OR REPLACE INTO step_metrics (" + cols + ") VALUES (" + marks + ")";
-}
-
-}  // namespace
 
 StoreWriter::StoreWriter(const std::string& path, const StoreOptions& options)
     : conn_(path, options), self_(ProcessIdentity::current()) {
@@ -194,24 +180,16 @@ void StoreWriter::resumeExperiment(int64_t experiment_id, const RunInfo& info) {
 
 void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
   if (steps.empty()) return;
-  auto& ins = statement(insert_step_, insertStepSql());
-  const auto& columns = stepColumns();
+  // REPLACE: a step stored twice (never expected) keeps the newer values, not an error that
+  // would drop the whole batch.
+  auto& ins =
+      statement(insert_step_, insertFieldsSql("INSERT OR REPLACE", "step_metrics", stepFields()));
   std::map<int64_t, const StepRecord*> last;  // run id → its newest step in this batch
   for (const StepRecord& r : steps) {
     const int64_t run_id = runIdOf(r.arm);
     if (run_id == 0) continue;
     ins.bind(1, run_id);
-    int i = 2;
-    for (const StepColumn& c : columns) {
-      // NaN binds as NULL (SQLite has no NaN); reading maps NULL back to NaN.
-      if (c.real) {
-        ins.bind(i++, r.*c.real);
-      } else if (c.flag) {
-        ins.bind(i++, r.*c.flag ? 1 : 0);
-      } else {
-        ins.bind(i++, r.*c.integer);
-      }
-    }
+    bindFields(ins, 2, r, stepFields());
     ins.exec();
     ins.reset();
     last[run_id] = &r;
@@ -232,30 +210,16 @@ void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
 void StoreWriter::insertProbes(const std::vector<ProbeRecord>& probes) {
   if (probes.empty()) return;
   auto& ins = statement(insert_probe_,
-                        "INSERT INTO probes (run_id, step, samples_seen, wall_ms, micro_batch, "
-                        "accum, repeats, var_micro, var_window, ratio, ci_low, ci_high, theory, "
-                        "batch_dependent, pool, histogram_json) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                        insertFieldsSql("INSERT", "probes", probeFields(), {"histogram_json"}));
   for (const ProbeRecord& p : probes) {
     const int64_t run_id = runIdOf(p.arm);
     if (run_id == 0) continue;
-    int i = 1;
-    ins.bind(i++, run_id);
-    ins.bind(i++, p.step);
-    ins.bind(i++, p.samples_seen);
-    ins.bind(i++, p.wall_ms);
-    ins.bind(i++, p.micro_batch);
-    ins.bind(i++, p.accum);
-    ins.bind(i++, p.repeats);
-    for (double v : {p.var_micro, p.var_window, p.ratio, p.ci_low, p.ci_high, p.theory}) {
-      ins.bind(i++, v);
-    }
-    ins.bind(i++, p.batch_dependent ? 1 : 0);
-    ins.bind(i++, p.pool);
+    ins.bind(1, run_id);
+    const int i = bindFields(ins, 2, p, probeFields());
     if (p.histogram.empty()) {
-      ins.bind(i++);
+      ins.bind(i);
     } else {
-      ins.bind(i++, histogramToJson(p.histogram).dump());
+      ins.bind(i, histogramToJson(p.histogram).dump());
     }
     ins.exec();
     ins.reset();
@@ -264,9 +228,8 @@ void StoreWriter::insertProbes(const std::vector<ProbeRecord>& probes) {
 
 void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
   if (evals.empty()) return;
-  auto& ins = statement(insert_eval_,
-                        "INSERT INTO evals (run_id, step, samples_seen, wall_ms, loss, accuracy, "
-                        "text_sample) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  auto& ins =
+      statement(insert_eval_, insertFieldsSql("INSERT", "evals", evalFields(), {"text_sample"}));
   auto& up = statement(eval_progress_,
                        "UPDATE runs SET val_loss = ?, val_accuracy = ? "
                        "WHERE id = ? AND status = 'running'");
@@ -274,15 +237,11 @@ void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
     const int64_t run_id = runIdOf(e.arm);
     if (run_id == 0) continue;
     ins.bind(1, run_id);
-    ins.bind(2, e.step);
-    ins.bind(3, e.samples_seen);
-    ins.bind(4, e.wall_ms);
-    ins.bind(5, e.loss);
-    ins.bind(6, e.accuracy);
+    const int i = bindFields(ins, 2, e, evalFields());
     if (e.text_sample.empty()) {
-      ins.bind(7);
+      ins.bind(i);
     } else {
-      ins.bind(7, e.text_sample);
+      ins.bind(i, e.text_sample);
     }
     ins.exec();
     ins.reset();

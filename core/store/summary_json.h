@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <vector>
+
 #include "accumlab/records.h"
+#include "records/record_field.h"
 
 namespace accumlab::store {
 
@@ -35,6 +38,37 @@ inline nlohmann::json jsonNumber(double v) {
 /// The inverse of jsonNumber(): null becomes NaN.
 inline double numberFromJson(const nlohmann::json& j) {
   return j.is_number() ? j.get<double>() : kNaN;
+}
+
+/// A field of `r` as JSON: NaN and a negative "not measured" integer are null, a flag is a
+/// boolean.
+template <typename R>
+nlohmann::json fieldToJson(const RecordField<R>& f, const R& r) {
+  if (f.real) return jsonNumber(r.*f.real);
+  if (f.flag) return r.*f.flag;
+  return f.measured(r) ? nlohmann::json(r.*f.integer) : nlohmann::json();
+}
+
+/// The fields of `r` as the keys of `j`.
+template <typename R>
+void fieldsToJson(nlohmann::json& j, const R& r, const std::vector<RecordField<R>>& fields) {
+  for (const auto& f : fields) j[f.name] = fieldToJson(f, r);
+}
+
+/// The inverse of fieldsToJson(): a missing key, or one of another type, keeps the default.
+template <typename R>
+void fieldsFromJson(const nlohmann::json& j, R& r, const std::vector<RecordField<R>>& fields) {
+  for (const auto& f : fields) {
+    const auto it = j.find(f.name);
+    if (it == j.end()) continue;
+    if (f.real) {
+      r.*f.real = numberFromJson(*it);
+    } else if (f.integer && it->is_number()) {
+      r.*f.integer = it->get<int64_t>();
+    } else if (f.flag && it->is_boolean()) {
+      r.*f.flag = it->get<bool>();
+    }
+  }
 }
 
 }  // namespace accumlab::store

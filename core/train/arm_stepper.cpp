@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "accumlab/format_bytes.h"
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "models/model_state.h"
@@ -268,8 +269,8 @@ std::string ArmStepper::piecesText() const {
 
 std::string ArmStepper::budgetText() const {
   if (memory_->budget() <= 0) return "";
-  const std::string taken = formatMemory(static_cast<double>(memory_->currentBytes()));
-  return " in the memory budget of " + formatMemory(static_cast<double>(memory_->budget())) +
+  const std::string taken = formatBytes(static_cast<double>(memory_->currentBytes()));
+  return " in the memory budget of " + formatBytes(static_cast<double>(memory_->budget())) +
          " (they take " + taken + "); raise the budget well above " + taken +
          " or choose a smaller model";
 }

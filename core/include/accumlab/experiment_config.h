@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "accumlab/names.h"
+
 namespace accumlab {
 
 /// The arms of an experiment (docs/accumulation.md). The pitfall arms (docs/pitfalls.md) are
@@ -130,26 +132,40 @@ ExperimentConfig defaultExperiment();
 /// The experiment of the preset `name` ("default"); throws InputError naming the presets.
 ExperimentConfig presetExperiment(const std::string& name);
 
-std::string toString(ArmKind v);
-std::string toString(OptimizerKind v);
-std::string toString(LrSchedule v);
-std::string toString(LrScaling v);
-std::string toString(WindowPolicy v);
-std::string toString(DType v);
-std::string toString(Task v);
-std::string toString(TextSplit v);
-std::string toString(TokenLoss v);
+/// The name tables of the config's enums (accumlab/names.h), e.g. "flush-divide-by-K".
+template <>
+const Names<ArmKind>& namesOf<ArmKind>();
+template <>
+const Names<OptimizerKind>& namesOf<OptimizerKind>();
+template <>
+const Names<LrSchedule>& namesOf<LrSchedule>();
+template <>
+const Names<LrScaling>& namesOf<LrScaling>();
+template <>
+const Names<WindowPolicy>& namesOf<WindowPolicy>();
+template <>
+const Names<DType>& namesOf<DType>();
+template <>
+const Names<Task>& namesOf<Task>();
+template <>
+const Names<TextSplit>& namesOf<TextSplit>();
+template <>
+const Names<TokenLoss>& namesOf<TokenLoss>();
 
 /// Parsers for the names above; throw InputError naming the field and the accepted values.
-ArmKind parseArmKind(const std::string& s);
-OptimizerKind parseOptimizerKind(const std::string& s);
-LrSchedule parseLrSchedule(const std::string& s);
-LrScaling parseLrScaling(const std::string& s);
-WindowPolicy parseWindowPolicy(const std::string& s);
-DType parseDType(const std::string& s);
-Task parseTask(const std::string& s);
-TextSplit parseTextSplit(const std::string& s);
-TokenLoss parseTokenLoss(const std::string& s);
+inline ArmKind parseArmKind(const std::string& s) { return namesOf<ArmKind>().parse(s); }
+inline OptimizerKind parseOptimizerKind(const std::string& s) {
+  return namesOf<OptimizerKind>().parse(s);
+}
+inline LrSchedule parseLrSchedule(const std::string& s) { return namesOf<LrSchedule>().parse(s); }
+inline LrScaling parseLrScaling(const std::string& s) { return namesOf<LrScaling>().parse(s); }
+inline WindowPolicy parseWindowPolicy(const std::string& s) {
+  return namesOf<WindowPolicy>().parse(s);
+}
+inline DType parseDType(const std::string& s) { return namesOf<DType>().parse(s); }
+inline Task parseTask(const std::string& s) { return namesOf<Task>().parse(s); }
+inline TextSplit parseTextSplit(const std::string& s) { return namesOf<TextSplit>().parse(s); }
+inline TokenLoss parseTokenLoss(const std::string& s) { return namesOf<TokenLoss>().parse(s); }
 
 /// Returns the config as a JSON object text.
 std::string configToJson(const ExperimentConfig& config, int indent = 2);

@@ -10,14 +10,16 @@
 #include <vector>
 
 #include "accumlab/experiment_config.h"
+#include "accumlab/names.h"
 
 namespace accumlab {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 enum class ArmStatus { kRunning, kFinished, kStopped, kDiverged, kFailed, kInterrupted };
-std::string toString(ArmStatus v);
-ArmStatus parseArmStatus(const std::string& s);
+template <>
+const Names<ArmStatus>& namesOf<ArmStatus>();
+inline ArmStatus parseArmStatus(const std::string& s) { return namesOf<ArmStatus>().parse(s); }
 
 /// One optimizer step of one arm (docs/measurements.md). Quantities that do not apply are NaN.
 struct StepRecord {
@@ -154,9 +156,12 @@ enum class EventKind {
   kWorkers,      ///< "workers": the data-parallel workers joined (how many, how they share)
   kOther,        ///< a name this version does not know (a store written by a newer one)
 };
-std::string toString(EventKind v);
+template <>
+const Names<EventKind>& namesOf<EventKind>();
 /// The kind named `s`; kOther for a name this version does not know.
-EventKind parseEventKind(const std::string& s);
+inline EventKind parseEventKind(const std::string& s) {
+  return namesOf<EventKind>().find(s).value_or(EventKind::kOther);
+}
 /// Whether the event changed m or K (the runs' sizes).
 inline bool isBatchChange(EventKind k) {
   return k == EventKind::kMicroBatch || k == EventKind::kAccum;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "accumlab/names.h"
 #include "accumlab/run_store.h"
 
 namespace accumlab {
@@ -12,8 +13,13 @@ namespace accumlab {
 /// What an export writes: a CSV or JSON file, or a folder of TensorBoard logs (one log folder
 /// per run, "<run id>-<arm>", see core/store/tensorboard_writer.h).
 enum class ExportFormat { kCsv, kJson, kTensorBoard };
+/// The formats' names: "csv", "json", "tensorboard".
+template <>
+const Names<ExportFormat>& namesOf<ExportFormat>();
 /// Parses "csv", "json" or "tensorboard"; throws InputError naming the accepted values.
-ExportFormat parseExportFormat(const std::string& s);
+inline ExportFormat parseExportFormat(const std::string& s) {
+  return namesOf<ExportFormat>().parse(s);
+}
 
 /// The runs of a store as files others read (docs/store.md, "Listing, comparing, exporting"): the
 /// formats are in core/store/export_formats.h and core/store/tensorboard_writer.h.

@@ -24,10 +24,13 @@ enum class SweepStatus {
   kInterrupted,  ///< stopped before it ended (Ctrl-C, a dead process); resume trains it again
 };
 
-/// The status's stored name, e.g. "reached".
-std::string toString(SweepStatus status);
+/// The statuses' stored names, e.g. "reached" (toString in accumlab/names.h).
+template <>
+const Names<SweepStatus>& namesOf<SweepStatus>();
 /// The status named `name`; throws InputError naming the accepted names.
-SweepStatus parseSweepStatus(const std::string& name);
+inline SweepStatus parseSweepStatus(const std::string& name) {
+  return namesOf<SweepStatus>().parse(name);
+}
 
 /// One grid point: the sizes and LR it trains with, and what came of it.
 struct SweepPoint {

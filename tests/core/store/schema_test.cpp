@@ -11,8 +11,8 @@
 #include "accumlab/lesson_store.h"
 #include "accumlab/run_exporter.h"
 #include "accumlab/sweep_store.h"
+#include "records/record_fields.h"
 #include "store/schema.h"
-#include "store/step_columns.h"
 #include "store/store_file.h"
 #include "store_fixture.h"
 
@@ -23,18 +23,27 @@ using testing::makeInfo;
 using testing::makeStep;
 using testing::StoreTest;
 
+/// Drops the columns of `table` that a schema version after `version` added.
+template <typename R>
+void dropColumnsAfter(SQLite::Database& raw, const char* table,
+                      const std::vector<RecordField<R>>& fields, int version) {
+  for (const auto& f : fields) {
+    if (f.since > version) {
+      raw.exec(std::string("ALTER TABLE ") + table + " DROP COLUMN " + f.name);
+    }
+  }
+}
+
 /// Turns the current file back into what schema `version` wrote: drops every column and table
 /// a later migration added (core/store/schema.cpp), and sets the file's version.
 void rewindTo(SQLite::Database& raw, int version) {
-  for (const store::StepColumn& c : store::stepColumns()) {
-    if (c.since > version) raw.exec(std::string("ALTER TABLE step_metrics DROP COLUMN ") + c.name);
-  }
+  dropColumnsAfter(raw, "step_metrics", stepFields(), version);
+  dropColumnsAfter(raw, "evals", evalFields(), version);
   if (version < 4) raw.exec("DROP TABLE probes");
   if (version < 6) raw.exec("DROP TABLE sweep_points; DROP TABLE sweeps");
   if (version < 7) raw.exec("DROP TABLE lesson_results");
-  if (version >= 4 && version < 10) {
-    raw.exec("ALTER TABLE probes DROP COLUMN pool; ALTER TABLE probes DROP COLUMN histogram_json");
-  }
+  if (version >= 4) dropColumnsAfter(raw, "probes", probeFields(), version);
+  if (version >= 4 && version < 10) raw.exec("ALTER TABLE probes DROP COLUMN histogram_json");
   if (version < 11) raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
   raw.exec("PRAGMA user_version = " + std::to_string(version));
 }
