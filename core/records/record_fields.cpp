@@ -72,6 +72,7 @@ const std::vector<RecordField<ProbeRecord>>& probeFields() {
       realField("theory", &P::theory, 4),
       flagField("batch_dependent", &P::batch_dependent, 4),
       integerField("pool", &P::pool, 10),
+      realField("kurtosis", &P::kurtosis, 12),
   };
   return kFields;
 }

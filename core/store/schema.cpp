@@ -237,19 +237,24 @@ void addTextColumns(SQLite::Database& db) {
   db.exec("ALTER TABLE evals ADD COLUMN text_sample TEXT");
 }
 
+/// From version 12 on, a version's migration adds the columns that the record tables
+/// (records/record_fields.h) gained in it: a new field is one line in its table.
+void addRecordColumns(SQLite::Database& db, int version) {
+  addFieldColumns(db, "step_metrics", stepFields(), version);
+  addFieldColumns(db, "evals", evalFields(), version);
+  addFieldColumns(db, "probes", probeFields(), version);
+}
+
+/// Version 12: the excess kurtosis a probe's interval assumed (ProbeRecord::kurtosis).
+void addColumnsOfVersion12(SQLite::Database& db) { addRecordColumns(db, 12); }
+
 /// kMigrations[v] takes a file from version v to v + 1.
-const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {createVersion1,
-                                                                         autoincrementIds,
-                                                                         addStepColumnsOfVersion3,
-                                                                         addVarianceProbes,
-                                                                         addStepColumnsOfVersion5,
-                                                                         addSweeps,
-                                                                         addLessonResults,
-                                                                         addStepColumnsOfVersion8,
-                                                                         addStepColumnsOfVersion9,
-                                                                         addProbeHistograms,
-                                                                         addTextColumns};
-static_assert(kSchemaVersion == 11, "add the migration to kMigrations");
+const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
+    createVersion1,     autoincrementIds,         addStepColumnsOfVersion3,
+    addVarianceProbes,  addStepColumnsOfVersion5, addSweeps,
+    addLessonResults,   addStepColumnsOfVersion8, addStepColumnsOfVersion9,
+    addProbeHistograms, addTextColumns,           addColumnsOfVersion12};
+static_assert(kSchemaVersion == 12, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

@@ -120,6 +120,9 @@ struct ProbeRecord {
   double ci_low = kNaN;      ///< 90% confidence interval of the ratio
   double ci_high = kNaN;
   double theory = kNaN;  ///< K; text under --token-loss tokens: weightedProbeTheory, near K
+  /// Excess kurtosis γ₂ of one drawn loss, as the interval assumed it (0 under normal theory);
+  /// NaN for a batch-dependent probe, whose two sides each use their own means'.
+  double kurtosis = kNaN;
   /// The model normalises over its batch (BatchNorm): a micro-batch and a window are
   /// different models, so the ratio is not expected to be K.
   bool batch_dependent = false;
