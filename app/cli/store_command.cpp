@@ -6,15 +6,8 @@
 #include <cstdlib>
 
 #include "accumlab/input_error.h"
-#include "audit_command.h"
-#include "compare_command.h"
-#include "delete_command.h"
-#include "export_command.h"
-#include "list_command.h"
-#include "note_command.h"
-#include "show_command.h"
+#include "store_subcommands.h"
 #include "sweep_table.h"
-#include "tag_command.h"
 
 namespace accumlab::cli {
 

@@ -117,8 +117,7 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
   for (const ExportedRun& run : runs) {
     const RunDetail& d = run.detail;
     const RunRow& r = d.row;
-    json metrics = json::object();
-    const json metrics = fieldColumnsToJson(run.series.steps, stepFields());
+    json metrics = fieldColumnsToJson(run.series.steps, stepFields());
     json evals = fieldColumnsToJson(run.series.evals, evalFields());
     evals["text_sample"] = json::array();
     for (const EvalRecord& e : run.series.evals) {

@@ -59,14 +59,15 @@ void fieldsToJson(nlohmann::json& j, const R& r, const std::vector<RecordField<R
 template <typename R>
 void fieldsFromJson(const nlohmann::json& j, R& r, const std::vector<RecordField<R>>& fields) {
   for (const auto& f : fields) {
-    const auto it = j.find(f.name);
+    const nlohmann::json::const_iterator it = j.find(f.name);
     if (it == j.end()) continue;
+    const nlohmann::json& v = *it;
     if (f.real) {
-      r.*f.real = numberFromJson(*it);
-    } else if (f.integer && it->is_number()) {
-      r.*f.integer = it->get<int64_t>();
-    } else if (f.flag && it->is_boolean()) {
-      r.*f.flag = it->get<bool>();
+      r.*f.real = numberFromJson(v);
+    } else if (f.integer && v.is_number()) {
+      r.*f.integer = v.get<int64_t>();
+    } else if (f.flag && v.is_boolean()) {
+      r.*f.flag = v.get<bool>();
     }
   }
 }
