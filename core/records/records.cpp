@@ -7,35 +7,6 @@
 #include "accumlab/input_error.h"
 
 namespace accumlab {
-template <>
-const Names<ArmStatus>& namesOf<ArmStatus>() {
-  static const Names<ArmStatus> names("run status", {{ArmStatus::kRunning, "running"},
-                                                     {ArmStatus::kFinished, "finished"},
-                                                     {ArmStatus::kStopped, "stopped"},
-                                                     {ArmStatus::kDiverged, "diverged"},
-                                                     {ArmStatus::kFailed, "failed"},
-                                                     {ArmStatus::kInterrupted, "interrupted"}});
-  return names;
-}
-
-template <>
-const Names<EventKind>& namesOf<EventKind>() {
-  static const Names<EventKind> names("event", {{EventKind::kMicroBatch, "micro_batch"},
-                                                {EventKind::kAccum, "accum"},
-                                                {EventKind::kPause, "pause"},
-                                                {EventKind::kResume, "resume"},
-                                                {EventKind::kResumed, "resumed"},
-                                                {EventKind::kStop, "stop"},
-                                                {EventKind::kRejected, "rejected"},
-                                                {EventKind::kModel, "model"},
-                                                {EventKind::kDropped, "dropped"},
-                                                {EventKind::kDiverged, "diverged"},
-                                                {EventKind::kFailed, "failed"},
-                                                {EventKind::kOutOfMemory, "out_of_memory"},
-                                                {EventKind::kWorkers, "workers"},
-                                                {EventKind::kOther, "other"}});
-  return names;
-}
 
 std::string armSizesText(const ArmSummary& a, const std::string& x) {
   std::string text = std::to_string(a.micro_batch) + x + std::to_string(a.accum);

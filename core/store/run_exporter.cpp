@@ -24,15 +24,6 @@ std::vector<store::ExportedRun> exportedRuns(RunStore& store, const std::vector<
 
 }  // namespace
 
-template <>
-const Names<ExportFormat>& namesOf<ExportFormat>() {
-  static const Names<ExportFormat> names("export format",
-                                         {{ExportFormat::kCsv, "csv"},
-                                          {ExportFormat::kJson, "json"},
-                                          {ExportFormat::kTensorBoard, "tensorboard"}});
-  return names;
-}
-
 std::string RunExporter::text(const std::vector<int64_t>& run_ids, ExportFormat format) {
   if (format == ExportFormat::kTensorBoard) {
     throw InputError(

@@ -36,20 +36,6 @@ const StepRecord* recordNear(const std::vector<StepRecord>& steps, double step) 
 
 }  // namespace
 
-/// Each status with its stored name (the schema's CHECK lists the same names).
-template <>
-const Names<SweepStatus>& namesOf<SweepStatus>() {
-  static const Names<SweepStatus> names("sweep point status",
-                                        {{SweepStatus::kPending, "pending"},
-                                         {SweepStatus::kRunning, "running"},
-                                         {SweepStatus::kReached, "reached"},
-                                         {SweepStatus::kMissed, "missed"},
-                                         {SweepStatus::kDiverged, "diverged"},
-                                         {SweepStatus::kFailed, "failed"},
-                                         {SweepStatus::kInterrupted, "interrupted"}});
-  return names;
-}
-
 bool SweepPoint::done() const {
   return status == SweepStatus::kReached || status == SweepStatus::kMissed ||
          status == SweepStatus::kDiverged || status == SweepStatus::kFailed;

@@ -9,6 +9,9 @@
 
 namespace accumlab {
 
+// Each enum's names follow it (namesOf, accumlab/names.h): configs, the store and the command
+// line write and read them, so they are an interface.
+
 /// The arms of an experiment (docs/accumulation.md). The pitfall arms (docs/pitfalls.md) are
 /// the wrong accumulation recipes people write: each trains with accum's m and K, from the
 /// same weights on the same samples, and differs from accum in one mistake.
@@ -24,21 +27,91 @@ enum class ArmKind {
   kPitfallNoZero,            ///< "pitfall:no-zero": gradients never zeroed between windows
   kPitfallSchedulePerMicro,  ///< "pitfall:schedule-per-micro": LR schedule per micro-batch
 };
+template <>
+inline const Names<ArmKind>& namesOf<ArmKind>() {
+  static const Names<ArmKind> names(
+      "arm", {{ArmKind::kNoAccum, "no-accum"},
+              {ArmKind::kAccum, "accum"},
+              {ArmKind::kBigBatch, "big-batch"},
+              {ArmKind::kPitfallSum, "pitfall:sum"},
+              {ArmKind::kPitfallLastOnly, "pitfall:last-only"},
+              {ArmKind::kPitfallDoubleLast, "pitfall:double-last"},
+              {ArmKind::kPitfallMeanOfMeans, "pitfall:mean-of-means"},
+              {ArmKind::kPitfallClipEach, "pitfall:clip-each"},
+              {ArmKind::kPitfallNoZero, "pitfall:no-zero"},
+              {ArmKind::kPitfallSchedulePerMicro, "pitfall:schedule-per-micro"}});
+  return names;
+}
 enum class OptimizerKind { kSgd, kAdam, kAdamW };
+template <>
+inline const Names<OptimizerKind>& namesOf<OptimizerKind>() {
+  static const Names<OptimizerKind> names("optimizer", {{OptimizerKind::kSgd, "sgd"},
+                                                        {OptimizerKind::kAdam, "adam"},
+                                                        {OptimizerKind::kAdamW, "adamw"}});
+  return names;
+}
 enum class LrSchedule { kConstant, kStep, kCosine };
+template <>
+inline const Names<LrSchedule>& namesOf<LrSchedule>() {
+  static const Names<LrSchedule> names("LR schedule", {{LrSchedule::kConstant, "constant"},
+                                                       {LrSchedule::kStep, "step"},
+                                                       {LrSchedule::kCosine, "cosine"}});
+  return names;
+}
 /// How the LR of the larger-batch arms (accum, big-batch) is scaled from the base LR.
 enum class LrScaling { kNone, kLinear, kSqrt };
+template <>
+inline const Names<LrScaling>& namesOf<LrScaling>() {
+  static const Names<LrScaling> names(
+      "LR scaling",
+      {{LrScaling::kNone, "none"}, {LrScaling::kLinear, "linear"}, {LrScaling::kSqrt, "sqrt"}});
+  return names;
+}
 /// What happens to the short last window at an epoch end (docs/accumulation.md).
 enum class WindowPolicy { kStream, kFlushExact, kFlushDivideByK, kDrop };
+template <>
+inline const Names<WindowPolicy>& namesOf<WindowPolicy>() {
+  static const Names<WindowPolicy> names("window policy",
+                                         {{WindowPolicy::kStream, "stream"},
+                                          {WindowPolicy::kFlushExact, "flush-exact"},
+                                          {WindowPolicy::kFlushDivideByK, "flush-divide-by-K"},
+                                          {WindowPolicy::kDrop, "drop"}});
+  return names;
+}
 enum class DType { kFloat32, kFloat64 };
+template <>
+inline const Names<DType>& namesOf<DType>() {
+  static const Names<DType> names("dtype",
+                                  {{DType::kFloat32, "float32"}, {DType::kFloat64, "float64"}});
+  return names;
+}
 enum class Task { kAuto, kClassification, kRegression };
+template <>
+inline const Names<Task>& namesOf<Task>() {
+  static const Names<Task> names("task", {{Task::kAuto, "auto"},
+                                          {Task::kClassification, "classification"},
+                                          {Task::kRegression, "regression"}});
+  return names;
+}
 /// What a text dataset holds as one sequence (docs/sequences.md).
 enum class TextSplit { kLine, kParagraph };
+template <>
+inline const Names<TextSplit>& namesOf<TextSplit>() {
+  static const Names<TextSplit> names(
+      "text split", {{TextSplit::kLine, "line"}, {TextSplit::kParagraph, "paragraph"}});
+  return names;
+}
 /// How a text batch's token losses make its loss (docs/sequences.md): `tokens` divides the sum
 /// of every target token's loss by the window's target tokens (the big batch's per-token
 /// mean); `sequences` takes each sequence's mean over its tokens, then the mean over
 /// sequences: another objective, where a short sequence's tokens weigh more.
 enum class TokenLoss { kTokens, kSequences };
+template <>
+inline const Names<TokenLoss>& namesOf<TokenLoss>() {
+  static const Names<TokenLoss> names(
+      "token loss", {{TokenLoss::kTokens, "tokens"}, {TokenLoss::kSequences, "sequences"}});
+  return names;
+}
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
@@ -132,27 +205,8 @@ ExperimentConfig defaultExperiment();
 /// The experiment of the preset `name` ("default"); throws InputError naming the presets.
 ExperimentConfig presetExperiment(const std::string& name);
 
-/// The name tables of the config's enums (accumlab/names.h), e.g. "flush-divide-by-K".
-template <>
-const Names<ArmKind>& namesOf<ArmKind>();
-template <>
-const Names<OptimizerKind>& namesOf<OptimizerKind>();
-template <>
-const Names<LrSchedule>& namesOf<LrSchedule>();
-template <>
-const Names<LrScaling>& namesOf<LrScaling>();
-template <>
-const Names<WindowPolicy>& namesOf<WindowPolicy>();
-template <>
-const Names<DType>& namesOf<DType>();
-template <>
-const Names<Task>& namesOf<Task>();
-template <>
-const Names<TextSplit>& namesOf<TextSplit>();
-template <>
-const Names<TokenLoss>& namesOf<TokenLoss>();
-
-/// Parsers for the names above; throw InputError naming the field and the accepted values.
+/// Parsers of the enums' names (their tables, namesOf, are beside each enum above); throw
+/// InputError naming the field and the accepted values.
 inline ArmKind parseArmKind(const std::string& s) { return namesOf<ArmKind>().parse(s); }
 inline OptimizerKind parseOptimizerKind(const std::string& s) {
   return namesOf<OptimizerKind>().parse(s);

@@ -13,9 +13,15 @@ namespace accumlab {
 /// What an export writes: a CSV or JSON file, or a folder of TensorBoard logs (one log folder
 /// per run, "<run id>-<arm>", see core/store/tensorboard_writer.h).
 enum class ExportFormat { kCsv, kJson, kTensorBoard };
-/// The formats' names: "csv", "json", "tensorboard".
 template <>
-const Names<ExportFormat>& namesOf<ExportFormat>();
+inline const Names<ExportFormat>& namesOf<ExportFormat>() {
+  static const Names<ExportFormat> names("export format",
+                                         {{ExportFormat::kCsv, "csv"},
+                                          {ExportFormat::kJson, "json"},
+                                          {ExportFormat::kTensorBoard, "tensorboard"}});
+  return names;
+}
+/// The formats' names: "csv", "json", "tensorboard".
 /// Parses "csv", "json" or "tensorboard"; throws InputError naming the accepted values.
 inline ExportFormat parseExportFormat(const std::string& s) {
   return namesOf<ExportFormat>().parse(s);

@@ -23,10 +23,20 @@ enum class SweepStatus {
   kFailed,       ///< its run could not train (see the point's message)
   kInterrupted,  ///< stopped before it ended (Ctrl-C, a dead process); resume trains it again
 };
+template <>
+inline const Names<SweepStatus>& namesOf<SweepStatus>() {
+  static const Names<SweepStatus> names("sweep point status",
+                                        {{SweepStatus::kPending, "pending"},
+                                         {SweepStatus::kRunning, "running"},
+                                         {SweepStatus::kReached, "reached"},
+                                         {SweepStatus::kMissed, "missed"},
+                                         {SweepStatus::kDiverged, "diverged"},
+                                         {SweepStatus::kFailed, "failed"},
+                                         {SweepStatus::kInterrupted, "interrupted"}});
+  return names;
+}
 
 /// The statuses' stored names, e.g. "reached" (toString in accumlab/names.h).
-template <>
-const Names<SweepStatus>& namesOf<SweepStatus>();
 /// The status named `name`; throws InputError naming the accepted names.
 inline SweepStatus parseSweepStatus(const std::string& name) {
   return namesOf<SweepStatus>().parse(name);
