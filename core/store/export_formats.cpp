@@ -138,24 +138,13 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
                         {"arm", armName(e)},
                         {"message", e.message}});
     }
-    list.push_back({
-        {"id", r.id},
-        {"experiment_id", r.experiment_id},
-        {"experiment_name", r.experiment_name},
-        {"name", r.name},
-        {"arm", toString(r.arm)},
-        {"status", toString(r.status)},
+    // The runs-list row (`list --json`), then what only an export holds.
+    json one = rowToJson(r);
+    one.update({
         {"message", d.summary.message},
-        {"started_at", r.started_at},
-        {"ended_at", r.ended_at.empty() ? json() : json(r.ended_at)},
-        {"dataset", r.dataset},
-        {"model", r.model},
-        {"micro_batch", r.micro_batch},
-        {"accum", r.accum},
         {"device", d.device},
         {"dataset_description", d.dataset_description},
         {"model_description", d.model_description},
-        {"tags", r.tags},
         {"note", d.note},
         {"config", json::parse(d.config_json)},
         {"summary", json::parse(d.summary_json)},
@@ -164,6 +153,7 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
         {"evals", std::move(evals)},
         {"probes", std::move(probes)},
     });
+    list.push_back(std::move(one));
   }
   const json doc = {
       {"format", "accumlab-runs"}, {"schema_version", kSchemaVersion}, {"runs", std::move(list)}};

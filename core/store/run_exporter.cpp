@@ -9,6 +9,7 @@
 
 #include "accumlab/input_error.h"
 #include "store/export_formats.h"
+#include "store/summary_json.h"
 #include "store/tensorboard_writer.h"
 
 namespace accumlab {
@@ -23,6 +24,8 @@ std::vector<store::ExportedRun> exportedRuns(RunStore& store, const std::vector<
 }
 
 }  // namespace
+
+std::string runRowJson(const RunRow& row) { return store::rowToJson(row).dump(); }
 
 std::string RunExporter::text(const std::vector<int64_t>& run_ids, ExportFormat format) {
   if (format == ExportFormat::kTensorBoard) {

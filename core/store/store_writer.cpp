@@ -12,6 +12,19 @@
 
 namespace accumlab::store {
 
+namespace {
+
+/// Binds `text`, or NULL when it is empty.
+void bindTextOrNull(SQLite::Statement& q, int i, const std::string& text) {
+  if (text.empty()) {
+    q.bind(i);
+  } else {
+    q.bind(i, text);
+  }
+}
+
+}  // namespace
+
 StoreWriter::StoreWriter(const std::string& path, const StoreOptions& options)
     : conn_(path, options), self_(ProcessIdentity::current()) {
   if (conn_.readOnly()) {
@@ -178,6 +191,19 @@ void StoreWriter::resumeExperiment(int64_t experiment_id, const RunInfo& info) {
   own.exec();
 }
 
+template <typename R, typename Rest>
+void StoreWriter::insertRecords(SQLite::Statement& ins, const std::vector<R>& records,
+                                const std::vector<RecordField<R>>& fields, Rest rest) {
+  for (const R& r : records) {
+    const int64_t run_id = runIdOf(r.arm);
+    if (run_id == 0) continue;
+    ins.bind(1, run_id);
+    rest(run_id, r, bindFields(ins, 2, r, fields));
+    ins.exec();
+    ins.reset();
+  }
+}
+
 void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
   if (steps.empty()) return;
   // REPLACE: a step stored twice (never expected) keeps the newer values, not an error that
@@ -185,15 +211,8 @@ void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
   auto& ins =
       statement(insert_step_, insertFieldsSql("INSERT OR REPLACE", "step_metrics", stepFields()));
   std::map<int64_t, const StepRecord*> last;  // run id → its newest step in this batch
-  for (const StepRecord& r : steps) {
-    const int64_t run_id = runIdOf(r.arm);
-    if (run_id == 0) continue;
-    ins.bind(1, run_id);
-    bindFields(ins, 2, r, stepFields());
-    ins.exec();
-    ins.reset();
-    last[run_id] = &r;
-  }
+  insertRecords(ins, steps, stepFields(),
+                [&](int64_t run_id, const StepRecord& r, int) { last[run_id] = &r; });
   auto& up = statement(progress_,
                        "UPDATE runs SET steps = ?, samples_seen = ?, final_loss = ? "
                        "WHERE id = ? AND status = 'running'");
@@ -211,19 +230,10 @@ void StoreWriter::insertProbes(const std::vector<ProbeRecord>& probes) {
   if (probes.empty()) return;
   auto& ins = statement(insert_probe_,
                         insertFieldsSql("INSERT", "probes", probeFields(), {"histogram_json"}));
-  for (const ProbeRecord& p : probes) {
-    const int64_t run_id = runIdOf(p.arm);
-    if (run_id == 0) continue;
-    ins.bind(1, run_id);
-    const int i = bindFields(ins, 2, p, probeFields());
-    if (p.histogram.empty()) {
-      ins.bind(i);
-    } else {
-      ins.bind(i, histogramToJson(p.histogram).dump());
-    }
-    ins.exec();
-    ins.reset();
-  }
+  insertRecords(ins, probes, probeFields(), [&](int64_t, const ProbeRecord& p, int i) {
+    bindTextOrNull(ins, i,
+                   p.histogram.empty() ? std::string() : histogramToJson(p.histogram).dump());
+  });
 }
 
 void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
@@ -233,24 +243,14 @@ void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
   auto& up = statement(eval_progress_,
                        "UPDATE runs SET val_loss = ?, val_accuracy = ? "
                        "WHERE id = ? AND status = 'running'");
-  for (const EvalRecord& e : evals) {
-    const int64_t run_id = runIdOf(e.arm);
-    if (run_id == 0) continue;
-    ins.bind(1, run_id);
-    const int i = bindFields(ins, 2, e, evalFields());
-    if (e.text_sample.empty()) {
-      ins.bind(i);
-    } else {
-      ins.bind(i, e.text_sample);
-    }
-    ins.exec();
-    ins.reset();
+  insertRecords(ins, evals, evalFields(), [&](int64_t run_id, const EvalRecord& e, int i) {
+    bindTextOrNull(ins, i, e.text_sample);
     up.bind(1, e.loss);
     up.bind(2, e.accuracy);
     up.bind(3, run_id);
     up.exec();
     up.reset();
-  }
+  });
 }
 
 void StoreWriter::insertEvents(const std::vector<EventRecord>& events) {

@@ -39,6 +39,29 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   return a;
 }
 
+nlohmann::json rowToJson(const RunRow& r) {
+  return {{"id", r.id},
+          {"experiment_id", r.experiment_id},
+          {"experiment_name", r.experiment_name},
+          {"name", r.name},
+          {"started_at", r.started_at},
+          {"ended_at", r.ended_at.empty() ? nlohmann::json() : nlohmann::json(r.ended_at)},
+          {"dataset", r.dataset},
+          {"model", r.model},
+          {"arm", toString(r.arm)},
+          {"micro_batch", r.micro_batch},
+          {"accum", r.accum},
+          {"last_micro_batch", r.last_micro_batch},
+          {"last_accum", r.last_accum},
+          {"status", toString(r.status)},
+          {"steps", r.steps},
+          {"samples_seen", r.samples_seen},
+          {"final_loss", jsonNumber(r.final_loss)},
+          {"val_loss", jsonNumber(r.val_loss)},
+          {"val_accuracy", jsonNumber(r.val_accuracy)},
+          {"tags", r.tags}};
+}
+
 nlohmann::json histogramToJson(const ProbeHistogram& h) {
   if (h.empty()) return nlohmann::json();
   return {{"low", jsonNumber(h.low)},

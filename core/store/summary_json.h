@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "accumlab/records.h"
+#include "accumlab/run_store.h"
 #include "records/record_field.h"
 
 namespace accumlab::store {
@@ -14,6 +15,10 @@ namespace accumlab::store {
 nlohmann::json armSummaryToJson(const ArmSummary& summary);
 /// The inverse of armSummaryToJson(); missing keys keep their defaults.
 ArmSummary armSummaryFromJson(const nlohmann::json& j);
+
+/// A runs-list row as JSON (NaN is null): what `list --json` prints per run, and what an
+/// export begins each run with.
+nlohmann::json rowToJson(const RunRow& row);
 
 /// A variance probe as the JSON object `variance_probe` of summaryToJson(), with the count
 /// of probes the run made.

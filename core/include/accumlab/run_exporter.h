@@ -27,6 +27,10 @@ inline ExportFormat parseExportFormat(const std::string& s) {
   return namesOf<ExportFormat>().parse(s);
 }
 
+/// A runs-list row as a JSON object's text (NaN is null): what `list --json` prints per run and
+/// what each run of a JSON export begins with.
+std::string runRowJson(const RunRow& row);
+
 /// The runs of a store as files others read (docs/store.md, "Listing, comparing, exporting"): the
 /// formats are in core/store/export_formats.h and core/store/tensorboard_writer.h.
 class RunExporter {
