@@ -51,7 +51,7 @@ bool accumulates(ArmKind arm) { return arm == ArmKind::kAccum || isPitfall(arm);
 const std::vector<ArmKind>& pitfallArms() {
   static const std::vector<ArmKind> arms = [] {
     std::vector<ArmKind> all;
-    for (const auto& [arm, name] : namesOf<ArmKind>().entries()) {
+    for (const auto& [arm, name] : kNames<ArmKind>.entries()) {
       if (isPitfall(arm)) all.push_back(arm);
     }
     return all;
@@ -198,7 +198,7 @@ void readSetting(const json& j, const char* key, T& out, const std::string& sour
     read(j, key, name, source);
     if (name.empty()) return;
     try {
-      out = namesOf<T>().parse(name);
+      out = kNames<T>.parse(name);
     } catch (const InputError& e) {
       throw InputError(source + ": " + e.what());
     }

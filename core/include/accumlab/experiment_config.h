@@ -9,7 +9,7 @@
 
 namespace accumlab {
 
-// Each enum's names follow it (namesOf, accumlab/names.h): configs, the store and the command
+// Each enum's names follow it (kNames, accumlab/names.h): configs, the store and the command
 // line write and read them, so they are an interface.
 
 /// The arms of an experiment (docs/accumulation.md). The pitfall arms (docs/pitfalls.md) are
@@ -28,90 +28,42 @@ enum class ArmKind {
   kPitfallSchedulePerMicro,  ///< "pitfall:schedule-per-micro": LR schedule per micro-batch
 };
 template <>
-inline const Names<ArmKind>& namesOf<ArmKind>() {
-  static const Names<ArmKind> names(
-      "arm", {{ArmKind::kNoAccum, "no-accum"},
-              {ArmKind::kAccum, "accum"},
-              {ArmKind::kBigBatch, "big-batch"},
-              {ArmKind::kPitfallSum, "pitfall:sum"},
-              {ArmKind::kPitfallLastOnly, "pitfall:last-only"},
-              {ArmKind::kPitfallDoubleLast, "pitfall:double-last"},
-              {ArmKind::kPitfallMeanOfMeans, "pitfall:mean-of-means"},
-              {ArmKind::kPitfallClipEach, "pitfall:clip-each"},
-              {ArmKind::kPitfallNoZero, "pitfall:no-zero"},
-              {ArmKind::kPitfallSchedulePerMicro, "pitfall:schedule-per-micro"}});
-  return names;
-}
+inline constexpr Names<ArmKind> kNames<ArmKind>{
+    "arm",
+    "no-accum accum big-batch pitfall:sum pitfall:last-only pitfall:double-last "
+    "pitfall:mean-of-means pitfall:clip-each pitfall:no-zero pitfall:schedule-per-micro"};
 enum class OptimizerKind { kSgd, kAdam, kAdamW };
 template <>
-inline const Names<OptimizerKind>& namesOf<OptimizerKind>() {
-  static const Names<OptimizerKind> names("optimizer", {{OptimizerKind::kSgd, "sgd"},
-                                                        {OptimizerKind::kAdam, "adam"},
-                                                        {OptimizerKind::kAdamW, "adamw"}});
-  return names;
-}
+inline constexpr Names<OptimizerKind> kNames<OptimizerKind>{"optimizer", "sgd adam adamw"};
 enum class LrSchedule { kConstant, kStep, kCosine };
 template <>
-inline const Names<LrSchedule>& namesOf<LrSchedule>() {
-  static const Names<LrSchedule> names("LR schedule", {{LrSchedule::kConstant, "constant"},
-                                                       {LrSchedule::kStep, "step"},
-                                                       {LrSchedule::kCosine, "cosine"}});
-  return names;
-}
+inline constexpr Names<LrSchedule> kNames<LrSchedule>{"LR schedule", "constant step cosine"};
 /// How the LR of the larger-batch arms (accum, big-batch) is scaled from the base LR.
 enum class LrScaling { kNone, kLinear, kSqrt };
 template <>
-inline const Names<LrScaling>& namesOf<LrScaling>() {
-  static const Names<LrScaling> names(
-      "LR scaling",
-      {{LrScaling::kNone, "none"}, {LrScaling::kLinear, "linear"}, {LrScaling::kSqrt, "sqrt"}});
-  return names;
-}
+inline constexpr Names<LrScaling> kNames<LrScaling>{"LR scaling", "none linear sqrt"};
 /// What happens to the short last window at an epoch end (docs/accumulation.md).
 enum class WindowPolicy { kStream, kFlushExact, kFlushDivideByK, kDrop };
 template <>
-inline const Names<WindowPolicy>& namesOf<WindowPolicy>() {
-  static const Names<WindowPolicy> names("window policy",
-                                         {{WindowPolicy::kStream, "stream"},
-                                          {WindowPolicy::kFlushExact, "flush-exact"},
-                                          {WindowPolicy::kFlushDivideByK, "flush-divide-by-K"},
-                                          {WindowPolicy::kDrop, "drop"}});
-  return names;
-}
+inline constexpr Names<WindowPolicy> kNames<WindowPolicy>{
+    "window policy", "stream flush-exact flush-divide-by-K drop"};
 enum class DType { kFloat32, kFloat64 };
 template <>
-inline const Names<DType>& namesOf<DType>() {
-  static const Names<DType> names("dtype",
-                                  {{DType::kFloat32, "float32"}, {DType::kFloat64, "float64"}});
-  return names;
-}
+inline constexpr Names<DType> kNames<DType>{"dtype", "float32 float64"};
 enum class Task { kAuto, kClassification, kRegression };
 template <>
-inline const Names<Task>& namesOf<Task>() {
-  static const Names<Task> names("task", {{Task::kAuto, "auto"},
-                                          {Task::kClassification, "classification"},
-                                          {Task::kRegression, "regression"}});
-  return names;
-}
+inline constexpr Names<Task> kNames<Task>{"task", "auto classification regression"};
 /// What a text dataset holds as one sequence (docs/sequences.md).
 enum class TextSplit { kLine, kParagraph };
 template <>
-inline const Names<TextSplit>& namesOf<TextSplit>() {
-  static const Names<TextSplit> names(
-      "text split", {{TextSplit::kLine, "line"}, {TextSplit::kParagraph, "paragraph"}});
-  return names;
-}
+inline constexpr Names<TextSplit> kNames<TextSplit>{"text split", "line paragraph"};
 /// How a text batch's token losses make its loss (docs/sequences.md): `tokens` divides the sum
 /// of every target token's loss by the window's target tokens (the big batch's per-token
 /// mean); `sequences` takes each sequence's mean over its tokens, then the mean over
 /// sequences: another objective, where a short sequence's tokens weigh more.
 enum class TokenLoss { kTokens, kSequences };
 template <>
-inline const Names<TokenLoss>& namesOf<TokenLoss>() {
-  static const Names<TokenLoss> names(
-      "token loss", {{TokenLoss::kTokens, "tokens"}, {TokenLoss::kSequences, "sequences"}});
-  return names;
-}
+inline constexpr Names<TokenLoss> kNames<TokenLoss>{"token loss", "tokens sequences"};
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
@@ -205,21 +157,21 @@ ExperimentConfig defaultExperiment();
 /// The experiment of the preset `name` ("default"); throws InputError naming the presets.
 ExperimentConfig presetExperiment(const std::string& name);
 
-/// Parsers of the enums' names (their tables, namesOf, are beside each enum above); throw
+/// Parsers of the enums' names (their tables, kNames, are beside each enum above); throw
 /// InputError naming the field and the accepted values.
-inline ArmKind parseArmKind(const std::string& s) { return namesOf<ArmKind>().parse(s); }
+inline ArmKind parseArmKind(const std::string& s) { return kNames<ArmKind>.parse(s); }
 inline OptimizerKind parseOptimizerKind(const std::string& s) {
-  return namesOf<OptimizerKind>().parse(s);
+  return kNames<OptimizerKind>.parse(s);
 }
-inline LrSchedule parseLrSchedule(const std::string& s) { return namesOf<LrSchedule>().parse(s); }
-inline LrScaling parseLrScaling(const std::string& s) { return namesOf<LrScaling>().parse(s); }
+inline LrSchedule parseLrSchedule(const std::string& s) { return kNames<LrSchedule>.parse(s); }
+inline LrScaling parseLrScaling(const std::string& s) { return kNames<LrScaling>.parse(s); }
 inline WindowPolicy parseWindowPolicy(const std::string& s) {
-  return namesOf<WindowPolicy>().parse(s);
+  return kNames<WindowPolicy>.parse(s);
 }
-inline DType parseDType(const std::string& s) { return namesOf<DType>().parse(s); }
-inline Task parseTask(const std::string& s) { return namesOf<Task>().parse(s); }
-inline TextSplit parseTextSplit(const std::string& s) { return namesOf<TextSplit>().parse(s); }
-inline TokenLoss parseTokenLoss(const std::string& s) { return namesOf<TokenLoss>().parse(s); }
+inline DType parseDType(const std::string& s) { return kNames<DType>.parse(s); }
+inline Task parseTask(const std::string& s) { return kNames<Task>.parse(s); }
+inline TextSplit parseTextSplit(const std::string& s) { return kNames<TextSplit>.parse(s); }
+inline TokenLoss parseTokenLoss(const std::string& s) { return kNames<TokenLoss>.parse(s); }
 
 /// Returns the config as a JSON object text.
 std::string configToJson(const ExperimentConfig& config, int indent = 2);

@@ -18,16 +18,9 @@ inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 enum class ArmStatus { kRunning, kFinished, kStopped, kDiverged, kFailed, kInterrupted };
 template <>
-inline const Names<ArmStatus>& namesOf<ArmStatus>() {
-  static const Names<ArmStatus> names("run status", {{ArmStatus::kRunning, "running"},
-                                                     {ArmStatus::kFinished, "finished"},
-                                                     {ArmStatus::kStopped, "stopped"},
-                                                     {ArmStatus::kDiverged, "diverged"},
-                                                     {ArmStatus::kFailed, "failed"},
-                                                     {ArmStatus::kInterrupted, "interrupted"}});
-  return names;
-}
-inline ArmStatus parseArmStatus(const std::string& s) { return namesOf<ArmStatus>().parse(s); }
+inline constexpr Names<ArmStatus> kNames<ArmStatus>{
+    "run status", "running finished stopped diverged failed interrupted"};
+inline ArmStatus parseArmStatus(const std::string& s) { return kNames<ArmStatus>.parse(s); }
 
 /// One optimizer step of one arm (docs/measurements.md). Quantities that do not apply are NaN.
 struct StepRecord {
@@ -168,26 +161,13 @@ enum class EventKind {
   kOther,        ///< a name this version does not know (a store written by a newer one)
 };
 template <>
-inline const Names<EventKind>& namesOf<EventKind>() {
-  static const Names<EventKind> names("event", {{EventKind::kMicroBatch, "micro_batch"},
-                                                {EventKind::kAccum, "accum"},
-                                                {EventKind::kPause, "pause"},
-                                                {EventKind::kResume, "resume"},
-                                                {EventKind::kResumed, "resumed"},
-                                                {EventKind::kStop, "stop"},
-                                                {EventKind::kRejected, "rejected"},
-                                                {EventKind::kModel, "model"},
-                                                {EventKind::kDropped, "dropped"},
-                                                {EventKind::kDiverged, "diverged"},
-                                                {EventKind::kFailed, "failed"},
-                                                {EventKind::kOutOfMemory, "out_of_memory"},
-                                                {EventKind::kWorkers, "workers"},
-                                                {EventKind::kOther, "other"}});
-  return names;
-}
+inline constexpr Names<EventKind> kNames<EventKind>{
+    "event",
+    "micro_batch accum pause resume resumed stop rejected model dropped diverged failed "
+    "out_of_memory workers other"};
 /// The kind named `s`; kOther for a name this version does not know.
 inline EventKind parseEventKind(const std::string& s) {
-  return namesOf<EventKind>().find(s).value_or(EventKind::kOther);
+  return kNames<EventKind>.find(s).value_or(EventKind::kOther);
 }
 /// Whether the event changed m or K (the runs' sizes).
 inline bool isBatchChange(EventKind k) {

@@ -14,17 +14,11 @@ namespace accumlab {
 /// per run, "<run id>-<arm>", see core/store/tensorboard_writer.h).
 enum class ExportFormat { kCsv, kJson, kTensorBoard };
 template <>
-inline const Names<ExportFormat>& namesOf<ExportFormat>() {
-  static const Names<ExportFormat> names("export format",
-                                         {{ExportFormat::kCsv, "csv"},
-                                          {ExportFormat::kJson, "json"},
-                                          {ExportFormat::kTensorBoard, "tensorboard"}});
-  return names;
-}
+inline constexpr Names<ExportFormat> kNames<ExportFormat>{"export format", "csv json tensorboard"};
 /// The formats' names: "csv", "json", "tensorboard".
 /// Parses "csv", "json" or "tensorboard"; throws InputError naming the accepted values.
 inline ExportFormat parseExportFormat(const std::string& s) {
-  return namesOf<ExportFormat>().parse(s);
+  return kNames<ExportFormat>.parse(s);
 }
 
 /// A runs-list row as a JSON object's text (NaN is null): what `list --json` prints per run and

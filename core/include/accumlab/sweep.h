@@ -24,22 +24,13 @@ enum class SweepStatus {
   kInterrupted,  ///< stopped before it ended (Ctrl-C, a dead process); resume trains it again
 };
 template <>
-inline const Names<SweepStatus>& namesOf<SweepStatus>() {
-  static const Names<SweepStatus> names("sweep point status",
-                                        {{SweepStatus::kPending, "pending"},
-                                         {SweepStatus::kRunning, "running"},
-                                         {SweepStatus::kReached, "reached"},
-                                         {SweepStatus::kMissed, "missed"},
-                                         {SweepStatus::kDiverged, "diverged"},
-                                         {SweepStatus::kFailed, "failed"},
-                                         {SweepStatus::kInterrupted, "interrupted"}});
-  return names;
-}
+inline constexpr Names<SweepStatus> kNames<SweepStatus>{
+    "sweep point status", "pending running reached missed diverged failed interrupted"};
 
 /// The statuses' stored names, e.g. "reached" (toString in accumlab/names.h).
 /// The status named `name`; throws InputError naming the accepted names.
 inline SweepStatus parseSweepStatus(const std::string& name) {
-  return namesOf<SweepStatus>().parse(name);
+  return kNames<SweepStatus>.parse(name);
 }
 
 /// One grid point: the sizes and LR it trains with, and what came of it.

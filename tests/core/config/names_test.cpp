@@ -19,7 +19,7 @@ namespace {
 /// Every value of E named once, each name parsed back to its value, `last` the last value.
 template <typename E>
 void expectNamesRoundTrip(E last) {
-  const Names<E>& names = namesOf<E>();
+  const Names<E>& names = kNames<E>;
   std::set<std::string> seen;
   for (const auto& [value, name] : names.entries()) {
     EXPECT_TRUE(seen.insert(name).second) << "two values named " << name;
