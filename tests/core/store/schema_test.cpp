@@ -358,6 +358,28 @@ TEST_F(StoreTest, VersionNineProbesGainAPoolAndNoHistogram) {
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
 }
 
+TEST_F(StoreTest, VersionElevenProbesGainNoKurtosisAndKeepTheirFields) {
+  const int64_t id = storeOneRun(db_, 1);
+  {
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
+    raw.exec(
+        "INSERT INTO probes (run_id, step, samples_seen, wall_ms, micro_batch, accum, "
+        "repeats, ratio, ci_low, ci_high, theory, pool, kurtosis) VALUES (" +
+        std::to_string(id) + ", 1, 8, 1.0, 8, 8, 64, 6.6, 3.6, 13.4, 8, 4096, 2.5)");
+    // What version 11 wrote: a probe without the kurtosis its interval assumed.
+    rewindTo(raw, 11);
+  }
+  RunStore store(db_);
+  const RunSeries series = store.series(id);
+  ASSERT_EQ(series.probes.size(), 1u);
+  EXPECT_EQ(series.probes[0].ratio, 6.6);
+  EXPECT_EQ(series.probes[0].pool, 4096);
+  EXPECT_TRUE(std::isnan(series.probes[0].kurtosis)) << "not kept before version 12";
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  EXPECT_EQ(raw.execAndGet("PRAGMA integrity_check").getString(), "ok");
+}
+
 TEST_F(StoreTest, VersionTenEvalsGainNoTextAndStepsNoTokensPerSecond) {
   const int64_t id = storeOneRun(db_, 3);
   {
