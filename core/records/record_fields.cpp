@@ -119,4 +119,20 @@ const std::vector<RecordField<ArmSummary>>& armSummaryFields() {
   return kFields;
 }
 
+const std::vector<RecordField<GradCheckTally>>& gradCheckFields() {
+  using G = GradCheckTally;
+  static const std::vector<RecordField<G>> kFields = {
+      integerField("grad_checks", &G::checks),
+      integerField("grad_kinks", &G::kinks),
+      realField("max_grad_kink", &G::max_kink),
+      realField("max_grad_equiv_without_kinks", &G::max_without_kinks),
+      integerField("grad_uneven_checks", &G::uneven_checks),
+      realField("max_grad_equiv_uneven", &G::max_uneven),
+      realField("sum_grad_equiv_full", &G::sum_full),
+      realField("first_grad_equiv", &G::first),
+      realField("last_grad_equiv", &G::last),
+  };
+  return kFields;
+}
+
 }  // namespace accumlab

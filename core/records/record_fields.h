@@ -44,4 +44,7 @@ const std::vector<RecordField<ProbeRecord>>& probeFields();
 /// JSON summary of `run --json`, kept with each stored run.
 const std::vector<RecordField<ArmSummary>>& armSummaryFields();
 
+/// GradCheckTally, under the names an arm's checkpoint keeps it by.
+const std::vector<RecordField<GradCheckTally>>& gradCheckFields();
+
 }  // namespace accumlab

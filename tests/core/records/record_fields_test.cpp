@@ -64,6 +64,7 @@ TEST(RecordFields, TablesNameEachFieldOnceAndBeginWithTheirAxes) {
   expectWellFormed(evalFields());
   expectWellFormed(probeFields());
   expectWellFormed(armSummaryFields());
+  expectWellFormed(gradCheckFields());
   const std::vector<std::string> axes = {"step", "samples_seen", "wall_ms"};
   for (size_t i = 0; i < kAxisFields; ++i) {
     EXPECT_EQ(stepFields()[i].name, axes[i]);
@@ -77,6 +78,7 @@ TEST(RecordFields, SetAndGetRoundTripEveryField) {
   expectFilled(filled(evalFields()), evalFields(), "eval");
   expectFilled(filled(probeFields()), probeFields(), "probe");
   expectFilled(filled(armSummaryFields()), armSummaryFields(), "summary");
+  expectFilled(filled(gradCheckFields()), gradCheckFields(), "gradient checks");
 }
 
 TEST(RecordFields, NaNGivesAnIntegerItsDefaultAndAFlagFalse) {
@@ -143,6 +145,7 @@ TEST(RecordFields, CheckpointsRoundTripEveryField) {
   torch::serialize::OutputArchive out;
   putFields(out, "probe", filled(probeFields()), probeFields());
   putFields(out, "eval", filled(evalFields()), evalFields());
+  putFields(out, "arm", filled(gradCheckFields()), gradCheckFields());
   std::ostringstream bytes;
   out.save_to(bytes);
   torch::serialize::InputArchive in;
@@ -154,6 +157,9 @@ TEST(RecordFields, CheckpointsRoundTripEveryField) {
   EvalRecord eval;
   getFields(in, "eval", eval, evalFields(), "test.pt", 1);
   expectFilled(eval, evalFields(), "checkpoint eval");
+  GradCheckTally checks;
+  getFields(in, "arm", checks, gradCheckFields(), "test.pt", 1);
+  expectFilled(checks, gradCheckFields(), "checkpoint gradient checks");
 }
 
 TEST(RecordFields, AnOlderCheckpointLacksOnlyTheFieldsAddedSince) {
