@@ -27,7 +27,6 @@
 #include <csignal>
 
 #include <qcustomplot.h>
-#include "accumlab/format_bytes.h"
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
 #include "accumlab/sweep_store.h"
@@ -272,18 +271,18 @@ void SweepPanel::showSweep(int64_t id) {
   table_->setRowCount(static_cast<int>(sweep.points.size()));
   for (int row = 0; row < static_cast<int>(sweep.points.size()); ++row) {
     const SweepPoint& p = sweep.points[static_cast<size_t>(row)];
-    const QStringList cells = {QString::number(p.effectiveBatch()),
-                               QString("%1 × %2").arg(p.micro_batch).arg(p.accum),
-                               numberText(p.lr, 4),
-                               QString::fromStdString(toString(p.status)),
-                               numberText(p.steps_to_target, 4),
-                               numberText(p.samples_to_target, 6),
-                               numberText(p.loss_variance, 4),
-                               p.peak_tensor_bytes >= 0 ? QString::fromStdString(formatBytes(
-                                                              p.peak_tensor_bytes, ByteUnit::kMiB))
-                                                        : QStringLiteral("–"),
-                               numberText(p.samples_per_s, 6),
-                               numberText(p.b_simple, 4)};
+    const QStringList cells = {
+        QString::number(p.effectiveBatch()),
+        QString("%1 × %2").arg(p.micro_batch).arg(p.accum),
+        numberText(p.lr, 4),
+        QString::fromStdString(toString(p.status)),
+        numberText(p.steps_to_target, 4),
+        numberText(p.samples_to_target, 6),
+        numberText(p.loss_variance, 4),
+        p.peak_tensor_bytes >= 0 ? QString::number(p.peak_tensor_bytes / 1048576.0, 'f', 1) + " MiB"
+                                 : QStringLiteral("–"),
+        numberText(p.samples_per_s, 6),
+        numberText(p.b_simple, 4)};
     for (int col = 0; col < cells.size(); ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
       if (!p.message.empty()) item->setToolTip(QString::fromStdString(p.message));
