@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "accumlab/memory_model.h"
-#include "accumlab/format_bytes.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "accumlab/format_bytes.h"
 #include "accumlab/input_error.h"
 #include "data/dataset_factory.h"
 #include "memory/arm_memory.h"
