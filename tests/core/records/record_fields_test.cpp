@@ -13,8 +13,8 @@
 #include "accumlab/input_error.h"
 #include "accumlab/run_store.h"
 #include "records/record_fields.h"
+#include "store/store_fixture.h"
 #include "store/summary_json.h"
-#include "store_fixture.h"
 #include "train/state_archive.h"
 
 namespace accumlab {
