@@ -91,11 +91,6 @@ double storeRun(const std::string& db, int64_t rows) {
   return msSince(t0) / 1000.0;
 }
 
-/// Sink that drops everything: the no-store side.
-struct NullSink : accumlab::MetricsSink {
-  void onStep(const accumlab::StepRecord&) override {}
-};
-
 /// CPU seconds the calling thread has used.
 double threadCpuSeconds() {
   timespec ts{};
@@ -118,7 +113,7 @@ Rate trainingRate(int64_t samples, const std::string& db) {
   config.epochs = 0;
   config.threads = 1;
   accumlab::Trainer trainer(config);
-  NullSink null;
+  accumlab::NullSink null;  // the no-store side
   std::unique_ptr<accumlab::StoreSink> store;
   if (!db.empty()) store = std::make_unique<accumlab::StoreSink>(db);
   accumlab::MetricsSink& sink = store ? static_cast<accumlab::MetricsSink&>(*store) : null;

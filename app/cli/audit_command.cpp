@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "audit_command.h"
+#include "store_subcommands.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,10 +11,8 @@
 #include "completion_command.h"
 #include "lesson_command.h"
 #include "run_command.h"
-#ifdef ACCUMLAB_WITH_UI
-#include "report_command.h"
-#endif
 #include "store_command.h"
+#include "store_subcommands.h"
 #include "sweep_command.h"
 #include "sweep_point_command.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "show_command.h"
+#include "store_subcommands.h"
 
 #include <iostream>
 
@@ -73,9 +73,10 @@ int ShowCommand::execute() {
   summary.add({"trΣ/B_eff", cell(s.noise_per_update)});
   summary.add({"B_simple", cell(s.b_simple, "%.1f")});
   summary.add({"samples/s", cell(s.samples_per_s, "%.0f")});
-  summary.add({"peak tensors", s.peak_tensor_bytes >= 0 ? formatBytes(s.peak_tensor_bytes) : "-"});
-  summary.add(
-      {"peak RSS (process)", s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes) : "-"});
+  summary.add({"peak tensors",
+               s.peak_tensor_bytes >= 0 ? formatBytes(s.peak_tensor_bytes, ByteUnit::kMiB) : "-"});
+  summary.add({"peak RSS (process)",
+               s.peak_memory_bytes > 0 ? formatBytes(s.peak_memory_bytes, ByteUnit::kMiB) : "-"});
   if (s.grad_equivalence_checks > 0) {
     summary.add(
         {kGradCheckHeadline, cell(s.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat)});

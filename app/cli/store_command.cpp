@@ -6,16 +6,9 @@
 #include <cstdlib>
 
 #include "accumlab/input_error.h"
-#include "audit_command.h"
-#include "compare_command.h"
-#include "delete_command.h"
-#include "export_command.h"
-#include "list_command.h"
-#include "merge_command.h"
-#include "note_command.h"
-#include "show_command.h"
+#include "accumlab/run_exporter.h"
+#include "store_subcommands.h"
 #include "sweep_table.h"
-#include "tag_command.h"
 
 namespace accumlab::cli {
 
@@ -50,28 +43,7 @@ nlohmann::json jsonNumber(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
-nlohmann::json rowJson(const RunRow& r) {
-  return {{"id", r.id},
-          {"experiment_id", r.experiment_id},
-          {"experiment_name", r.experiment_name},
-          {"name", r.name},
-          {"started_at", r.started_at},
-          {"ended_at", r.ended_at.empty() ? nlohmann::json() : nlohmann::json(r.ended_at)},
-          {"dataset", r.dataset},
-          {"model", r.model},
-          {"arm", toString(r.arm)},
-          {"micro_batch", r.micro_batch},
-          {"accum", r.accum},
-          {"last_micro_batch", r.last_micro_batch},
-          {"last_accum", r.last_accum},
-          {"status", toString(r.status)},
-          {"steps", r.steps},
-          {"samples_seen", r.samples_seen},
-          {"final_loss", jsonNumber(r.final_loss)},
-          {"val_loss", jsonNumber(r.val_loss)},
-          {"val_accuracy", jsonNumber(r.val_accuracy)},
-          {"tags", r.tags}};
-}
+nlohmann::json rowJson(const RunRow& r) { return nlohmann::json::parse(runRowJson(r)); }
 
 StoreCommands::StoreCommands(CLI::App& parent) {
   commands_.push_back(std::make_unique<ListCommand>(parent));

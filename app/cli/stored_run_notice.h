@@ -17,12 +17,11 @@ std::string describeStored(const StoreSink& store);
 nlohmann::json storedJson(const StoreSink& store);
 
 /// Prints where the run is stored as soon as its rows exist (on the training thread, right
-/// after the StoreSink before it in a FanOutSink created them).
-class StoredRunNotice : public MetricsSink {
+/// after the StoreSink before it in a FanOutSink created them); hears nothing else.
+class StoredRunNotice : public NullSink {
  public:
   StoredRunNotice(const StoreSink& store, std::FILE* out) : store_(store), out_(out) {}
   void onRunStarted(const RunInfo&) override;
-  void onStep(const StepRecord&) override {}
 
  private:
   const StoreSink& store_;

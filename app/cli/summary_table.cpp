@@ -10,14 +10,6 @@
 
 namespace accumlab::cli {
 
-std::string formatBytes(int64_t bytes) {
-  char buf[32];
-  const double mib = static_cast<double>(bytes) / (1024.0 * 1024.0);
-  std::snprintf(buf, sizeof buf, mib >= 1024 ? "%.2f GiB" : "%.1f MiB",
-                mib >= 1024 ? mib / 1024 : mib);
-  return buf;
-}
-
 namespace {
 
 std::string num(double v, const char* fmt = "%.4g") {
@@ -214,14 +206,15 @@ std::string formatSummaryTable(const RunSummary& summary) {
                                            "peak RSS",   "grad check", "traj diff"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const ArmSummary& a : summary.arms) {
-    rows.push_back({toString(a.arm), toString(a.status), armSizesText(a), std::to_string(a.steps),
-                    num(a.final_train_loss), num(a.val_loss), num(a.val_accuracy * 100, "%.2f%%"),
-                    num(a.loss_variance_detrended), num(a.noise_per_update),
-                    num(a.b_simple > 0 ? a.b_simple : kNaN, "%.1f"), num(a.samples_per_s, "%.0f"),
-                    a.peak_tensor_bytes >= 0 ? formatBytes(a.peak_tensor_bytes) : "-",
-                    formatBytes(a.peak_memory_bytes),
-                    num(a.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat),
-                    num(a.equivalence_rel_diff, "%.2e")});
+    rows.push_back(
+        {toString(a.arm), toString(a.status), armSizesText(a), std::to_string(a.steps),
+         num(a.final_train_loss), num(a.val_loss), num(a.val_accuracy * 100, "%.2f%%"),
+         num(a.loss_variance_detrended), num(a.noise_per_update),
+         num(a.b_simple > 0 ? a.b_simple : kNaN, "%.1f"), num(a.samples_per_s, "%.0f"),
+         a.peak_tensor_bytes >= 0 ? formatBytes(a.peak_tensor_bytes, ByteUnit::kMiB) : "-",
+         formatBytes(a.peak_memory_bytes, ByteUnit::kMiB),
+         num(a.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat),
+         num(a.equivalence_rel_diff, "%.2e")});
   }
   // Column widths in characters (UTF-8 aware for the Σ in the header).
   auto width = [](const std::string& s) {

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "accumlab/format_bytes.h"
 #include "accumlab/records.h"
 
 namespace accumlab::cli {
@@ -12,7 +13,5 @@ std::string formatSummaryTable(const RunSummary& summary);
 /// The line "same weights (…): pooled ratio [90% interval] · theory K · latest …" of a run's
 /// fixed-weight probes: `pooled` over them, `latest` the last of the `probes` made.
 std::string probeLine(const ProbeRecord& latest, const PooledProbe& pooled, int64_t probes);
-/// Formats a byte count as "12.3 MiB".
-std::string formatBytes(int64_t bytes);
 
 }  // namespace accumlab::cli

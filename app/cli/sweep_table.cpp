@@ -31,7 +31,7 @@ std::string formatSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
                toString(p.status), cell(p.steps_to_target, "%.1f"),
                cell(p.samples_to_target, "%.0f"), cell(p.loss_variance),
                cell(p.variance_probe_ratio, "%.2f"),
-               p.peak_tensor_bytes >= 0 ? formatBytes(p.peak_tensor_bytes) : "-",
+               p.peak_tensor_bytes >= 0 ? formatBytes(p.peak_tensor_bytes, ByteUnit::kMiB) : "-",
                cell(p.samples_per_s, "%.0f"), cell(p.b_simple, "%.1f"),
                p.run_id > 0 ? std::to_string(p.run_id) : "-"});
   }

@@ -18,91 +18,9 @@
 namespace accumlab {
 namespace {
 
-template <typename E>
-using Names = std::vector<std::pair<E, const char*>>;
-
-const Names<ArmKind> kArmNames = {
-    {ArmKind::kNoAccum, "no-accum"},
-    {ArmKind::kAccum, "accum"},
-    {ArmKind::kBigBatch, "big-batch"},
-    {ArmKind::kPitfallSum, "pitfall:sum"},
-    {ArmKind::kPitfallLastOnly, "pitfall:last-only"},
-    {ArmKind::kPitfallDoubleLast, "pitfall:double-last"},
-    {ArmKind::kPitfallMeanOfMeans, "pitfall:mean-of-means"},
-    {ArmKind::kPitfallClipEach, "pitfall:clip-each"},
-    {ArmKind::kPitfallNoZero, "pitfall:no-zero"},
-    {ArmKind::kPitfallSchedulePerMicro, "pitfall:schedule-per-micro"}};
-const Names<OptimizerKind> kOptimizerNames = {
-    {OptimizerKind::kSgd, "sgd"}, {OptimizerKind::kAdam, "adam"}, {OptimizerKind::kAdamW, "adamw"}};
-const Names<LrSchedule> kScheduleNames = {{LrSchedule::kConstant, "constant"},
-                                          {LrSchedule::kStep, "step"},
-                                          {LrSchedule::kCosine, "cosine"}};
-const Names<LrScaling> kScalingNames = {
-    {LrScaling::kNone, "none"}, {LrScaling::kLinear, "linear"}, {LrScaling::kSqrt, "sqrt"}};
-const Names<WindowPolicy> kPolicyNames = {{WindowPolicy::kStream, "stream"},
-                                          {WindowPolicy::kFlushExact, "flush-exact"},
-                                          {WindowPolicy::kFlushDivideByK, "flush-divide-by-K"},
-                                          {WindowPolicy::kDrop, "drop"}};
-const Names<DType> kDTypeNames = {{DType::kFloat32, "float32"}, {DType::kFloat64, "float64"}};
-const Names<Task> kTaskNames = {{Task::kAuto, "auto"},
-                                {Task::kClassification, "classification"},
-                                {Task::kRegression, "regression"}};
-const Names<TextSplit> kTextSplitNames = {{TextSplit::kLine, "line"},
-                                          {TextSplit::kParagraph, "paragraph"}};
-const Names<TokenLoss> kTokenLossNames = {{TokenLoss::kTokens, "tokens"},
-                                          {TokenLoss::kSequences, "sequences"}};
-
-template <typename E>
-std::string nameOf(const Names<E>& names, E v) {
-  for (const auto& [value, name] : names) {
-    if (value == v) return name;
-  }
-  return "?";
-}
-
-template <typename E>
-E parseName(const Names<E>& names, const std::string& s, const char* what) {
-  std::string accepted;
-  for (const auto& [value, name] : names) {
-    if (s == name) return value;
-    accepted += (accepted.empty() ? "" : ", ") + std::string(name);
-  }
-  throw InputError(std::string(what) + " '" + s + "' is not known: use one of " + accepted);
-}
-
 using nlohmann::json;
 
 }  // namespace
-
-std::string toString(ArmKind v) { return nameOf(kArmNames, v); }
-std::string toString(OptimizerKind v) { return nameOf(kOptimizerNames, v); }
-std::string toString(LrSchedule v) { return nameOf(kScheduleNames, v); }
-std::string toString(LrScaling v) { return nameOf(kScalingNames, v); }
-std::string toString(WindowPolicy v) { return nameOf(kPolicyNames, v); }
-std::string toString(DType v) { return nameOf(kDTypeNames, v); }
-std::string toString(Task v) { return nameOf(kTaskNames, v); }
-std::string toString(TextSplit v) { return nameOf(kTextSplitNames, v); }
-std::string toString(TokenLoss v) { return nameOf(kTokenLossNames, v); }
-
-ArmKind parseArmKind(const std::string& s) { return parseName(kArmNames, s, "arm"); }
-OptimizerKind parseOptimizerKind(const std::string& s) {
-  return parseName(kOptimizerNames, s, "optimizer");
-}
-LrSchedule parseLrSchedule(const std::string& s) {
-  return parseName(kScheduleNames, s, "LR schedule");
-}
-LrScaling parseLrScaling(const std::string& s) { return parseName(kScalingNames, s, "LR scaling"); }
-WindowPolicy parseWindowPolicy(const std::string& s) {
-  return parseName(kPolicyNames, s, "window policy");
-}
-DType parseDType(const std::string& s) { return parseName(kDTypeNames, s, "dtype"); }
-Task parseTask(const std::string& s) { return parseName(kTaskNames, s, "task"); }
-TextSplit parseTextSplit(const std::string& s) {
-  return parseName(kTextSplitNames, s, "text split");
-}
-TokenLoss parseTokenLoss(const std::string& s) {
-  return parseName(kTokenLossNames, s, "token loss");
-}
 
 bool isTextData(const std::string& spec) {
   return spec == "fortunes" || spec.rfind("text:", 0) == 0;
@@ -133,7 +51,7 @@ bool accumulates(ArmKind arm) { return arm == ArmKind::kAccum || isPitfall(arm);
 const std::vector<ArmKind>& pitfallArms() {
   static const std::vector<ArmKind> arms = [] {
     std::vector<ArmKind> all;
-    for (const auto& [arm, name] : kArmNames) {
+    for (const auto& [arm, name] : kNames<ArmKind>.entries()) {
       if (isPitfall(arm)) all.push_back(arm);
     }
     return all;
@@ -146,60 +64,6 @@ int64_t armMicroBatch(ArmKind arm, int64_t m, int64_t k) {
 }
 
 int64_t armAccum(ArmKind arm, int64_t m, int64_t k) { return accumulates(arm) ? k : 1; }
-
-std::string configToJson(const ExperimentConfig& c, int indent) {
-  const OptimizerConfig& o = c.optimizer;
-  json arms = json::array();
-  for (ArmKind a : c.arms) arms.push_back(toString(a));
-  json j = {
-      {"name", c.name},
-      {"data", c.data},
-      {"label", c.label},
-      {"task", toString(c.task)},
-      {"val_fraction", c.val_fraction},
-      {"text_split", toString(c.text_split)},
-      {"max_len", c.max_len},
-      {"token_loss", toString(c.token_loss)},
-      {"synthetic_samples", c.synthetic_samples},
-      {"model", c.model},
-      {"micro_batch", c.micro_batch},
-      {"accum", c.accum},
-      {"arms", arms},
-      {"optimizer",
-       {{"kind", toString(o.kind)},
-        {"lr", o.lr},
-        {"momentum", o.momentum},
-        {"nesterov", o.nesterov},
-        {"weight_decay", o.weight_decay},
-        {"beta1", o.beta1},
-        {"beta2", o.beta2},
-        {"eps", o.eps},
-        {"lr_scaling", toString(o.scaling)},
-        {"lr_schedule", toString(o.schedule)},
-        {"warmup_samples", o.warmup_samples},
-        {"step_every_samples", o.step_every_samples},
-        {"step_gamma", o.step_gamma},
-        {"clip_norm", o.clip_norm}}},
-      {"window_policy", toString(c.window_policy)},
-      {"dtype", toString(c.dtype)},
-      {"device", c.device},
-      {"seed", c.seed},
-      {"epochs", c.epochs},
-      {"samples", c.samples},
-      {"eval_every", c.eval_every},
-      {"noise_stats", c.noise_stats},
-      {"grad_check_every", c.grad_check_every},
-      {"variance_window", c.variance_window},
-      {"probe_repeats", c.probe_repeats},
-      {"probe_every", c.probe_every},
-      {"noise_ema", c.noise_ema},
-      {"memory_budget", c.memory_budget},
-      {"threads", c.threads},
-      {"arm_threads", c.arm_threads},
-      {"workers", c.workers},
-  };
-  return j.dump(indent);
-}
 
 namespace {
 
@@ -252,85 +116,127 @@ void read(const json& j, const char* key, T& out, const std::string& source) {
   }
 }
 
-template <typename E>
-void readEnum(const json& j, const char* key, E& out, E (*parse)(const std::string&),
-              const std::string& source) {
-  std::string name;
-  read(j, key, name, source);
-  if (name.empty()) return;
-  try {
-    out = parse(name);
-  } catch (const InputError& e) {
-    throw InputError(source + ": " + e.what());
+/// Every setting of OptimizerConfig with its JSON key, once (`visit(key, member)`): what
+/// configToJson writes and configFromJson reads.
+template <typename O, typename Visit>
+void forEachOptimizerField(O& o, Visit&& visit) {
+  visit("kind", o.kind);
+  visit("lr", o.lr);
+  visit("momentum", o.momentum);
+  visit("nesterov", o.nesterov);
+  visit("weight_decay", o.weight_decay);
+  visit("beta1", o.beta1);
+  visit("beta2", o.beta2);
+  visit("eps", o.eps);
+  visit("lr_scaling", o.scaling);
+  visit("lr_schedule", o.schedule);
+  visit("warmup_samples", o.warmup_samples);
+  visit("step_every_samples", o.step_every_samples);
+  visit("step_gamma", o.step_gamma);
+  visit("clip_norm", o.clip_norm);
+}
+
+/// Every setting of ExperimentConfig with its JSON key, once, the optimizer's as one object:
+/// a new setting is one line here.
+template <typename C, typename Visit>
+void forEachConfigField(C& c, Visit&& visit) {
+  visit("name", c.name);
+  visit("data", c.data);
+  visit("label", c.label);
+  visit("task", c.task);
+  visit("val_fraction", c.val_fraction);
+  visit("text_split", c.text_split);
+  visit("max_len", c.max_len);
+  visit("token_loss", c.token_loss);
+  visit("synthetic_samples", c.synthetic_samples);
+  visit("model", c.model);
+  visit("micro_batch", c.micro_batch);
+  visit("accum", c.accum);
+  visit("arms", c.arms);
+  visit("optimizer", c.optimizer);
+  visit("window_policy", c.window_policy);
+  visit("dtype", c.dtype);
+  visit("device", c.device);
+  visit("seed", c.seed);
+  visit("epochs", c.epochs);
+  visit("samples", c.samples);
+  visit("eval_every", c.eval_every);
+  visit("noise_stats", c.noise_stats);
+  visit("grad_check_every", c.grad_check_every);
+  visit("variance_window", c.variance_window);
+  visit("probe_repeats", c.probe_repeats);
+  visit("probe_every", c.probe_every);
+  visit("noise_ema", c.noise_ema);
+  visit("memory_budget", c.memory_budget);
+  visit("threads", c.threads);
+  visit("arm_threads", c.arm_threads);
+  visit("workers", c.workers);
+}
+
+template <typename T>
+json settingToJson(const T& v) {
+  if constexpr (std::is_enum_v<T>) {
+    return toString(v);
+  } else if constexpr (std::is_same_v<T, std::vector<ArmKind>>) {
+    json arms = json::array();
+    for (ArmKind a : v) arms.push_back(toString(a));
+    return arms;
+  } else if constexpr (std::is_same_v<T, OptimizerConfig>) {
+    json o = json::object();
+    forEachOptimizerField(v, [&](const char* key, const auto& m) { o[key] = settingToJson(m); });
+    return o;
+  } else {
+    return json(v);
+  }
+}
+
+/// Reads the setting `key` of `j` into `out`; a missing key keeps the default.
+template <typename T>
+void readSetting(const json& j, const char* key, T& out, const std::string& source) {
+  if constexpr (std::is_enum_v<T>) {
+    std::string name;
+    read(j, key, name, source);
+    if (name.empty()) return;
+    try {
+      out = kNames<T>.parse(name);
+    } catch (const InputError& e) {
+      throw InputError(source + ": " + e.what());
+    }
+  } else if constexpr (std::is_same_v<T, std::vector<ArmKind>>) {
+    if (!j.contains(key)) return;
+    std::vector<std::string> names;
+    read(j, key, names, source);
+    out.clear();
+    for (const auto& n : names) {
+      try {
+        out.push_back(parseArmKind(n));
+      } catch (const InputError& e) {
+        throw InputError(source + ": " + e.what());
+      }
+    }
+  } else if constexpr (std::is_same_v<T, OptimizerConfig>) {
+    if (!j.contains(key)) return;
+    const json& o = j[key];
+    if (!o.is_object()) throw InputError(source + ": key '" + key + "' must be an object");
+    forEachOptimizerField(out, [&](const char* k, auto& m) { readSetting(o, k, m, source); });
+  } else {
+    read(j, key, out, source);
   }
 }
 
 }  // namespace
 
+std::string configToJson(const ExperimentConfig& c, int indent) {
+  json j = json::object();
+  forEachConfigField(c, [&](const char* key, const auto& m) { j[key] = settingToJson(m); });
+  return j.dump(indent);
+}
+
 ExperimentConfig configFromJson(const std::string& text, const std::string& source) {
   const json j = parseJsonText(text, source);
   if (!j.is_object()) throw InputError(source + " must hold a JSON object of experiment settings");
   ExperimentConfig c;
-  read(j, "name", c.name, source);
-  read(j, "data", c.data, source);
-  read(j, "label", c.label, source);
-  readEnum(j, "task", c.task, parseTask, source);
-  read(j, "val_fraction", c.val_fraction, source);
-  readEnum(j, "text_split", c.text_split, parseTextSplit, source);
-  read(j, "max_len", c.max_len, source);
-  readEnum(j, "token_loss", c.token_loss, parseTokenLoss, source);
-  read(j, "synthetic_samples", c.synthetic_samples, source);
-  read(j, "model", c.model, source);
-  read(j, "micro_batch", c.micro_batch, source);
-  read(j, "accum", c.accum, source);
-  if (j.contains("arms")) {
-    std::vector<std::string> names;
-    read(j, "arms", names, source);
-    c.arms.clear();
-    for (const auto& n : names) {
-      try {
-        c.arms.push_back(parseArmKind(n));
-      } catch (const InputError& e) {
-        throw InputError(source + ": " + e.what());
-      }
-    }
-  }
-  if (j.contains("optimizer")) {
-    const json& o = j["optimizer"];
-    if (!o.is_object()) throw InputError(source + ": key 'optimizer' must be an object");
-    OptimizerConfig& oc = c.optimizer;
-    readEnum(o, "kind", oc.kind, parseOptimizerKind, source);
-    read(o, "lr", oc.lr, source);
-    read(o, "momentum", oc.momentum, source);
-    read(o, "nesterov", oc.nesterov, source);
-    read(o, "weight_decay", oc.weight_decay, source);
-    read(o, "beta1", oc.beta1, source);
-    read(o, "beta2", oc.beta2, source);
-    read(o, "eps", oc.eps, source);
-    readEnum(o, "lr_scaling", oc.scaling, parseLrScaling, source);
-    readEnum(o, "lr_schedule", oc.schedule, parseLrSchedule, source);
-    read(o, "warmup_samples", oc.warmup_samples, source);
-    read(o, "step_every_samples", oc.step_every_samples, source);
-    read(o, "step_gamma", oc.step_gamma, source);
-    read(o, "clip_norm", oc.clip_norm, source);
-  }
-  readEnum(j, "window_policy", c.window_policy, parseWindowPolicy, source);
-  readEnum(j, "dtype", c.dtype, parseDType, source);
-  read(j, "device", c.device, source);
-  read(j, "seed", c.seed, source);
-  read(j, "epochs", c.epochs, source);
-  read(j, "samples", c.samples, source);
-  read(j, "eval_every", c.eval_every, source);
-  read(j, "noise_stats", c.noise_stats, source);
-  read(j, "grad_check_every", c.grad_check_every, source);
-  read(j, "variance_window", c.variance_window, source);
-  read(j, "probe_repeats", c.probe_repeats, source);
-  read(j, "probe_every", c.probe_every, source);
-  read(j, "noise_ema", c.noise_ema, source);
-  read(j, "memory_budget", c.memory_budget, source);
-  read(j, "threads", c.threads, source);
-  read(j, "arm_threads", c.arm_threads, source);
-  read(j, "workers", c.workers, source);
+  forEachConfigField(c, [&](const char* key, auto& m) { readSetting(j, key, m, source); });
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "accumlab/format_bytes.h"
 #include "accumlab/memory_model.h"
 
 namespace accumlab {
@@ -57,7 +58,7 @@ State& state() {
 // threads rarely allocate tensors; what they do allocate counts for the process only.
 thread_local std::shared_ptr<TensorLedger> t_charged;
 
-std::string mib(int64_t bytes) { return formatMemory(static_cast<double>(bytes)); }
+std::string mib(int64_t bytes) { return formatBytes(static_cast<double>(bytes)); }
 
 /// Refuses an allocation that would take the charged ledger past its limit, before anything
 /// is allocated, as a device out of memory would.

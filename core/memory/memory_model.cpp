@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "accumlab/format_bytes.h"
 #include "accumlab/input_error.h"
 
 namespace accumlab {
@@ -13,16 +14,6 @@ namespace accumlab {
 bool MemoryModel::valid() const {
   return std::isfinite(fixed_bytes) && std::isfinite(per_sample_bytes) &&
          std::isfinite(accum_extra_bytes);
-}
-
-std::string formatMemory(double bytes) {
-  char buf[32];
-  if (std::abs(bytes) < 1024.0 * 1024.0) {
-    std::snprintf(buf, sizeof buf, "%.0f KiB", bytes / 1024.0);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024.0));
-  }
-  return buf;
 }
 
 BudgetFit fitMemoryBudget(const MemoryModel& model, int64_t budget_bytes, int64_t effective_batch) {
@@ -42,10 +33,10 @@ BudgetFit fitMemoryBudget(const MemoryModel& model, int64_t budget_bytes, int64_
     const int64_t one_k = effective_batch > 1 ? 2 : 1;
     if (model.predict(1, one_k) > budget) {
       throw InputError(
-          "a memory budget of " + formatMemory(budget) + " is below the " +
-          formatMemory(model.predict(1, one_k)) + " of tensors that one sample needs (m = 1: " +
-          "weights, gradients and optimizer state alone take " + formatMemory(model.fixed_bytes) +
-          (one_k > 1 ? ", and accumulating adds " + formatMemory(model.accum_extra_bytes) : "") +
+          "a memory budget of " + formatBytes(budget) + " is below the " +
+          formatBytes(model.predict(1, one_k)) + " of tensors that one sample needs (m = 1: " +
+          "weights, gradients and optimizer state alone take " + formatBytes(model.fixed_bytes) +
+          (one_k > 1 ? ", and accumulating adds " + formatBytes(model.accum_extra_bytes) : "") +
           "); raise the budget or choose a smaller model");
     }
     m = 1;
@@ -67,13 +58,13 @@ BudgetFit fitMemoryBudget(const MemoryModel& model, int64_t budget_bytes, int64_
       fit.predicted_bytes >
           model.fixed_bytes + model.per_sample_bytes * static_cast<double>(fit.micro_batch);
   fit.reason =
-      "memory budget " + formatMemory(budget) + ": m = " + std::to_string(fit.micro_batch) +
+      "memory budget " + formatBytes(budget) + ": m = " + std::to_string(fit.micro_batch) +
       ", K = " + std::to_string(fit.accum) + " (predicted peak " +
-      formatMemory(fit.predicted_bytes) +
+      formatBytes(fit.predicted_bytes) +
       " of tensors = " + (halves ? "in the windows split in halves to measure noise, " : "") +
-      formatMemory(model.fixed_bytes) + " fixed + " + formatMemory(model.per_sample_bytes) +
+      formatBytes(model.fixed_bytes) + " fixed + " + formatBytes(model.per_sample_bytes) +
       " per sample" +
-      (fit.accum > 1 || halves ? " + " + formatMemory(model.accum_extra_bytes) + " to accumulate"
+      (fit.accum > 1 || halves ? " + " + formatBytes(model.accum_extra_bytes) + " to accumulate"
                                : "") +
       "; " +
       (fit.accum == 1 ? "the whole batch fits at once"

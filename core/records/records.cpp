@@ -7,36 +7,6 @@
 #include "accumlab/input_error.h"
 
 namespace accumlab {
-namespace {
-
-const char* const kStatusNames[] = {"running",  "finished", "stopped",
-                                    "diverged", "failed",   "interrupted"};
-// In EventKind's order, up to kOther.
-const char* const kEventNames[] = {"micro_batch", "accum",         "pause",   "resume",  "resumed",
-                                   "stop",        "rejected",      "model",   "dropped", "diverged",
-                                   "failed",      "out_of_memory", "workers", "other"};
-static_assert(sizeof kEventNames / sizeof *kEventNames ==
-              static_cast<size_t>(EventKind::kOther) + 1);
-
-}  // namespace
-
-std::string toString(ArmStatus v) { return kStatusNames[static_cast<int>(v)]; }
-
-ArmStatus parseArmStatus(const std::string& s) {
-  for (int i = 0; i < 6; ++i) {
-    if (s == kStatusNames[i]) return static_cast<ArmStatus>(i);
-  }
-  throw InputError("run status '" + s + "' is not known");
-}
-
-std::string toString(EventKind v) { return kEventNames[static_cast<int>(v)]; }
-
-EventKind parseEventKind(const std::string& s) {
-  for (int i = 0; i < static_cast<int>(EventKind::kOther); ++i) {
-    if (s == kEventNames[i]) return static_cast<EventKind>(i);
-  }
-  return EventKind::kOther;
-}
 
 std::string armSizesText(const ArmSummary& a, const std::string& x) {
   std::string text = std::to_string(a.micro_batch) + x + std::to_string(a.accum);

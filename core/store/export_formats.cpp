@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "accumlab/run_store.h"
+#include "records/record_fields.h"
 #include "store/schema.h"
-#include "store/step_columns.h"
 #include "store/summary_json.h"
 
 namespace accumlab::store {
@@ -28,6 +28,29 @@ void appendInteger(std::string& out, int64_t v) {
   out.append(buf, res.ptr);
 }
 
+/// A field of `r` as a CSV cell: empty for NaN, a flag as 0 or 1.
+template <typename R>
+void appendField(std::string& out, const RecordField<R>& f, const R& r) {
+  if (f.real) {
+    appendNumber(out, r.*f.real);
+  } else {
+    appendInteger(out, f.flag ? (r.*f.flag ? 1 : 0) : r.*f.integer);
+  }
+}
+
+/// Records as columns: {field: [value of each record]} (NaN is null).
+template <typename R>
+nlohmann::json fieldColumnsToJson(const std::vector<R>& records,
+                                  const std::vector<RecordField<R>>& fields) {
+  nlohmann::json columns = nlohmann::json::object();
+  for (const auto& f : fields) {
+    nlohmann::json values = nlohmann::json::array();
+    for (const R& r : records) values.push_back(fieldToJson(f, r));
+    columns[f.name] = std::move(values);
+  }
+  return columns;
+}
+
 /// CSV needs quotes only around cells with a comma, quote or newline.
 std::string csvCell(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -42,10 +65,12 @@ std::string csvCell(const std::string& s) {
 }  // namespace
 
 std::string exportCsv(const std::vector<ExportedRun>& runs) {
-  const auto& columns = stepColumns();
+  const auto& columns = stepFields();
+  const auto& eval_columns = evalFields();
   std::string out = "run_id,arm";
-  for (const StepColumn& c : columns) out += std::string(",") + c.name;
-  out += ",val_loss,val_accuracy,val_text_sample\n";
+  for (const auto& c : columns) out += std::string(",") + c.name;
+  for (const auto& c : withoutAxes(eval_columns)) out += std::string(",val_") + c.name;
+  out += ",val_text_sample\n";
   for (const ExportedRun& run : runs) {
     std::string prefix;
     appendInteger(prefix, run.detail.row.id);
@@ -61,30 +86,23 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
       const EvalRecord* eval = nullptr;
       if (take_step) {
         const StepRecord& r = steps[s++];
-        for (const StepColumn& c : columns) {
+        for (const auto& c : columns) {
           out += ',';
-          if (c.real) {
-            appendNumber(out, r.*c.real);
-          } else if (c.flag) {
-            appendInteger(out, r.*c.flag ? 1 : 0);
-          } else {
-            appendInteger(out, r.*c.integer);
-          }
+          appendField(out, c, r);
         }
         if (e < evals.size() && evals[e].step == r.step) eval = &evals[e++];
       } else {
+        // An evaluation without a step row: its step, samples_seen and wall_ms only.
         eval = &evals[e++];
-        for (const StepColumn& c : columns) {
+        for (size_t i = 0; i < columns.size(); ++i) {
           out += ',';
-          if (c.integer == &StepRecord::step) appendInteger(out, eval->step);
-          if (c.integer == &StepRecord::samples_seen) appendInteger(out, eval->samples_seen);
-          if (c.real == &StepRecord::wall_ms) appendNumber(out, eval->wall_ms);
+          if (i < kAxisFields) appendField(out, eval_columns[i], *eval);
         }
       }
-      out += ',';
-      if (eval) appendNumber(out, eval->loss);
-      out += ',';
-      if (eval) appendNumber(out, eval->accuracy);
+      for (const auto& c : withoutAxes(eval_columns)) {
+        out += ',';
+        if (eval) appendField(out, c, *eval);
+      }
       out += ',';
       if (eval) out += csvCell(eval->text_sample);
       out += '\n';
@@ -99,29 +117,10 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
   for (const ExportedRun& run : runs) {
     const RunDetail& d = run.detail;
     const RunRow& r = d.row;
-    json metrics = json::object();
-    for (const StepColumn& c : stepColumns()) {
-      json values = json::array();
-      for (const StepRecord& s : run.series.steps) {
-        if (c.real) {
-          values.push_back(jsonNumber(s.*c.real));
-        } else if (c.flag) {
-          values.push_back(s.*c.flag);
-        } else {
-          values.push_back(s.*c.integer);
-        }
-      }
-      metrics[c.name] = std::move(values);
-    }
-    json evals = {{"step", json::array()},     {"samples_seen", json::array()},
-                  {"wall_ms", json::array()},  {"loss", json::array()},
-                  {"accuracy", json::array()}, {"text_sample", json::array()}};
+    json metrics = fieldColumnsToJson(run.series.steps, stepFields());
+    json evals = fieldColumnsToJson(run.series.evals, evalFields());
+    evals["text_sample"] = json::array();
     for (const EvalRecord& e : run.series.evals) {
-      evals["step"].push_back(e.step);
-      evals["samples_seen"].push_back(e.samples_seen);
-      evals["wall_ms"].push_back(jsonNumber(e.wall_ms));
-      evals["loss"].push_back(jsonNumber(e.loss));
-      evals["accuracy"].push_back(jsonNumber(e.accuracy));
       evals["text_sample"].push_back(e.text_sample.empty() ? json(nullptr) : json(e.text_sample));
     }
     json probes = json::array();
@@ -139,24 +138,13 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
                         {"arm", armName(e)},
                         {"message", e.message}});
     }
-    list.push_back({
-        {"id", r.id},
-        {"experiment_id", r.experiment_id},
-        {"experiment_name", r.experiment_name},
-        {"name", r.name},
-        {"arm", toString(r.arm)},
-        {"status", toString(r.status)},
+    // The runs-list row (`list --json`), then what only an export holds.
+    json one = rowToJson(r);
+    one.update({
         {"message", d.summary.message},
-        {"started_at", r.started_at},
-        {"ended_at", r.ended_at.empty() ? json() : json(r.ended_at)},
-        {"dataset", r.dataset},
-        {"model", r.model},
-        {"micro_batch", r.micro_batch},
-        {"accum", r.accum},
         {"device", d.device},
         {"dataset_description", d.dataset_description},
         {"model_description", d.model_description},
-        {"tags", r.tags},
         {"note", d.note},
         {"config", json::parse(d.config_json)},
         {"summary", json::parse(d.summary_json)},
@@ -165,6 +153,7 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
         {"evals", std::move(evals)},
         {"probes", std::move(probes)},
     });
+    list.push_back(std::move(one));
   }
   const json doc = {
       {"format", "accumlab-runs"}, {"schema_version", kSchemaVersion}, {"runs", std::move(list)}};

@@ -9,6 +9,7 @@
 
 #include "accumlab/input_error.h"
 #include "store/export_formats.h"
+#include "store/summary_json.h"
 #include "store/tensorboard_writer.h"
 
 namespace accumlab {
@@ -24,12 +25,7 @@ std::vector<store::ExportedRun> exportedRuns(RunStore& store, const std::vector<
 
 }  // namespace
 
-ExportFormat parseExportFormat(const std::string& s) {
-  if (s == "csv") return ExportFormat::kCsv;
-  if (s == "json") return ExportFormat::kJson;
-  if (s == "tensorboard") return ExportFormat::kTensorBoard;
-  throw InputError("export format '" + s + "' is not known; use csv, json or tensorboard");
-}
+std::string runRowJson(const RunRow& row) { return store::rowToJson(row).dump(); }
 
 std::string RunExporter::text(const std::vector<int64_t>& run_ids, ExportFormat format) {
   if (format == ExportFormat::kTensorBoard) {

@@ -12,11 +12,12 @@
 #include <nlohmann/json.hpp>
 
 #include "accumlab/input_error.h"
+#include "records/record_fields.h"
 #include "store/connection.h"
+#include "store/field_rows.h"
 #include "store/interrupted_runs.h"
 #include "store/process_identity.h"
 #include "store/schema.h"
-#include "store/step_columns.h"
 #include "store/store_clock.h"
 #include "store/summary_json.h"
 
@@ -120,10 +121,8 @@ std::string batchSizesText(int64_t m, int64_t k, int64_t last_m, int64_t last_k)
 namespace {
 
 std::string selectStepsSql() {
-  std::string cols;
-  for (const auto& c : store::stepColumns())
-    cols += (cols.empty() ? "" : ", ") + std::string(c.name);
-  return "SELECT " + cols + " FROM step_metrics WHERE run_id = ? AND step > ? ORDER BY step";
+  return "SELECT " + store::fieldColumns(stepFields()) +
+         " FROM step_metrics WHERE run_id = ? AND step > ? ORDER BY step";
 }
 
 std::string checkedTag(const std::string& tag) {
@@ -165,26 +164,13 @@ std::vector<StepRecord> RunStore::Impl::steps(int64_t id, ArmKind arm, int64_t a
   std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> stmt(raw, sqlite3_finalize);
   sqlite3_bind_int64(raw, 1, id);
   sqlite3_bind_int64(raw, 2, after);
-  const auto& columns = store::stepColumns();
   std::vector<StepRecord> out;
   out.reserve(static_cast<size_t>(std::clamp<int64_t>(expected, 0, int64_t{1} << 24)));
   int rc = SQLITE_ROW;
   while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
     StepRecord& r = out.emplace_back();
     r.arm = arm;
-    for (int i = 0; i < static_cast<int>(columns.size()); ++i) {
-      const store::StepColumn& c = columns[i];
-      if (c.real) {
-        r.*c.real =
-            sqlite3_column_type(raw, i) == SQLITE_NULL ? kNaN : sqlite3_column_double(raw, i);
-      } else if (c.flag) {
-        r.*c.flag = sqlite3_column_int64(raw, i) != 0;
-      } else {
-        // NULL (a column newer than the row) keeps the field's default, e.g. -1 for
-        // peak_tensor_bytes: not measured.
-        if (sqlite3_column_type(raw, i) != SQLITE_NULL) r.*c.integer = sqlite3_column_int64(raw, i);
-      }
-    }
+    store::readFields(raw, 0, r, stepFields());
   }
   if (rc != SQLITE_DONE) throw SQLite::Exception(handle, rc);
   return out;
@@ -347,47 +333,27 @@ RunSeries RunStore::series(int64_t run_id) {
     const RunRow row = impl_->row(run_id);
     RunSeries s;
     s.steps = impl_->steps(run_id, row.arm, std::numeric_limits<int64_t>::min(), row.steps);
-    SQLite::Statement q(
-        impl_->db(),
-        "SELECT step, samples_seen, wall_ms, loss, accuracy, text_sample FROM evals "
-        "WHERE run_id = ? ORDER BY step, id");
+    SQLite::Statement q(impl_->db(),
+                        "SELECT " + store::fieldColumns(evalFields()) +
+                            ", text_sample FROM evals WHERE run_id = ? ORDER BY step, id");
     q.bind(1, run_id);
     while (q.executeStep()) {
-      EvalRecord e;
+      EvalRecord& e = s.evals.emplace_back();
       e.arm = row.arm;
-      e.step = q.getColumn(0).getInt64();
-      e.samples_seen = q.getColumn(1).getInt64();
-      e.wall_ms = q.getColumn(2).getDouble();
-      e.loss = realOrNaN(q.getColumn(3));
-      e.accuracy = realOrNaN(q.getColumn(4));
-      if (!q.getColumn(5).isNull()) e.text_sample = q.getColumn(5).getString();
-      s.evals.push_back(e);
+      const int text = store::readFields(q, 0, e, evalFields());
+      if (!q.getColumn(text).isNull()) e.text_sample = q.getColumn(text).getString();
     }
-    SQLite::Statement p(impl_->db(),
-                        "SELECT step, samples_seen, wall_ms, micro_batch, accum, repeats, "
-                        "var_micro, var_window, ratio, ci_low, ci_high, theory, batch_dependent, "
-                        "pool, histogram_json FROM probes WHERE run_id = ? ORDER BY step, id");
+    SQLite::Statement p(impl_->db(), "SELECT " + store::fieldColumns(probeFields()) +
+                                         ", histogram_json FROM probes WHERE run_id = ? "
+                                         "ORDER BY step, id");
     p.bind(1, run_id);
     while (p.executeStep()) {
-      ProbeRecord r;
+      ProbeRecord& r = s.probes.emplace_back();
       r.arm = row.arm;
-      r.step = p.getColumn(0).getInt64();
-      r.samples_seen = p.getColumn(1).getInt64();
-      r.wall_ms = p.getColumn(2).getDouble();
-      r.micro_batch = p.getColumn(3).getInt64();
-      r.accum = p.getColumn(4).getInt64();
-      r.repeats = p.getColumn(5).getInt64();
-      r.var_micro = realOrNaN(p.getColumn(6));
-      r.var_window = realOrNaN(p.getColumn(7));
-      r.ratio = realOrNaN(p.getColumn(8));
-      r.ci_low = realOrNaN(p.getColumn(9));
-      r.ci_high = realOrNaN(p.getColumn(10));
-      r.theory = realOrNaN(p.getColumn(11));
-      r.batch_dependent = p.getColumn(12).getInt() != 0;
-      r.pool = p.getColumn(13).getInt64();
-      if (!p.getColumn(14).isNull())
-        r.histogram = store::histogramFromJson(p.getColumn(14).getString());
-      s.probes.push_back(r);
+      const int histogram = store::readFields(p, 0, r, probeFields());
+      if (!p.getColumn(histogram).isNull()) {
+        r.histogram = store::histogramFromJson(p.getColumn(histogram).getString());
+      }
     }
     tx.commit();
     return s;

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "accumlab/input_error.h"
-#include "store/step_columns.h"
+#include "records/record_fields.h"
+#include "store/field_rows.h"
 
 namespace accumlab::store {
 
@@ -31,15 +32,13 @@ std::string contentUid(const std::string& content) {
   return text;
 }
 
-const char* sqlType(const StepColumn& c) { return c.real ? "REAL" : "INTEGER"; }
-
 /// The step_metrics table as version 1 made it; later columns come from migrations.
 std::string stepMetricsTable() {
   std::string sql =
       "CREATE TABLE step_metrics ("
       " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE";
-  for (const StepColumn& c : stepColumns()) {
-    if (c.since == 1) sql += std::string(", ") + c.name + " " + sqlType(c);
+  for (const auto& f : stepFields()) {
+    if (f.since == 1) sql += std::string(", ") + f.name + " " + f.sqlType();
   }
   // (run_id, step) is the key: one run's series is one contiguous range of the b-tree,
   // which is what makes loading a run fast on a file of millions of rows.
@@ -155,11 +154,7 @@ void autoincrementIds(SQLite::Database& db) {
 
 /// Adds the step columns of `version` (old rows read them as NULL: NaN, or false for flags).
 void addStepColumns(SQLite::Database& db, int version) {
-  for (const StepColumn& c : stepColumns()) {
-    if (c.since != version) continue;
-    db.exec(std::string("ALTER TABLE step_metrics ADD COLUMN ") + c.name + " " + sqlType(c) +
-            (c.flag ? " NOT NULL DEFAULT 0" : ""));
-  }
+  addFieldColumns(db, "step_metrics", stepFields(), version);
 }
 
 /// Version 3: the applied (clipped) gradient norm, the noise-probe flag and the gradient
@@ -258,7 +253,18 @@ void addTextColumns(SQLite::Database& db) {
   db.exec("ALTER TABLE evals ADD COLUMN text_sample TEXT");
 }
 
-/// Version 12: each run's stable identity, kept when it is merged into another store
+/// From version 12 on, a version's migration adds the columns that the record tables
+/// (records/record_fields.h) gained in it: a new field is one line in its table.
+void addRecordColumns(SQLite::Database& db, int version) {
+  addFieldColumns(db, "step_metrics", stepFields(), version);
+  addFieldColumns(db, "evals", evalFields(), version);
+  addFieldColumns(db, "probes", probeFields(), version);
+}
+
+/// Version 12: the excess kurtosis a probe's interval assumed (ProbeRecord::kurtosis).
+void addColumnsOfVersion12(SQLite::Database& db) { addRecordColumns(db, 12); }
+
+/// Version 13: each run's stable identity, kept when it is merged into another store
 /// (store_merge.cpp). New runs draw 128 random bits (the trigger); runs of older files get a
 /// hash of their id and what made them (an older file upgraded twice, once in place and once
 /// in a merge's copy, gives each run the same identity; the id keeps two runs of one file
@@ -291,8 +297,9 @@ const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
     createVersion1,     autoincrementIds,         addStepColumnsOfVersion3,
     addVarianceProbes,  addStepColumnsOfVersion5, addSweeps,
     addLessonResults,   addStepColumnsOfVersion8, addStepColumnsOfVersion9,
-    addProbeHistograms, addTextColumns,           addRunIdentity};
-static_assert(kSchemaVersion == 12, "add the migration to kMigrations");
+    addProbeHistograms, addTextColumns,           addColumnsOfVersion12,
+    addRunIdentity};
+static_assert(kSchemaVersion == 13, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

@@ -12,8 +12,9 @@ namespace accumlab::store {
 /// 5: steps record the peak tensor bytes of their window. 6: sweeps. 7: lesson results.
 /// 8: steps record the all-reduce time. 9: steps record the float64 repeat of a gradient check.
 /// 10: probes record their pool and the histogram of their mean losses. 11: text columns.
-/// 12: each run has a stable identity (`runs.uid`), so that merging a store twice adds nothing.
-inline constexpr int kSchemaVersion = 12;
+/// 12: probes keep the excess kurtosis their interval assumed. 13: each run has a stable
+/// identity (`runs.uid`), so that merging a store twice adds nothing.
+inline constexpr int kSchemaVersion = 13;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.

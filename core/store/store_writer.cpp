@@ -4,8 +4,9 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include "accumlab/input_error.h"
+#include "records/record_fields.h"
+#include "store/field_rows.h"
 #include "store/interrupted_runs.h"
-#include "store/step_columns.h"
 #include "store/store_clock.h"
 #include "store/summary_json.h"
 
@@ -13,15 +14,13 @@ namespace accumlab::store {
 
 namespace {
 
-std::string insertStepSql() {
-  std::string cols = "run_id", marks = "?";
-  for (const StepColumn& c : stepColumns()) {
-    cols += std::string(", ") + c.name;
-    marks += ", ?";
+/// Binds `text`, or NULL when it is empty.
+void bindTextOrNull(SQLite::Statement& q, int i, const std::string& text) {
+  if (text.empty()) {
+    q.bind(i);
+  } else {
+    q.bind(i, text);
   }
-  // REPLACE: a step stored twice (never expected) keeps the newer values, not an error
-  // that would drop the whole batch.
-  return "INSERT OR REPLACE INTO step_metrics (" + cols + ") VALUES (" + marks + ")";
 }
 
 }  // namespace
@@ -192,30 +191,28 @@ void StoreWriter::resumeExperiment(int64_t experiment_id, const RunInfo& info) {
   own.exec();
 }
 
-void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
-  if (steps.empty()) return;
-  auto& ins = statement(insert_step_, insertStepSql());
-  const auto& columns = stepColumns();
-  std::map<int64_t, const StepRecord*> last;  // run id → its newest step in this batch
-  for (const StepRecord& r : steps) {
+template <typename R, typename Rest>
+void StoreWriter::insertRecords(SQLite::Statement& ins, const std::vector<R>& records,
+                                const std::vector<RecordField<R>>& fields, Rest rest) {
+  for (const R& r : records) {
     const int64_t run_id = runIdOf(r.arm);
     if (run_id == 0) continue;
     ins.bind(1, run_id);
-    int i = 2;
-    for (const StepColumn& c : columns) {
-      // NaN binds as NULL (SQLite has no NaN); reading maps NULL back to NaN.
-      if (c.real) {
-        ins.bind(i++, r.*c.real);
-      } else if (c.flag) {
-        ins.bind(i++, r.*c.flag ? 1 : 0);
-      } else {
-        ins.bind(i++, r.*c.integer);
-      }
-    }
+    rest(run_id, r, bindFields(ins, 2, r, fields));
     ins.exec();
     ins.reset();
-    last[run_id] = &r;
   }
+}
+
+void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
+  if (steps.empty()) return;
+  // REPLACE: a step stored twice (never expected) keeps the newer values, not an error that
+  // would drop the whole batch.
+  auto& ins =
+      statement(insert_step_, insertFieldsSql("INSERT OR REPLACE", "step_metrics", stepFields()));
+  std::map<int64_t, const StepRecord*> last;  // run id → its newest step in this batch
+  insertRecords(ins, steps, stepFields(),
+                [&](int64_t run_id, const StepRecord& r, int) { last[run_id] = &r; });
   auto& up = statement(progress_,
                        "UPDATE runs SET steps = ?, samples_seen = ?, final_loss = ? "
                        "WHERE id = ? AND status = 'running'");
@@ -232,66 +229,28 @@ void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
 void StoreWriter::insertProbes(const std::vector<ProbeRecord>& probes) {
   if (probes.empty()) return;
   auto& ins = statement(insert_probe_,
-                        "INSERT INTO probes (run_id, step, samples_seen, wall_ms, micro_batch, "
-                        "accum, repeats, var_micro, var_window, ratio, ci_low, ci_high, theory, "
-                        "batch_dependent, pool, histogram_json) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  for (const ProbeRecord& p : probes) {
-    const int64_t run_id = runIdOf(p.arm);
-    if (run_id == 0) continue;
-    int i = 1;
-    ins.bind(i++, run_id);
-    ins.bind(i++, p.step);
-    ins.bind(i++, p.samples_seen);
-    ins.bind(i++, p.wall_ms);
-    ins.bind(i++, p.micro_batch);
-    ins.bind(i++, p.accum);
-    ins.bind(i++, p.repeats);
-    for (double v : {p.var_micro, p.var_window, p.ratio, p.ci_low, p.ci_high, p.theory}) {
-      ins.bind(i++, v);
-    }
-    ins.bind(i++, p.batch_dependent ? 1 : 0);
-    ins.bind(i++, p.pool);
-    if (p.histogram.empty()) {
-      ins.bind(i++);
-    } else {
-      ins.bind(i++, histogramToJson(p.histogram).dump());
-    }
-    ins.exec();
-    ins.reset();
-  }
+                        insertFieldsSql("INSERT", "probes", probeFields(), {"histogram_json"}));
+  insertRecords(ins, probes, probeFields(), [&](int64_t, const ProbeRecord& p, int i) {
+    bindTextOrNull(ins, i,
+                   p.histogram.empty() ? std::string() : histogramToJson(p.histogram).dump());
+  });
 }
 
 void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
   if (evals.empty()) return;
-  auto& ins = statement(insert_eval_,
-                        "INSERT INTO evals (run_id, step, samples_seen, wall_ms, loss, accuracy, "
-                        "text_sample) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  auto& ins =
+      statement(insert_eval_, insertFieldsSql("INSERT", "evals", evalFields(), {"text_sample"}));
   auto& up = statement(eval_progress_,
                        "UPDATE runs SET val_loss = ?, val_accuracy = ? "
                        "WHERE id = ? AND status = 'running'");
-  for (const EvalRecord& e : evals) {
-    const int64_t run_id = runIdOf(e.arm);
-    if (run_id == 0) continue;
-    ins.bind(1, run_id);
-    ins.bind(2, e.step);
-    ins.bind(3, e.samples_seen);
-    ins.bind(4, e.wall_ms);
-    ins.bind(5, e.loss);
-    ins.bind(6, e.accuracy);
-    if (e.text_sample.empty()) {
-      ins.bind(7);
-    } else {
-      ins.bind(7, e.text_sample);
-    }
-    ins.exec();
-    ins.reset();
+  insertRecords(ins, evals, evalFields(), [&](int64_t run_id, const EvalRecord& e, int i) {
+    bindTextOrNull(ins, i, e.text_sample);
     up.bind(1, e.loss);
     up.bind(2, e.accuracy);
     up.bind(3, run_id);
     up.exec();
     up.reset();
-  }
+  });
 }
 
 void StoreWriter::insertEvents(const std::vector<EventRecord>& events) {

@@ -11,6 +11,7 @@
 
 #include "accumlab/record_batch.h"
 #include "accumlab/run_store.h"
+#include "records/record_field.h"
 #include "store/connection.h"
 #include "store/process_identity.h"
 
@@ -56,6 +57,12 @@ class StoreWriter {
   void insertProbes(const std::vector<ProbeRecord>& probes);
   void finishArm(const ArmSummary& summary);
   int64_t runIdOf(ArmKind arm) const;
+  /// Inserts with `ins` (insertFieldsSql) each record of a run this writer stores: binds the
+  /// run id and the fields, then `rest(run_id, record, next parameter)` binds what follows,
+  /// and writes the row. Records of other arms are skipped.
+  template <typename R, typename Rest>
+  void insertRecords(SQLite::Statement& ins, const std::vector<R>& records,
+                     const std::vector<RecordField<R>>& fields, Rest rest);
   SQLite::Statement& statement(std::unique_ptr<SQLite::Statement>& slot, const std::string& sql);
 
   Connection conn_;

@@ -5,76 +5,9 @@
 #include <vector>
 
 #include "accumlab/variance_ratio.h"
+#include "records/record_fields.h"
 
 namespace accumlab::store {
-
-namespace {
-
-/// One number or flag of ArmSummary in its JSON object (exactly one member pointer is set).
-/// An integer below zero with `negative_is_null` is "not measured" and written as null.
-struct SummaryField {
-  const char* name;
-  double ArmSummary::*real = nullptr;
-  int64_t ArmSummary::*integer = nullptr;
-  bool ArmSummary::*flag = nullptr;
-  bool negative_is_null = false;
-};
-
-SummaryField real(const char* name, double ArmSummary::*member) {
-  return {name, member, nullptr, nullptr};
-}
-SummaryField integer(const char* name, int64_t ArmSummary::*member, bool negative_is_null = false) {
-  return {name, nullptr, member, nullptr, negative_is_null};
-}
-SummaryField flag(const char* name, bool ArmSummary::*member) {
-  return {name, nullptr, nullptr, member};
-}
-
-/// Every number and flag of ArmSummary, once: what summaryToJson() prints, the store keeps
-/// and a stored run's summary is read back from. A key missing from an older summary keeps
-/// the member's default.
-const std::vector<SummaryField>& summaryFields() {
-  using A = ArmSummary;
-  static const std::vector<SummaryField> fields = {
-      integer("micro_batch", &A::micro_batch),
-      integer("accum", &A::accum),
-      integer("memory_piece", &A::memory_piece),
-      integer("steps", &A::steps),
-      integer("samples_seen", &A::samples_seen),
-      real("final_train_loss", &A::final_train_loss),
-      real("val_loss", &A::val_loss),
-      real("val_accuracy", &A::val_accuracy),
-      real("loss_variance", &A::loss_variance),
-      real("loss_variance_detrended", &A::loss_variance_detrended),
-      integer("loss_variance_count", &A::loss_variance_count),
-      real("noise_per_update", &A::noise_per_update),
-      real("b_simple", &A::b_simple),
-      real("samples_per_s", &A::samples_per_s),
-      real("tokens_per_s", &A::tokens_per_s),
-      integer("peak_memory_bytes", &A::peak_memory_bytes),
-      integer("peak_tensor_bytes", &A::peak_tensor_bytes, true),
-      real("equivalence_rel_diff", &A::equivalence_rel_diff),
-      integer("trajectories_parted_at_step", &A::trajectories_parted_at_step),
-      real("grad_equivalence_rel_diff", &A::grad_equivalence_rel_diff),
-      integer("grad_equivalence_checks", &A::grad_equivalence_checks),
-      integer("grad_equivalence_kinks", &A::grad_equivalence_kinks),
-      real("grad_equivalence_largest_kink", &A::grad_equivalence_largest_kink),
-      real("grad_equivalence_rel_diff_without_kinks", &A::grad_equivalence_rel_diff_without_kinks),
-      real("grad_equivalence_mean_full", &A::grad_equivalence_mean_full),
-      integer("grad_equivalence_uneven_checks", &A::grad_equivalence_uneven_checks),
-      real("grad_equivalence_largest_uneven", &A::grad_equivalence_largest_uneven),
-      real("grad_equivalence_first", &A::grad_equivalence_first),
-      real("grad_equivalence_last", &A::grad_equivalence_last),
-      integer("diverged_at_step", &A::diverged_at_step, true),
-      real("wall_s", &A::wall_s),
-      flag("batch_dependent", &A::batch_dependent),
-      flag("stochastic", &A::stochastic),
-      real("allreduce_s", &A::allreduce_s),
-  };
-  return fields;
-}
-
-}  // namespace
 
 nlohmann::json armSummaryToJson(const ArmSummary& a) {
   nlohmann::json j = {
@@ -83,16 +16,7 @@ nlohmann::json armSummaryToJson(const ArmSummary& a) {
       {"message", a.message},
       {"weights_digest", a.weights_digest},
   };
-  for (const SummaryField& f : summaryFields()) {
-    if (f.real) {
-      j[f.name] = jsonNumber(a.*f.real);
-    } else if (f.integer) {
-      const int64_t v = a.*f.integer;
-      j[f.name] = f.negative_is_null && v < 0 ? nlohmann::json() : nlohmann::json(v);
-    } else {
-      j[f.name] = a.*f.flag;
-    }
-  }
+  fieldsToJson(j, a, armSummaryFields());
   return j;
 }
 
@@ -106,23 +30,36 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   if (const auto* v = text("status")) a.status = parseArmStatus(v->get<std::string>());
   if (const auto* v = text("message")) a.message = v->get<std::string>();
   if (const auto* v = text("weights_digest")) a.weights_digest = v->get<std::string>();
-  for (const SummaryField& f : summaryFields()) {
-    if (!j.contains(f.name)) continue;
-    const nlohmann::json& v = j[f.name];
-    if (f.real) {
-      a.*f.real = numberFromJson(v);
-    } else if (f.integer && v.is_number()) {
-      a.*f.integer = v.get<int64_t>();
-    } else if (f.flag && v.is_boolean()) {
-      a.*f.flag = v.get<bool>();
-    }
-  }
+  fieldsFromJson(j, a, armSummaryFields());
   // Before kinks were told apart, every check counted.
   if (!j.contains("grad_equivalence_rel_diff_without_kinks")) {
     a.grad_equivalence_rel_diff_without_kinks = a.grad_equivalence_rel_diff;
   }
   if (!std::isfinite(a.wall_s)) a.wall_s = 0.0;
   return a;
+}
+
+nlohmann::json rowToJson(const RunRow& r) {
+  return {{"id", r.id},
+          {"experiment_id", r.experiment_id},
+          {"experiment_name", r.experiment_name},
+          {"name", r.name},
+          {"started_at", r.started_at},
+          {"ended_at", r.ended_at.empty() ? nlohmann::json() : nlohmann::json(r.ended_at)},
+          {"dataset", r.dataset},
+          {"model", r.model},
+          {"arm", toString(r.arm)},
+          {"micro_batch", r.micro_batch},
+          {"accum", r.accum},
+          {"last_micro_batch", r.last_micro_batch},
+          {"last_accum", r.last_accum},
+          {"status", toString(r.status)},
+          {"steps", r.steps},
+          {"samples_seen", r.samples_seen},
+          {"final_loss", jsonNumber(r.final_loss)},
+          {"val_loss", jsonNumber(r.val_loss)},
+          {"val_accuracy", jsonNumber(r.val_accuracy)},
+          {"tags", r.tags}};
 }
 
 nlohmann::json histogramToJson(const ProbeHistogram& h) {
@@ -153,24 +90,10 @@ ProbeHistogram histogramFromJson(const std::string& text) {
 }
 
 nlohmann::json probeToJson(const ProbeRecord& p, int64_t probes) {
-  return {
-      {"arm", toString(p.arm)},
-      {"step", p.step},
-      {"samples_seen", p.samples_seen},
-      {"micro_batch", p.micro_batch},
-      {"accum", p.accum},
-      {"repeats", p.repeats},
-      {"var_micro", jsonNumber(p.var_micro)},
-      {"var_window", jsonNumber(p.var_window)},
-      {"ratio", jsonNumber(p.ratio)},
-      {"ci_low", jsonNumber(p.ci_low)},
-      {"ci_high", jsonNumber(p.ci_high)},
-      {"theory", jsonNumber(p.theory)},
-      {"batch_dependent", p.batch_dependent},
-      {"pool", p.pool},
-      {"histogram", histogramToJson(p.histogram)},
-      {"probes", probes},
-  };
+  nlohmann::json j = {
+      {"arm", toString(p.arm)}, {"histogram", histogramToJson(p.histogram)}, {"probes", probes}};
+  fieldsToJson(j, p, probeFields());
+  return j;
 }
 
 nlohmann::json varianceProbeToJson(const ProbeRecord& latest, const PooledProbe& pooled,

@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "accumlab/input_error.h"
-#include "store/step_columns.h"
+#include "records/record_fields.h"
 #include "store/store_clock.h"
 
 #ifdef ACCUMLAB_WITH_TENSORBOARD
@@ -208,36 +208,25 @@ int64_t stepOf(const std::vector<StepRecord>& steps, int64_t samples_seen) {
 Timelines timelines(const ExportedRun& run) {
   Timelines t;
   for (const StepRecord& r : run.series.steps) {
-    for (const StepColumn& c : stepColumns()) {
-      // step, samples_seen and wall_ms are the axes and the events' time; a negative
-      // integer is "not measured" (peak_tensor_bytes -1).
-      if (c.integer == &StepRecord::step || c.integer == &StepRecord::samples_seen ||
-          c.real == &StepRecord::wall_ms || (c.integer && r.*c.integer < 0)) {
-        continue;
-      }
+    for (const auto& c : withoutAxes(stepFields())) {
+      // A negative integer is "not measured" (peak_tensor_bytes -1).
+      if (c.integer && r.*c.integer < 0) continue;
       t.add(r.step, r.samples_seen, r.wall_ms, std::string(groupOf(c.name)) + "/" + c.name,
-            columnValue(r, c));
+            c.get(r));
     }
   }
   for (const EvalRecord& e : run.series.evals) {
-    t.add(e.step, e.samples_seen, e.wall_ms, "eval/loss", e.loss);
-    t.add(e.step, e.samples_seen, e.wall_ms, "eval/accuracy", e.accuracy);
+    for (const auto& c : withoutAxes(evalFields())) {
+      t.add(e.step, e.samples_seen, e.wall_ms, std::string("eval/") + c.name, c.get(e));
+    }
     // An indented block: the model's bytes are shown as written, not read as Markdown.
     if (!e.text_sample.empty()) {
       t.addText(e.step, e.samples_seen, e.wall_ms, "eval/writes", "    " + e.text_sample);
     }
   }
   for (const ProbeRecord& p : run.series.probes) {
-    const std::pair<const char*, double> values[] = {{"ratio", p.ratio},
-                                                     {"ci_low", p.ci_low},
-                                                     {"ci_high", p.ci_high},
-                                                     {"theory", p.theory},
-                                                     {"var_micro", p.var_micro},
-                                                     {"var_window", p.var_window},
-                                                     {"repeats", static_cast<double>(p.repeats)},
-                                                     {"pool", static_cast<double>(p.pool)}};
-    for (const auto& [name, value] : values) {
-      t.add(p.step, p.samples_seen, p.wall_ms, std::string("probe/") + name, value);
+    for (const auto& c : withoutAxes(probeFields())) {
+      t.add(p.step, p.samples_seen, p.wall_ms, std::string("probe/") + c.name, c.get(p));
     }
   }
   for (const EventRecord& e : run.detail.events) {

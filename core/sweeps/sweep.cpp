@@ -36,34 +36,6 @@ const StepRecord* recordNear(const std::vector<StepRecord>& steps, double step) 
 
 }  // namespace
 
-namespace {
-
-/// Each status with its stored name (the schema's CHECK lists the same names).
-constexpr std::pair<SweepStatus, const char*> kSweepStatusNames[] = {
-    {SweepStatus::kPending, "pending"},         {SweepStatus::kRunning, "running"},
-    {SweepStatus::kReached, "reached"},         {SweepStatus::kMissed, "missed"},
-    {SweepStatus::kDiverged, "diverged"},       {SweepStatus::kFailed, "failed"},
-    {SweepStatus::kInterrupted, "interrupted"},
-};
-
-}  // namespace
-
-std::string toString(SweepStatus status) {
-  for (const auto& [value, name] : kSweepStatusNames) {
-    if (value == status) return name;
-  }
-  return "pending";
-}
-
-SweepStatus parseSweepStatus(const std::string& name) {
-  std::string accepted;
-  for (const auto& [value, known] : kSweepStatusNames) {
-    if (name == known) return value;
-    accepted += accepted.empty() ? known : std::string(", ") + known;
-  }
-  throw InputError("unknown sweep point status '" + name + "'; expected one of " + accepted);
-}
-
 bool SweepPoint::done() const {
   return status == SweepStatus::kReached || status == SweepStatus::kMissed ||
          status == SweepStatus::kDiverged || status == SweepStatus::kFailed;

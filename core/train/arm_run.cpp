@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "memory/memory_probe.h"
+#include "records/record_fields.h"
 #include "train/state_archive.h"
 
 namespace accumlab {
@@ -30,12 +31,7 @@ std::string weightsDigest(const std::vector<torch::Tensor>& params) {
 void putEval(torch::serialize::OutputArchive& a, const std::string& p,
              const std::optional<EvalRecord>& e) {
   putInt(a, p + ".has", e ? 1 : 0);
-  if (!e) return;
-  putInt(a, p + ".step", e->step);
-  putInt(a, p + ".samples_seen", e->samples_seen);
-  putDouble(a, p + ".wall_ms", e->wall_ms);
-  putDouble(a, p + ".loss", e->loss);
-  putDouble(a, p + ".accuracy", e->accuracy);
+  if (e) putFields(a, p, *e, evalFields());
 }
 
 std::optional<EvalRecord> getEval(torch::serialize::InputArchive& a, const std::string& p,
@@ -43,11 +39,7 @@ std::optional<EvalRecord> getEval(torch::serialize::InputArchive& a, const std::
   if (getInt(a, p + ".has", path) == 0) return std::nullopt;
   EvalRecord e;
   e.arm = arm;
-  e.step = getInt(a, p + ".step", path);
-  e.samples_seen = getInt(a, p + ".samples_seen", path);
-  e.wall_ms = getDouble(a, p + ".wall_ms", path);
-  e.loss = getDouble(a, p + ".loss", path);
-  e.accuracy = getDouble(a, p + ".accuracy", path);
+  getFields(a, p, e, evalFields(), path, 1);
   return e;
 }
 

@@ -5,10 +5,12 @@
 #include <chrono>
 #include <cmath>
 
+#include "accumlab/format_bytes.h"
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "accumlab/training_rules.h"
 #include "models/model_state.h"
+#include "records/record_fields.h"
 #include "train/big_batch_check.h"
 #include "train/optimizer_factory.h"
 #include "train/pitfalls.h"
@@ -269,8 +271,8 @@ std::string ArmStepper::piecesText() const {
 
 std::string ArmStepper::budgetText() const {
   if (memory_->budget() <= 0) return "";
-  const std::string taken = formatMemory(static_cast<double>(memory_->currentBytes()));
-  return " in the memory budget of " + formatMemory(static_cast<double>(memory_->budget())) +
+  const std::string taken = formatBytes(static_cast<double>(memory_->currentBytes()));
+  return " in the memory budget of " + formatBytes(static_cast<double>(memory_->budget())) +
          " (they take " + taken + "); raise the budget well above " + taken +
          " or choose a smaller model";
 }
@@ -379,15 +381,7 @@ void ArmStepper::save(torch::serialize::OutputArchive& archive, const std::strin
   putInt(archive, prefix + ".scheduler_samples", scheduler_samples_);
   putInt(archive, prefix + ".windows_since_probe", windows_since_probe_);
   putDouble(archive, prefix + ".train_seconds", train_seconds_);
-  putInt(archive, prefix + ".grad_checks", grad_checks_.checks);
-  putInt(archive, prefix + ".grad_kinks", grad_checks_.kinks);
-  putDouble(archive, prefix + ".max_grad_kink", grad_checks_.max_kink);
-  putDouble(archive, prefix + ".max_grad_equiv_without_kinks", grad_checks_.max_without_kinks);
-  putInt(archive, prefix + ".grad_uneven_checks", grad_checks_.uneven_checks);
-  putDouble(archive, prefix + ".max_grad_equiv_uneven", grad_checks_.max_uneven);
-  putDouble(archive, prefix + ".sum_grad_equiv_full", grad_checks_.sum_full);
-  putDouble(archive, prefix + ".first_grad_equiv", grad_checks_.first);
-  putDouble(archive, prefix + ".last_grad_equiv", grad_checks_.last);
+  putFields(archive, prefix, grad_checks_, gradCheckFields());
   putInt(archive, prefix + ".peak_tensor_bytes", peak_tensor_bytes_);
 }
 
@@ -419,16 +413,7 @@ void ArmStepper::load(torch::serialize::InputArchive& archive, const std::string
                            : stream_.consumed() * accum_;
   windows_since_probe_ = getInt(archive, prefix + ".windows_since_probe", path);
   train_seconds_ = getDouble(archive, prefix + ".train_seconds", path);
-  grad_checks_.checks = getInt(archive, prefix + ".grad_checks", path);
-  grad_checks_.kinks = getInt(archive, prefix + ".grad_kinks", path);
-  grad_checks_.max_kink = getDouble(archive, prefix + ".max_grad_kink", path);
-  grad_checks_.max_without_kinks =
-      getDouble(archive, prefix + ".max_grad_equiv_without_kinks", path);
-  grad_checks_.uneven_checks = getInt(archive, prefix + ".grad_uneven_checks", path);
-  grad_checks_.max_uneven = getDouble(archive, prefix + ".max_grad_equiv_uneven", path);
-  grad_checks_.sum_full = getDouble(archive, prefix + ".sum_grad_equiv_full", path);
-  grad_checks_.first = getDouble(archive, prefix + ".first_grad_equiv", path);
-  grad_checks_.last = getDouble(archive, prefix + ".last_grad_equiv", path);
+  getFields(archive, prefix, grad_checks_, gradCheckFields(), path, 1);
   peak_tensor_bytes_ = getInt(archive, prefix + ".peak_tensor_bytes", path);
   // A restored state is where a resume would go wrong: the first window after it is checked.
   check_next_window_ = true;

@@ -6,6 +6,20 @@
 
 namespace accumlab {
 
+namespace {
+
+/// Adam or AdamW (`Optimizer` with its `Options`): the same settings, the decay applied
+/// differently.
+template <typename Optimizer, typename Options>
+std::unique_ptr<torch::optim::Optimizer> makeAdam(const OptimizerConfig& c,
+                                                  std::vector<torch::Tensor> params, double lr) {
+  return std::make_unique<Optimizer>(
+      std::move(params),
+      Options(lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(c.weight_decay));
+}
+
+}  // namespace
+
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig& c,
                                                        std::vector<torch::Tensor> params,
                                                        double lr) {
@@ -17,17 +31,9 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerConfig& c,
                                                      .nesterov(c.nesterov)
                                                      .weight_decay(c.weight_decay));
     case OptimizerKind::kAdam:
-      return std::make_unique<torch::optim::Adam>(std::move(params),
-                                                  torch::optim::AdamOptions(lr)
-                                                      .betas({c.beta1, c.beta2})
-                                                      .eps(c.eps)
-                                                      .weight_decay(c.weight_decay));
+      return makeAdam<torch::optim::Adam, torch::optim::AdamOptions>(c, std::move(params), lr);
     case OptimizerKind::kAdamW:
-      return std::make_unique<torch::optim::AdamW>(std::move(params),
-                                                   torch::optim::AdamWOptions(lr)
-                                                       .betas({c.beta1, c.beta2})
-                                                       .eps(c.eps)
-                                                       .weight_decay(c.weight_decay));
+      return makeAdam<torch::optim::AdamW, torch::optim::AdamWOptions>(c, std::move(params), lr);
   }
   throw std::logic_error("unknown optimizer kind");
 }

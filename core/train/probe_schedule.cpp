@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "records/record_fields.h"
 #include "train/arm_random.h"
 #include "train/state_archive.h"
 #include "train/variance_probe.h"
@@ -23,23 +24,7 @@ void putProbe(torch::serialize::OutputArchive& a, const std::string& p,
   putInt(a, p + ".has", r ? 1 : 0);
   if (!r) return;
   putInt(a, p + ".arm", static_cast<int64_t>(r->arm));
-  for (const auto& [key, v] : {std::pair<const char*, int64_t>{"step", r->step},
-                               {"samples_seen", r->samples_seen},
-                               {"micro_batch", r->micro_batch},
-                               {"accum", r->accum},
-                               {"repeats", r->repeats},
-                               {"batch_dependent", r->batch_dependent ? 1 : 0}}) {
-    putInt(a, p + "." + key, v);
-  }
-  for (const auto& [key, v] : {std::pair<const char*, double>{"wall_ms", r->wall_ms},
-                               {"var_micro", r->var_micro},
-                               {"var_window", r->var_window},
-                               {"ratio", r->ratio},
-                               {"ci_low", r->ci_low},
-                               {"ci_high", r->ci_high},
-                               {"theory", r->theory}}) {
-    putDouble(a, p + "." + key, v);
-  }
+  putFields(a, p, *r, probeFields());
 }
 
 std::optional<ProbeRecord> getProbe(torch::serialize::InputArchive& a, const std::string& p,
@@ -47,19 +32,9 @@ std::optional<ProbeRecord> getProbe(torch::serialize::InputArchive& a, const std
   if (getInt(a, p + ".has", path) == 0) return std::nullopt;
   ProbeRecord r;
   r.arm = static_cast<ArmKind>(getInt(a, p + ".arm", path));
-  r.step = getInt(a, p + ".step", path);
-  r.samples_seen = getInt(a, p + ".samples_seen", path);
-  r.micro_batch = getInt(a, p + ".micro_batch", path);
-  r.accum = getInt(a, p + ".accum", path);
-  r.repeats = getInt(a, p + ".repeats", path);
-  r.batch_dependent = getInt(a, p + ".batch_dependent", path) != 0;
-  r.wall_ms = getDouble(a, p + ".wall_ms", path);
-  r.var_micro = getDouble(a, p + ".var_micro", path);
-  r.var_window = getDouble(a, p + ".var_window", path);
-  r.ratio = getDouble(a, p + ".ratio", path);
-  r.ci_low = getDouble(a, p + ".ci_low", path);
-  r.ci_high = getDouble(a, p + ".ci_high", path);
-  r.theory = getDouble(a, p + ".theory", path);
+  // The probes table's first columns (version 4) were always in checkpoints; later ones,
+  // from `pool` on, may be missing from an older checkpoint.
+  getFields(a, p, r, probeFields(), path, 4);
   return r;
 }
 

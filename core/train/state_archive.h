@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "accumlab/input_error.h"
+#include "records/record_field.h"
 
 namespace accumlab {
 
@@ -68,6 +70,43 @@ inline std::deque<double> getValues(torch::serialize::InputArchive& a, const std
   const double* in = t.data_ptr<double>();
   for (int64_t i = 0; i < t.size(0); ++i) values.push_back(in[i]);
   return values;
+}
+
+/// Puts every field of `r` under "<p>.<name>": integers and flags as integers, reals as
+/// doubles.
+template <typename R>
+void putFields(torch::serialize::OutputArchive& a, const std::string& p, const R& r,
+               const std::vector<RecordField<R>>& fields) {
+  for (const auto& f : fields) {
+    if (f.real) {
+      putDouble(a, p + "." + f.name, r.*f.real);
+    } else {
+      putInt(a, p + "." + f.name, f.flag ? (r.*f.flag ? 1 : 0) : r.*f.integer);
+    }
+  }
+}
+
+/// Reads the fields putFields() wrote. A field its table added after schema version
+/// `required_up_to` may be missing (a checkpoint written before the field was) and keeps its
+/// default; any other missing field throws InputError naming `path`.
+template <typename R>
+void getFields(torch::serialize::InputArchive& a, const std::string& p, R& r,
+               const std::vector<RecordField<R>>& fields, const std::string& path,
+               int required_up_to) {
+  for (const auto& f : fields) {
+    const std::string key = p + "." + f.name;
+    if (f.since > required_up_to) {
+      c10::IValue probe;
+      if (!a.try_read(key, probe)) continue;
+    }
+    if (f.real) {
+      r.*f.real = getDouble(a, key, path);
+    } else if (f.flag) {
+      r.*f.flag = getInt(a, key, path) != 0;
+    } else {
+      r.*f.integer = getInt(a, key, path);
+    }
+  }
 }
 
 }  // namespace accumlab

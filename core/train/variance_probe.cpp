@@ -241,6 +241,7 @@ ProbeRecord probeWeightedPool(const std::vector<double>& sums, const std::vector
   // kurtosis γ₂/n with γ₂ the pool's own (population moments): no estimate from R means.
   // Weighted, the mean's error is d̄/w̄ to first order, so γ₂ is the residuals' d.
   const double g2 = normal_theory ? 0.0 : excessKurtosis(ratioResiduals(sums, weights));
+  rec.kurtosis = g2;
   const RatioInterval ci =
       varianceRatioInterval(rec.var_micro, varianceDof(r, g2 / static_cast<double>(m)),
                             rec.var_window, varianceDof(r, g2 / static_cast<double>(m * k)));

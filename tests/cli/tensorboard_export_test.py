@@ -201,8 +201,11 @@ def compare_run(log, run):
     for name in ("loss", "accuracy"):
         points = {s: v for s, v in zip(e["step"], e[name]) if v is not None}
         compared += expect_series(log, "eval/" + name, points, samples_of, wall_of, start, what)
-    for name in ("ratio", "ci_low", "ci_high", "theory", "var_micro", "var_window", "repeats", "pool"):
-        points = {p["step"]: p[name] for p in run["probes"] if p[name] is not None}
+    # Every number of a probe (its field table): all but its axes and its histogram.
+    probe_names = sorted({k for p in run["probes"] for k in p} -
+                         {"step", "samples_seen", "wall_ms", "histogram"})
+    for name in probe_names:
+        points = {p["step"]: float(p[name]) for p in run["probes"] if p[name] is not None}
         for p in run["probes"]:
             samples_of.setdefault(p["step"], p["samples_seen"])
         compared += expect_series(log, "probe/" + name, points, samples_of, wall_of, start, what)

@@ -59,6 +59,8 @@ ARROWS = {
 # Public headers with no source of their own, and the folder each belongs to.
 HOMES = {
     "input_error.h": "core/io",
+    "names.h": "core/io",
+    "format_bytes.h": "core/io",
     "metrics_sink.h": "core/records",
     "record_batch.h": "core/records",
     "plot_ids.h": "core/records",

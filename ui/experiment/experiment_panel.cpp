@@ -19,6 +19,7 @@
 #include <array>
 
 #include "accumlab/device.h"
+#include "accumlab/format_bytes.h"
 #include "accumlab/input_error.h"
 #include "accumlab/memory_model.h"
 #include "accumlab/training_rules.h"
@@ -411,8 +412,8 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   samples_spin_->setVisible(c.samples > 0);
   eval_spin_->setValue(static_cast<int>(c.eval_every));
   seed_spin_->setValue(static_cast<int>(c.seed));
-  budget_edit_->setText(c.memory_budget > 0 ? QString::fromStdString(formatMemory(
-                                                  static_cast<double>(c.memory_budget)))
+  budget_edit_->setText(c.memory_budget > 0 ? QString::fromStdString(
+                                                  formatBytes(static_cast<double>(c.memory_budget)))
                                             : QString());
   const int device = device_combo_->findData(QString::fromStdString(c.device).section(':', 0, 0));
   device_combo_->setCurrentIndex(std::max(0, device));

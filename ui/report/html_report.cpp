@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "accumlab/format_bytes.h"
 #include "accumlab/lesson.h"
 #include "accumlab/variance_ratio.h"
 #include "plots/arm_style.h"
@@ -31,9 +32,8 @@ QString ratio(double a, double b) {
 }
 
 QString mib(int64_t bytes) {
-  return bytes > 0
-             ? QString::number(static_cast<double>(bytes) / (1024.0 * 1024.0), 'f', 1) + " MiB"
-             : QStringLiteral("–");
+  return bytes > 0 ? QString::fromStdString(formatBytes(static_cast<double>(bytes), ByteUnit::kMiB))
+                   : QStringLiteral("–");
 }
 
 /// The arm's summary, or one made from its last records while it still runs.

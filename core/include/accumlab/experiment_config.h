@@ -5,7 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "accumlab/names.h"
+
 namespace accumlab {
+
+// Each enum's names follow it (kNames, accumlab/names.h): configs, the store and the command
+// line write and read them, so they are an interface.
 
 /// The arms of an experiment (docs/accumulation.md). The pitfall arms (docs/pitfalls.md) are
 /// the wrong accumulation recipes people write: each trains with accum's m and K, from the
@@ -22,21 +27,43 @@ enum class ArmKind {
   kPitfallNoZero,            ///< "pitfall:no-zero": gradients never zeroed between windows
   kPitfallSchedulePerMicro,  ///< "pitfall:schedule-per-micro": LR schedule per micro-batch
 };
+template <>
+inline constexpr Names<ArmKind> kNames<ArmKind>{
+    "arm",
+    "no-accum accum big-batch pitfall:sum pitfall:last-only pitfall:double-last "
+    "pitfall:mean-of-means pitfall:clip-each pitfall:no-zero pitfall:schedule-per-micro"};
 enum class OptimizerKind { kSgd, kAdam, kAdamW };
+template <>
+inline constexpr Names<OptimizerKind> kNames<OptimizerKind>{"optimizer", "sgd adam adamw"};
 enum class LrSchedule { kConstant, kStep, kCosine };
+template <>
+inline constexpr Names<LrSchedule> kNames<LrSchedule>{"LR schedule", "constant step cosine"};
 /// How the LR of the larger-batch arms (accum, big-batch) is scaled from the base LR.
 enum class LrScaling { kNone, kLinear, kSqrt };
+template <>
+inline constexpr Names<LrScaling> kNames<LrScaling>{"LR scaling", "none linear sqrt"};
 /// What happens to the short last window at an epoch end (docs/accumulation.md).
 enum class WindowPolicy { kStream, kFlushExact, kFlushDivideByK, kDrop };
+template <>
+inline constexpr Names<WindowPolicy> kNames<WindowPolicy>{
+    "window policy", "stream flush-exact flush-divide-by-K drop"};
 enum class DType { kFloat32, kFloat64 };
+template <>
+inline constexpr Names<DType> kNames<DType>{"dtype", "float32 float64"};
 enum class Task { kAuto, kClassification, kRegression };
+template <>
+inline constexpr Names<Task> kNames<Task>{"task", "auto classification regression"};
 /// What a text dataset holds as one sequence (docs/sequences.md).
 enum class TextSplit { kLine, kParagraph };
+template <>
+inline constexpr Names<TextSplit> kNames<TextSplit>{"text split", "line paragraph"};
 /// How a text batch's token losses make its loss (docs/sequences.md): `tokens` divides the sum
 /// of every target token's loss by the window's target tokens (the big batch's per-token
 /// mean); `sequences` takes each sequence's mean over its tokens, then the mean over
 /// sequences: another objective, where a short sequence's tokens weigh more.
 enum class TokenLoss { kTokens, kSequences };
+template <>
+inline constexpr Names<TokenLoss> kNames<TokenLoss>{"token loss", "tokens sequences"};
 
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::kSgd;
@@ -134,26 +161,21 @@ ExperimentConfig defaultExperiment();
 /// The experiment of the preset `name` ("default"); throws InputError naming the presets.
 ExperimentConfig presetExperiment(const std::string& name);
 
-std::string toString(ArmKind v);
-std::string toString(OptimizerKind v);
-std::string toString(LrSchedule v);
-std::string toString(LrScaling v);
-std::string toString(WindowPolicy v);
-std::string toString(DType v);
-std::string toString(Task v);
-std::string toString(TextSplit v);
-std::string toString(TokenLoss v);
-
-/// Parsers for the names above; throw InputError naming the field and the accepted values.
-ArmKind parseArmKind(const std::string& s);
-OptimizerKind parseOptimizerKind(const std::string& s);
-LrSchedule parseLrSchedule(const std::string& s);
-LrScaling parseLrScaling(const std::string& s);
-WindowPolicy parseWindowPolicy(const std::string& s);
-DType parseDType(const std::string& s);
-Task parseTask(const std::string& s);
-TextSplit parseTextSplit(const std::string& s);
-TokenLoss parseTokenLoss(const std::string& s);
+/// Parsers of the enums' names (their tables, kNames, are beside each enum above); throw
+/// InputError naming the field and the accepted values.
+inline ArmKind parseArmKind(const std::string& s) { return kNames<ArmKind>.parse(s); }
+inline OptimizerKind parseOptimizerKind(const std::string& s) {
+  return kNames<OptimizerKind>.parse(s);
+}
+inline LrSchedule parseLrSchedule(const std::string& s) { return kNames<LrSchedule>.parse(s); }
+inline LrScaling parseLrScaling(const std::string& s) { return kNames<LrScaling>.parse(s); }
+inline WindowPolicy parseWindowPolicy(const std::string& s) {
+  return kNames<WindowPolicy>.parse(s);
+}
+inline DType parseDType(const std::string& s) { return kNames<DType>.parse(s); }
+inline Task parseTask(const std::string& s) { return kNames<Task>.parse(s); }
+inline TextSplit parseTextSplit(const std::string& s) { return kNames<TextSplit>.parse(s); }
+inline TokenLoss parseTokenLoss(const std::string& s) { return kNames<TokenLoss>.parse(s); }
 
 /// Returns the config as a JSON object text.
 std::string configToJson(const ExperimentConfig& config, int indent = 2);

@@ -56,7 +56,4 @@ BudgetFit fitMemoryBudget(const MemoryModel& model, int64_t budget_bytes, int64_
 /// InputError naming the text when it is not one.
 int64_t parseByteSize(const std::string& text);
 
-/// Bytes for people: "18.3 MiB", or "70 KiB" below one MiB.
-std::string formatMemory(double bytes);
-
 }  // namespace accumlab

@@ -38,32 +38,22 @@ class NullSink : public MetricsSink {
 class FanOutSink : public MetricsSink {
  public:
   explicit FanOutSink(std::vector<MetricsSink*> sinks) : sinks_(std::move(sinks)) {}
-  void onRunStarted(const RunInfo& info) override {
-    for (auto* s : sinks_) s->onRunStarted(info);
-  }
-  void onStep(const StepRecord& r) override {
-    for (auto* s : sinks_) s->onStep(r);
-  }
-  void onEval(const EvalRecord& r) override {
-    for (auto* s : sinks_) s->onEval(r);
-  }
-  void onEvent(const EventRecord& r) override {
-    for (auto* s : sinks_) s->onEvent(r);
-  }
-  void onProbe(const ProbeRecord& r) override {
-    for (auto* s : sinks_) s->onProbe(r);
-  }
-  void onArmFinished(const ArmSummary& s) override {
-    for (auto* x : sinks_) x->onArmFinished(s);
-  }
-  void onRunFinished(const RunSummary& s) override {
-    for (auto* x : sinks_) x->onRunFinished(s);
-  }
-  void flush() override {
-    for (auto* x : sinks_) x->flush();
-  }
+  void onRunStarted(const RunInfo& info) override { all(&MetricsSink::onRunStarted, info); }
+  void onStep(const StepRecord& r) override { all(&MetricsSink::onStep, r); }
+  void onEval(const EvalRecord& r) override { all(&MetricsSink::onEval, r); }
+  void onEvent(const EventRecord& r) override { all(&MetricsSink::onEvent, r); }
+  void onProbe(const ProbeRecord& r) override { all(&MetricsSink::onProbe, r); }
+  void onArmFinished(const ArmSummary& s) override { all(&MetricsSink::onArmFinished, s); }
+  void onRunFinished(const RunSummary& s) override { all(&MetricsSink::onRunFinished, s); }
+  void flush() override { all(&MetricsSink::flush); }
 
  private:
+  /// Makes the call on every sink, in order.
+  template <typename Call, typename... Args>
+  void all(Call call, const Args&... args) {
+    for (MetricsSink* s : sinks_) (s->*call)(args...);
+  }
+
   std::vector<MetricsSink*> sinks_;
 };
 

@@ -10,14 +10,17 @@
 #include <vector>
 
 #include "accumlab/experiment_config.h"
+#include "accumlab/names.h"
 
 namespace accumlab {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 enum class ArmStatus { kRunning, kFinished, kStopped, kDiverged, kFailed, kInterrupted };
-std::string toString(ArmStatus v);
-ArmStatus parseArmStatus(const std::string& s);
+template <>
+inline constexpr Names<ArmStatus> kNames<ArmStatus>{
+    "run status", "running finished stopped diverged failed interrupted"};
+inline ArmStatus parseArmStatus(const std::string& s) { return kNames<ArmStatus>.parse(s); }
 
 /// One optimizer step of one arm (docs/measurements.md). Quantities that do not apply are NaN.
 struct StepRecord {
@@ -118,6 +121,9 @@ struct ProbeRecord {
   double ci_low = kNaN;      ///< 90% confidence interval of the ratio
   double ci_high = kNaN;
   double theory = kNaN;  ///< K; text under --token-loss tokens: weightedProbeTheory, near K
+  /// Excess kurtosis γ₂ of one drawn loss, as the interval assumed it (0 under normal theory);
+  /// NaN for a batch-dependent probe, whose two sides each use their own means'.
+  double kurtosis = kNaN;
   /// The model normalises over its batch (BatchNorm): a micro-batch and a window are
   /// different models, so the ratio is not expected to be K.
   bool batch_dependent = false;
@@ -154,9 +160,15 @@ enum class EventKind {
   kWorkers,      ///< "workers": the data-parallel workers joined (how many, how they share)
   kOther,        ///< a name this version does not know (a store written by a newer one)
 };
-std::string toString(EventKind v);
+template <>
+inline constexpr Names<EventKind> kNames<EventKind>{
+    "event",
+    "micro_batch accum pause resume resumed stop rejected model dropped diverged failed "
+    "out_of_memory workers other"};
 /// The kind named `s`; kOther for a name this version does not know.
-EventKind parseEventKind(const std::string& s);
+inline EventKind parseEventKind(const std::string& s) {
+  return kNames<EventKind>.find(s).value_or(EventKind::kOther);
+}
 /// Whether the event changed m or K (the runs' sizes).
 inline bool isBatchChange(EventKind k) {
   return k == EventKind::kMicroBatch || k == EventKind::kAccum;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "accumlab/names.h"
 #include "accumlab/run_store.h"
 
 namespace accumlab {
@@ -12,8 +13,17 @@ namespace accumlab {
 /// What an export writes: a CSV or JSON file, or a folder of TensorBoard logs (one log folder
 /// per run, "<run id>-<arm>", see core/store/tensorboard_writer.h).
 enum class ExportFormat { kCsv, kJson, kTensorBoard };
+template <>
+inline constexpr Names<ExportFormat> kNames<ExportFormat>{"export format", "csv json tensorboard"};
+/// The formats' names: "csv", "json", "tensorboard".
 /// Parses "csv", "json" or "tensorboard"; throws InputError naming the accepted values.
-ExportFormat parseExportFormat(const std::string& s);
+inline ExportFormat parseExportFormat(const std::string& s) {
+  return kNames<ExportFormat>.parse(s);
+}
+
+/// A runs-list row as a JSON object's text (NaN is null): what `list --json` prints per run and
+/// what each run of a JSON export begins with.
+std::string runRowJson(const RunRow& row);
 
 /// The runs of a store as files others read (docs/store.md, "Listing, comparing, exporting"): the
 /// formats are in core/store/export_formats.h and core/store/tensorboard_writer.h.

@@ -23,11 +23,15 @@ enum class SweepStatus {
   kFailed,       ///< its run could not train (see the point's message)
   kInterrupted,  ///< stopped before it ended (Ctrl-C, a dead process); resume trains it again
 };
+template <>
+inline constexpr Names<SweepStatus> kNames<SweepStatus>{
+    "sweep point status", "pending running reached missed diverged failed interrupted"};
 
-/// The status's stored name, e.g. "reached".
-std::string toString(SweepStatus status);
+/// The statuses' stored names, e.g. "reached" (toString in accumlab/names.h).
 /// The status named `name`; throws InputError naming the accepted names.
-SweepStatus parseSweepStatus(const std::string& name);
+inline SweepStatus parseSweepStatus(const std::string& name) {
+  return kNames<SweepStatus>.parse(name);
+}
 
 /// One grid point: the sizes and LR it trains with, and what came of it.
 struct SweepPoint {

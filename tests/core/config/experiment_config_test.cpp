@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "accumlab/input_error.h"
@@ -40,6 +43,43 @@ TEST(ExperimentConfig, JsonRoundTripKeepsEveryField) {
   EXPECT_EQ(configToJson(back), configToJson(c));
   EXPECT_EQ(back.seed, c.seed);
   EXPECT_EQ(back.window_policy, WindowPolicy::kFlushDivideByK);
+}
+
+TEST(ExperimentConfig, EverySettingWrittenIsReadBack) {
+  // Every key configToJson writes, set to a value other than its default, reads back as set:
+  // the one list of settings drives both directions.
+  const std::map<std::string, nlohmann::json> names = {
+      {"task", "regression"},    {"text_split", "paragraph"}, {"token_loss", "sequences"},
+      {"window_policy", "drop"}, {"dtype", "float64"},        {"kind", "adam"},
+      {"lr_scaling", "sqrt"},    {"lr_schedule", "step"},     {"arms", {"accum", "big-batch"}}};
+  nlohmann::json changed = nlohmann::json::parse(configToJson(ExperimentConfig{}));
+  size_t settings = 0;
+  const std::function<void(nlohmann::json&)> change = [&](nlohmann::json& object) {
+    for (auto& [key, value] : object.items()) {
+      ++settings;
+      if (value.is_object()) {
+        change(value);
+      } else if (names.count(key)) {
+        value = names.at(key);
+      } else if (value.is_boolean()) {
+        value = !value.get<bool>();
+      } else if (value.is_number_unsigned()) {
+        value = value.get<uint64_t>() + 1;
+      } else if (value.is_number_integer()) {
+        value = value.get<int64_t>() + 1;
+      } else if (value.is_number()) {
+        value = value.get<double>() * 2 + 0.5;
+      } else if (value.is_string()) {
+        value = value.get<std::string>() + "x";
+      } else {
+        ADD_FAILURE() << "a setting of another type: " << key;
+      }
+    }
+  };
+  change(changed);
+  EXPECT_GE(settings, 45u);  // 31 of the experiment (the optimizer one of them), its 14
+  const ExperimentConfig back = configFromJson(changed.dump(), "test");
+  EXPECT_EQ(nlohmann::json::parse(configToJson(back)), changed);
 }
 
 TEST(ExperimentConfig, MissingKeysKeepDefaults) {

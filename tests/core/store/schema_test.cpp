@@ -11,8 +11,8 @@
 #include "accumlab/lesson_store.h"
 #include "accumlab/run_exporter.h"
 #include "accumlab/sweep_store.h"
+#include "records/record_fields.h"
 #include "store/schema.h"
-#include "store/step_columns.h"
 #include "store/store_file.h"
 #include "store_fixture.h"
 
@@ -23,18 +23,27 @@ using testing::makeInfo;
 using testing::makeStep;
 using testing::StoreTest;
 
+/// Drops the columns of `table` that a schema version after `version` added.
+template <typename R>
+void dropColumnsAfter(SQLite::Database& raw, const char* table,
+                      const std::vector<RecordField<R>>& fields, int version) {
+  for (const auto& f : fields) {
+    if (f.since > version) {
+      raw.exec(std::string("ALTER TABLE ") + table + " DROP COLUMN " + f.name);
+    }
+  }
+}
+
 /// Turns the current file back into what schema `version` wrote: drops every column and table
 /// a later migration added (core/store/schema.cpp), and sets the file's version.
 void rewindTo(SQLite::Database& raw, int version) {
-  for (const store::StepColumn& c : store::stepColumns()) {
-    if (c.since > version) raw.exec(std::string("ALTER TABLE step_metrics DROP COLUMN ") + c.name);
-  }
+  dropColumnsAfter(raw, "step_metrics", stepFields(), version);
+  dropColumnsAfter(raw, "evals", evalFields(), version);
   if (version < 4) raw.exec("DROP TABLE probes");
   if (version < 6) raw.exec("DROP TABLE sweep_points; DROP TABLE sweeps");
   if (version < 7) raw.exec("DROP TABLE lesson_results");
-  if (version >= 4 && version < 10) {
-    raw.exec("ALTER TABLE probes DROP COLUMN pool; ALTER TABLE probes DROP COLUMN histogram_json");
-  }
+  if (version >= 4) dropColumnsAfter(raw, "probes", probeFields(), version);
+  if (version >= 4 && version < 10) raw.exec("ALTER TABLE probes DROP COLUMN histogram_json");
   if (version < 11) raw.exec("ALTER TABLE evals DROP COLUMN text_sample");
   if (version < 12) {
     raw.exec("DROP TRIGGER runs_uid; DROP INDEX runs_by_uid; ALTER TABLE runs DROP COLUMN uid");
@@ -350,6 +359,28 @@ TEST_F(StoreTest, VersionNineProbesGainAPoolAndNoHistogram) {
   EXPECT_TRUE(series.probes[0].histogram.empty());
   SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
   EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+}
+
+TEST_F(StoreTest, VersionElevenProbesGainNoKurtosisAndKeepTheirFields) {
+  const int64_t id = storeOneRun(db_, 1);
+  {
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
+    raw.exec(
+        "INSERT INTO probes (run_id, step, samples_seen, wall_ms, micro_batch, accum, "
+        "repeats, ratio, ci_low, ci_high, theory, pool, kurtosis) VALUES (" +
+        std::to_string(id) + ", 1, 8, 1.0, 8, 8, 64, 6.6, 3.6, 13.4, 8, 4096, 2.5)");
+    // What version 11 wrote: a probe without the kurtosis its interval assumed.
+    rewindTo(raw, 11);
+  }
+  RunStore store(db_);
+  const RunSeries series = store.series(id);
+  ASSERT_EQ(series.probes.size(), 1u);
+  EXPECT_EQ(series.probes[0].ratio, 6.6);
+  EXPECT_EQ(series.probes[0].pool, 4096);
+  EXPECT_TRUE(std::isnan(series.probes[0].kurtosis)) << "not kept before version 12";
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  EXPECT_EQ(raw.execAndGet("PRAGMA integrity_check").getString(), "ok");
 }
 
 TEST_F(StoreTest, VersionTenEvalsGainNoTextAndStepsNoTokensPerSecond) {

@@ -182,15 +182,15 @@ TEST_F(StoreMergerTest, SweepsAndLessonResultsPointAtTheMergedRuns) {
 TEST_F(StoreMergerTest, AnOlderSourceIsUpgradedOnTheWayInAndLeftAsItWas) {
   storeMergeExperiment(source("old"), 6);
   {
-    // What schema version 11 wrote: no run identity.
+    // What schema version 12 wrote: no run identity.
     SQLite::Database raw = store::openStoreFile(source("old"), SQLite::OPEN_READWRITE, 0);
     raw.exec("DROP TRIGGER runs_uid; DROP INDEX runs_by_uid; ALTER TABLE runs DROP COLUMN uid");
-    raw.exec("PRAGMA user_version = 11; PRAGMA wal_checkpoint(TRUNCATE)");
+    raw.exec("PRAGMA user_version = 12; PRAGMA wal_checkpoint(TRUNCATE)");
   }
   const std::string before = testing::fileBytes(source("old"));
   RunStore dest(db_);
   const auto merged = StoreMerger(dest).merge({source("old")});
-  EXPECT_EQ(merged[0].source_version, 11);
+  EXPECT_EQ(merged[0].source_version, 12);
   EXPECT_EQ(merged[0].runs_added, 2);
   EXPECT_EQ(merged[0].runs[0].uid.size(), 32u);
   EXPECT_EQ(testing::fileBytes(source("old")), before) << "the source file is only read";
