@@ -3,18 +3,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <iostream>
 #include <thread>
 
+#include "accumlab/child_process.h"
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
+#include "accumlab/input_file.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_array.h"
 #include "accumlab/sweep_check.h"
 #include "accumlab/sweep_event.h"
 #include "accumlab/sweep_grid.h"
+#include "accumlab/sweep_job.h"
 #include "accumlab/sweep_runner.h"
 #include "accumlab/sweep_store.h"
 #include "completion_hints.h"
@@ -110,6 +116,23 @@ SweepCommand::SweepCommand(CLI::App& parent) {
   app_->add_flag("--quiet,-q", quiet_, "No progress lines");
   addProgressOption(*app_, progress_);
   app_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");
+  auto* slurm = app_->add_flag(
+      "--slurm", slurm_,
+      "Write the sweep as a Slurm array job into --results instead of training it here: one "
+      "task per point (docs/clusters.md)");
+  app_->add_option("--results", results_, "With --slurm: the results folder to write (new)")
+      ->needs(slurm);
+  app_->add_option("--sbatch", sbatch_options_,
+                   "With --slurm: an #SBATCH option for the script, e.g. --sbatch=--partition=gpu "
+                   "(repeat it for more)")
+      ->needs(slurm);
+  app_->add_flag("--submit", submit_, "With --slurm: submit the script with sbatch")->needs(slurm);
+  collect_ = app_->add_subcommand(
+      "collect",
+      "Merge the points of a --slurm results folder into --db and store them as one sweep");
+  collect_->add_option("folder", collect_folder_, "The results folder")->required();
+  collect_->add_option("--db", db_, "Run database (default: " + RunStore::defaultPath() + ")");
+  collect_->add_flag("--json", json_, "Print the points and fits as JSON on stdout");
 }
 
 std::vector<SweepPoint> SweepCommand::grid(const ExperimentConfig& base) const {
@@ -145,7 +168,13 @@ int SweepCommand::execute() {
 }
 
 int SweepCommand::train() {
+  if (collect_->parsed()) return collect();
   const std::string db = db_.empty() ? RunStore::defaultPath() : db_;
+  if (slurm_ && (resume_ > 0 || results_.empty())) {
+    throw InputError(resume_ > 0
+                         ? "--slurm writes a new sweep; --resume trains a stored one here"
+                         : "--slurm needs --results DIR, the new folder its tasks write to");
+  }
   RunStore store(db);
   SweepRunnerOptions options;
   options.program = selfPath();
@@ -174,6 +203,7 @@ int SweepCommand::train() {
     const std::vector<SweepPoint> points = grid(base);
     checkSweepPoints(base, points, db);
     dryRunSweepPoint(base, points.front());
+    if (slurm_) return writeArray(base, target, points);
     plan = createSweep(store, base, target, jobs_, points);
   }
   const int64_t sweep_id = plan.sweep_id;
@@ -185,13 +215,7 @@ int SweepCommand::train() {
   SweepEventObserver progress([this](const SweepEvent& event) { report(event); }, db, jobs_);
   // Throws, after sweep_finished, when a point's input was bad.
   const SweepOutcome outcome = runner.run(progress);
-  const SweepDetail sweep = SweepStore(store).get(sweep_id);
-  const SweepAnalysis analysis = analyzeSweep(sweep.points);
-  if (json_) {
-    std::cout << sweepJson(sweep, analysis).dump(2) << std::endl;
-  } else {
-    std::cout << formatSweep(sweep, analysis) << std::flush;
-  }
+  printSweep(store, sweep_id);
   if (text) {
     std::fprintf(stderr, "Stored as sweep %lld in %s (`accumlab-cli show-sweep %lld`%s)\n",
                  static_cast<long long>(sweep_id), db.c_str(), static_cast<long long>(sweep_id),
@@ -199,6 +223,71 @@ int SweepCommand::train() {
   }
   if (const int signo = on_signal.signalReceived()) return 128 + signo;
   return outcome.failed ? 1 : 0;
+}
+
+void SweepCommand::printSweep(RunStore& store, int64_t sweep_id) const {
+  const SweepDetail sweep = SweepStore(store).get(sweep_id);
+  const SweepAnalysis analysis = analyzeSweep(sweep.points);
+  if (json_) {
+    std::cout << sweepJson(sweep, analysis).dump(2) << std::endl;
+  } else {
+    std::cout << formatSweep(sweep, analysis) << std::flush;
+  }
+}
+
+int SweepCommand::writeArray(const ExperimentConfig& base, const SweepTarget& target,
+                             const std::vector<SweepPoint>& points) {
+  SweepArray array;
+  array.id = newSweepArrayId();
+  array.spec.config = base;
+  array.spec.target = target;
+  array.spec.jobs = static_cast<int>(points.size());
+  array.points = points;
+  writeSweepArray(results_, array);
+  const std::string script = results_ + "/sweep.sbatch";
+  writeFileWhole(script, slurmArrayScript(results_, points.size(), selfPath(), sbatch_options_));
+  ::chmod(script.c_str(), 0755);
+  std::cerr << "Wrote " << points.size() << " points into " << results_ << " and the array job "
+            << script << "\n";
+  const std::string db = db_.empty() ? RunStore::defaultPath() : db_;
+  if (!submit_) {
+    std::cerr << "Submit it with `sbatch " << script
+              << "`; once its tasks end, `accumlab-cli sweep "
+              << "collect " << results_ << " --db " << db << "` stores the sweep\n";
+    return 0;
+  }
+  ChildSpec spec;
+  spec.argv = {"/usr/bin/env", "sbatch", "--parsable", script};
+  spec.stdout_file = results_ + "/sbatch.out";
+  spec.stderr_lines = 5;
+  spec.timeout_s = 60;
+  const ChildResult result = runChild(spec);
+  std::string job = readWholeFile(spec.stdout_file, {"sbatch's answer", 4096});
+  job.erase(std::remove(job.begin(), job.end(), '\n'), job.end());
+  if (!result.exitedWith(0)) {
+    std::string why = result.stderr_tail.empty() ? result.describe() : result.stderr_tail.back();
+    throw InputError("sbatch could not submit " + script + ": " + why);
+  }
+  std::cout << job << std::endl;
+  std::cerr << "Submitted array job " << job << " (" << points.size() << " tasks); once they end, "
+            << "`accumlab-cli sweep collect " << results_ << " --db " << db
+            << "` stores the sweep\n";
+  return 0;
+}
+
+int SweepCommand::collect() {
+  const std::string db = db_.empty() ? RunStore::defaultPath() : db_;
+  RunStore store(db);
+  const CollectedSweep got = collectSweepArray(store, collect_folder_);
+  printSweep(store, got.sweep_id);
+  if (!quiet_) {
+    std::cerr << "sweep " << got.sweep_id << " in " << db
+              << ", points collected now: " << got.added.size() << ", before: " << got.kept.size()
+              << ", missing: " << got.missing.size() << ", failed: " << got.failed.size() << "\n";
+    for (const std::string& line : got.missing) std::cerr << "  missing " << line << "\n";
+    for (const std::string& line : got.failed) std::cerr << "  failed " << line << "\n";
+  }
+  return got.missing.empty() && got.failed.empty() ? 0 : 1;
 }
 
 }  // namespace accumlab::cli

@@ -20,6 +20,8 @@ namespace accumlab::cli {
 /// stored run of the accum arm in its own worker process (one thread each, --jobs at once),
 /// grouped as one sweep in the store; then fits steps to target against B and the loss
 /// variance against B. `--resume ID` runs the points of a sweep that have not ended.
+/// `--slurm --results DIR` writes the sweep as a scheduler's array job instead, and
+/// `sweep collect DIR` brings its points home (docs/clusters.md).
 class SweepCommand {
  public:
   explicit SweepCommand(CLI::App& parent);
@@ -34,6 +36,14 @@ class SweepCommand {
   std::vector<SweepPoint> grid(const ExperimentConfig& base) const;
   /// execute() without the error line.
   int train();
+  /// --slurm: writes the checked sweep into --results as an array job (and submits it with
+  /// --submit) instead of training it here.
+  int writeArray(const ExperimentConfig& base, const SweepTarget& target,
+                 const std::vector<SweepPoint>& points);
+  /// `sweep collect DIR`: merges a results folder's points into --db and prints the sweep.
+  int collect();
+  /// Prints a stored sweep as a table, or with --json as JSON.
+  void printSweep(RunStore& store, int64_t sweep_id) const;
   /// Tells one event on stderr: its JSON line with `--progress jsonl`, else a line for people
   /// (nothing with --quiet).
   void report(const SweepEvent& event) const;
@@ -52,6 +62,12 @@ class SweepCommand {
   bool quiet_ = false;
   ProgressFormat progress_ = ProgressFormat::kText;  ///< --progress text|jsonl
   std::string db_;
+  bool slurm_ = false;                       ///< --slurm
+  std::string results_;                      ///< --results DIR
+  std::vector<std::string> sbatch_options_;  ///< --sbatch OPTION, each an #SBATCH line
+  bool submit_ = false;                      ///< --submit
+  CLI::App* collect_ = nullptr;              ///< `sweep collect`
+  std::string collect_folder_;
 };
 
 }  // namespace accumlab::cli

@@ -12,6 +12,7 @@
 #include "accumlab/metrics_sink.h"
 #include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
+#include "accumlab/sweep_array.h"
 #include "accumlab/sweep_job.h"
 #include "engine_handoff.h"
 #include "stop_on_signal.h"
@@ -67,19 +68,35 @@ int trainJob(const SweepJob& job, SweepJobOutcome& outcome) {
 
 SweepPointCommand::SweepPointCommand(CLI::App& parent) {
   app_ = parent.add_subcommand("sweep-point", kSweepPointAbout);
-  app_->add_option("job", job_path_, "The point's job file (written by a sweep)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  app_->add_option("--outcome", outcome_path_,
-                   "Where to write what became of the point (JSON; see docs/sweeps.md)")
+  app_->add_option("job", job_path_,
+                   "The point's job file (written by a sweep), or with --point a results "
+                   "folder of `sweep --slurm`")
       ->required();
+  auto* outcome = app_->add_option(
+      "--outcome", outcome_path_,
+      "Where to write what became of the point (JSON; see docs/sweeps.md); with --point, "
+      "point-I.outcome.json in the folder");
+  auto* point = app_->add_option("--point", point_,
+                                 "Train point I of the results folder: a scheduler's task index "
+                                 "such as $SLURM_ARRAY_TASK_ID (docs/clusters.md)")
+                    ->check(CLI::NonNegativeNumber);
+  outcome->excludes(point);
 }
 
 int SweepPointCommand::execute() {
+  const bool from_folder = app_->get_option("--point")->count() > 0;
+  const std::string job_path =
+      from_folder ? sweepArrayFile(job_path_, point_, "job.json") : job_path_;
+  const std::string outcome_path =
+      from_folder ? sweepArrayFile(job_path_, point_, "outcome.json") : outcome_path_;
+  if (outcome_path.empty()) {
+    throw InputError("sweep-point " + job_path_ +
+                     " needs --outcome FILE, or --point I for a results folder");
+  }
   SweepJobOutcome outcome;
   int code = 0;
   try {
-    const SweepJob job = readSweepJob(job_path_);
+    const SweepJob job = readSweepJob(job_path);
     code = trainJob(job, outcome);
   } catch (const InputError& e) {
     outcome.bad_input = outcome.run_id == 0;
@@ -90,7 +107,7 @@ int SweepPointCommand::execute() {
     code = 1;
   }
   if (!outcome.error.empty()) std::fprintf(stderr, "accumlab-cli: %s\n", outcome.error.c_str());
-  writeFileWhole(outcome_path_, sweepJobOutcomeToJson(outcome));
+  writeFileWhole(outcome_path, sweepJobOutcomeToJson(outcome));
   return code;
 }
 

@@ -3,13 +3,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace accumlab::cli {
 
 /// `accumlab-cli sweep-point JOB --outcome FILE`: trains one point of a sweep from its job
 /// file (accumlab/sweep_job.h) into the job's store, quietly, and writes what became of it to
-/// the outcome file: what a sweep's workers run, and what a scheduler's task can run.
+/// the outcome file: what a sweep's workers run. `sweep-point FOLDER --point I` does the same
+/// for point I of a results folder (accumlab/sweep_array.h): what a scheduler's task runs.
 class SweepPointCommand {
  public:
   explicit SweepPointCommand(CLI::App& parent);
@@ -23,6 +25,7 @@ class SweepPointCommand {
   CLI::App* app_;
   std::string job_path_;
   std::string outcome_path_;
+  int64_t point_ = 0;  ///< --point I
 };
 
 }  // namespace accumlab::cli

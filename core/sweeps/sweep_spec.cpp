@@ -56,6 +56,7 @@ std::string sweepSpecToJson(const SweepSpec& spec) {
   j["target"] = targetJson(spec.target);
   j["jobs"] = spec.jobs;
   if (!spec.lesson.empty()) j["lesson"] = spec.lesson;
+  if (!spec.origin.empty()) j["origin"] = spec.origin;
   return j.dump();
 }
 
@@ -69,6 +70,9 @@ SweepSpec sweepSpecFromJson(const std::string& text, const std::string& source) 
   spec.target = targetFrom(j);
   if (const auto it = j.find("jobs"); it != j.end() && it->is_number_integer()) {
     spec.jobs = it->get<int>();
+  }
+  if (const auto it = j.find("origin"); it != j.end() && it->is_string()) {
+    spec.origin = it->get<std::string>();
   }
   if (const auto it = j.find("lesson"); it != j.end() && it->is_string()) {
     spec.lesson = it->get<std::string>();

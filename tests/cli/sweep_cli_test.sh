@@ -192,5 +192,50 @@ first = json.loads(open(sys.argv[1]).readline())
 assert first["event"] == "error" and "unknown dataset" in first["message"], first
 PY
     ;;
+  array)
+    # The same sweep as an array job, its tasks started by hand as a scheduler would
+    # (`sweep-point FOLDER --point I`), then collected: the same table and fit as trained here.
+    "$cli" "${grid[@]}" --jobs 2 --json >"$tmp/local" 2>"$tmp/err" || fail "local sweep failed: $(cat "$tmp/err")"
+    other="$tmp/collected.sqlite"
+    "$cli" "${grid[@]/$db/$other}" --slurm --results "$tmp/results" --sbatch=--partition=debug \
+      >"$tmp/out" 2>"$tmp/err" || fail "sweep --slurm failed: $(cat "$tmp/err")"
+    script="$tmp/results/sweep.sbatch"
+    [ -x "$script" ] || fail "no array script: $(ls "$tmp/results")"
+    grep -q '^#SBATCH --array=0-3$' "$script" || fail "not a 4-task array: $(cat "$script")"
+    grep -q '^#SBATCH --partition=debug$' "$script" || fail "--sbatch option missing: $(cat "$script")"
+    grep -q 'sweep-point .* --point "\$SLURM_ARRAY_TASK_ID"$' "$script" || fail "no task line: $(cat "$script")"
+    [ ! -e "$other" ] || [ "$("$cli" list --sweeps --json --db "$other")" = "[]" ] ||
+      fail "--slurm stored a sweep before any point trained"
+    for i in 0 1 2; do
+      "$cli" sweep-point "$tmp/results" --point $i 2>>"$tmp/err" || fail "point $i failed: $(cat "$tmp/err")"
+    done
+    # Point 3 has not run: it is named, and the others are stored.
+    "$cli" sweep collect "$tmp/results" --db "$other" --json >"$tmp/first" 2>"$tmp/err" &&
+      fail "a collect with a missing point exited 0"
+    grep -q "missing point 3 (B=64 (8×8) lr=0.01): no outcome yet" "$tmp/err" ||
+      fail "the missing point is not named: $(cat "$tmp/err")"
+    "$cli" sweep-point "$tmp/results" --point 3 2>>"$tmp/err" || fail "point 3 failed"
+    "$cli" sweep collect "$tmp/results" --db "$other" --json >"$tmp/collected" 2>"$tmp/err" ||
+      fail "collect failed: $(cat "$tmp/err")"
+    grep -q "points collected now: 1, before: 3, missing: 0, failed: 0" "$tmp/err" ||
+      fail "a second collect did not add only the new point: $(cat "$tmp/err")"
+    "$cli" sweep collect "$tmp/results" --db "$other" >/dev/null 2>"$tmp/err" || fail "third collect failed"
+    grep -q "points collected now: 0, before: 4" "$tmp/err" || fail "collecting again added something: $(cat "$tmp/err")"
+    $py - "$tmp/local" "$tmp/collected" "$("$cli" list --json --db "$other")" <<'PY' || fail "collected sweep differs from the local one"
+import json, sys
+local, collected = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+runs = json.loads(sys.argv[3])
+assert len(runs) == 4, f"{len(runs)} runs stored after three collects"
+# Everything but the run ids and the speed is the same to the last digit.
+def same(p):
+    return {k: v for k, v in p.items() if k not in ("run_id", "samples_per_s")}
+assert [same(p) for p in local["points"]] == [same(p) for p in collected["points"]], \
+    (local["points"], collected["points"])
+assert local["fit"] == collected["fit"], (local["fit"], collected["fit"])
+assert local["variance_slope"] == collected["variance_slope"]
+assert local["b_simple"] == collected["b_simple"]
+print("steps to target, local and collected:", [p["steps_to_target"] for p in local["points"]])
+PY
+    ;;
   *) fail "unknown case" ;;
 esac

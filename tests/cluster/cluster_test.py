@@ -11,6 +11,9 @@ Cases:
                --workers 2; while it trains no socket of the ranks listens beyond loopback
   torchrun     Debian's torchrun (`python3 -m torch.distributed.run --no_python`, the agent's
                store joined, not bound): the same three-way equality
+  sweep_array  a 4-point sweep written as an array job (`sweep --slurm --submit`), its tasks
+               run by Slurm, collected (`sweep collect`): the same points, fit and B_crit to
+               the last digit as the same sweep trained here
   environment  a half-set torchrun or Slurm environment is one sentence and exit 2; a step on
                several nodes meets at its first node (nohost[07-09,11] → nohost07) on the port
                derived from the job and step, or --master-port; explicit options win over a
@@ -180,6 +183,56 @@ def case_srun(cli, folder, source):
     return 0
 
 
+# The sweep of tests/cli/sweep_cli_test.sh: four effective batches on blobs, each point at most
+# 20000 samples, stopped at the target.
+SWEEP = ["--data", "blobs", "-m", "8", "-B", "8,16,32,64", "--lr", "0.01", "--lr-scaling", "linear",
+         "--samples", "20000", "--probe-repeats", "0", "--target-loss", "0.3"]
+
+
+def case_sweep_array(cli, folder, source):
+    conf = os.path.join(folder, "slurm.conf")
+    if not os.path.exists(conf) or not os.path.exists(os.path.join(folder, "slurmctld.pid")):
+        print("skipped: no one-node Slurm cluster (cluster.slurm_up needs root)")
+        return SKIP
+    env = env_without_launchers(SLURM_CONF=conf)
+    with tempfile.TemporaryDirectory() as tmp:
+        local = subprocess.run([cli, "sweep", *SWEEP, "--db", os.path.join(tmp, "local.sqlite"), "--jobs", "2",
+                                "--json", "-q"], env=env, capture_output=True, text=True, timeout=300)
+        check(local.returncode == 0, f"the local sweep failed: {local.stderr[-600:]}")
+        results = os.path.join(tmp, "results")
+        start = time.monotonic()
+        submit = subprocess.run([cli, "sweep", *SWEEP, "--db", os.path.join(tmp, "home.sqlite"), "--slurm",
+                                 "--results", results, "--submit"], env=env, capture_output=True, text=True,
+                                timeout=120)
+        check(submit.returncode == 0, f"sweep --slurm --submit failed: {submit.stderr[-600:]}")
+        job = submit.stdout.strip()
+        check(job.isdigit(), f"sweep --submit printed no job id: {submit.stdout!r}")
+        outcomes = [os.path.join(results, f"point-{i}.outcome.json") for i in range(4)]
+        deadline = time.monotonic() + 240
+        while not all(os.path.exists(o) for o in outcomes) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        logs = "".join(open(p).read()[-400:] for p in sorted(glob.glob(os.path.join(results, "point-*.log"))))
+        check(all(os.path.exists(o) for o in outcomes), f"array job {job} left points without an outcome: {logs}")
+        took = time.monotonic() - start
+        collect = subprocess.run([cli, "sweep", "collect", results, "--db", os.path.join(tmp, "home.sqlite"),
+                                  "--json"], env=env, capture_output=True, text=True, timeout=120)
+        check(collect.returncode == 0, f"sweep collect failed: {collect.stderr[-600:]}")
+        a, b = json.loads(local.stdout), json.loads(collect.stdout)
+
+        def same_point(p):
+            return {k: v for k, v in p.items() if k not in ("run_id", "samples_per_s")}
+
+        check([same_point(p) for p in a["points"]] == [same_point(p) for p in b["points"]],
+              f"points differ:\n{a['points']}\n{b['points']}")
+        for key in ("fit", "variance_slope", "b_simple"):
+            check(a[key] == b[key], f"{key} differs: {a[key]} against {b[key]}")
+        fit = a["fit"] or {}
+        print(f"sweep_array: job {job}, 4 tasks in {took:.1f} s; local and collected alike: steps to target "
+              f"{[p['steps_to_target'] for p in a['points']]}, S_min {fit.get('s_min')!r}, "
+              f"E_min {fit.get('e_min')!r}, B_crit {fit.get('b_crit')!r}, B_simple {a['b_simple']!r}")
+    return 0
+
+
 def case_torchrun(cli, folder, source):
     if subprocess.run([*TORCHRUN, "--help"], capture_output=True).returncode != 0:
         print("skipped: no torchrun (python3-torch)")
@@ -317,6 +370,7 @@ def main():
         sys.exit(__doc__)
     case, cli, folder, source = sys.argv[1:]
     cases = {"up": case_up, "down": case_down, "srun": case_srun, "torchrun": case_torchrun,
+             "sweep_array": case_sweep_array,
              "environment": case_environment, "listen": case_listen}
     try:
         sys.exit(cases[case](cli, os.path.abspath(folder), source))

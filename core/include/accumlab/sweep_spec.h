@@ -24,7 +24,7 @@ std::string describeTarget(const SweepTarget& target);
 
 /// What a sweep is: the config its points start from, its target and how many points train
 /// at once. Stored with the sweep as JSON (`{"config", "target": {"kind", "value",
-/// "smoothing"}, "jobs", "lesson"}`) and printed by `sweep --json`: the names are an
+/// "smoothing"}, "jobs", "lesson", "origin"}`) and printed by `sweep --json`: the names are an
 /// interface.
 struct SweepSpec {
   /// The base config of every point (each sets its own m, K and LR); none in a spec stored
@@ -33,6 +33,9 @@ struct SweepSpec {
   SweepTarget target;
   int jobs = 1;        ///< points trained at once
   std::string lesson;  ///< the lesson that ran the sweep; empty for `accumlab-cli sweep`
+  /// The results folder a collected sweep came from (its id in sweep.json, `sweep collect`);
+  /// empty for a sweep trained here.
+  std::string origin;
 };
 
 /// The target as the JSON object text `{"kind": "loss"|"val_accuracy", "value", "smoothing"}`.
