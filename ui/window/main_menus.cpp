@@ -83,6 +83,24 @@ void MainMenus::buildFileMenu() {
                                tr("Lessons (*.json);;All files (*)"));
     if (!path.isEmpty()) t_.open_lesson(path);
   });
+  file->addSeparator();
+  QAction* open_experiment =
+      file->addAction(tr("Open e&xperiment…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                      [this] { t_.open_experiment(); });
+  open_experiment->setObjectName("openExperiment");
+  open_experiment->setToolTip(
+      tr("Load an experiment file (the JSON of accumlab-cli run --config)"));
+  QAction* save_experiment = file->addAction(tr("&Save experiment…"), QKeySequence::Save, this,
+                                             [this] { t_.save_experiment(); });
+  save_experiment->setObjectName("saveExperiment");
+  save_experiment->setToolTip(
+      tr("Save the experiment as a JSON file that accumlab-cli run --config and accumlab "
+         "--config read"));
+  QAction* reset =
+      file->addAction(tr("Reset to the &default demo"), this, [this] { t_.reset_experiment(); });
+  reset->setObjectName("resetExperiment");
+  reset->setToolTip(tr("Every setting of the experiment back to the default demo's"));
+  file->addSeparator();
   QAction* audit = file->addAction(tr("Import &audit…"), this, [this, w] {
     const QString path =
         file_dialogs::openFile(w, tr("Import an audit of your own loop"), QString(),

@@ -30,6 +30,9 @@ struct MenuTargets {
   std::function<QString()> current_page;  ///< the manual's page of the tab in front (app.md …)
   std::function<void(const QString&)> import_audit;  ///< an audit file of the user's own loop
   std::function<void(const QString&)> merge_store;   ///< a run store made on another machine
+  std::function<void()> open_experiment;             ///< File → Open experiment…
+  std::function<void()> save_experiment;             ///< File → Save experiment…
+  std::function<void()> reset_experiment;            ///< File → Reset to the default demo
 };
 
 /// The window's menu bar (File, Run, View, Help), its Training toolbar, and the plots'

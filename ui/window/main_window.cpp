@@ -17,6 +17,7 @@
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "experiment/source_catalog.h"
+#include "files/experiment_file.h"
 #include "files/file_dialogs.h"
 #include "lessons/lesson_panel.h"
 #include "plots/plot_grid.h"
@@ -66,34 +67,41 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   experiment_->setRunActions(actions_->run(), actions_->pause(), actions_->stop());
   presentation_ = new PresentationMode(this, plots_);
   buildDocks();
-  menus_ = new MainMenus({this, &settings_, actions_, export_, plots_, presentation_,
-                          [this](const QString& path) { openPath(path); },
-                          [this](const QString& path) { openLesson(path); },
-                          [this] { chooseDatabase(); },
-                          [this] {
-                            if (tabs_->currentWidget() == sweeps_)
-                              return QStringLiteral("sweeps.md");
-                            if (tabs_->currentWidget() == lessons_)
-                              return QStringLiteral("lessons.md");
-                            return QStringLiteral("app.md");
-                          },
-                          [this](const QString& path) {
-                            if (!store()) {
-                              showError(
-                                  tr("The app stores nothing now: choose a run database "
-                                     "(File → Run database…) to import an audit into."));
-                              return;
-                            }
-                            try {
-                              const ImportedAudit a = importAudit(path, database_->path());
-                              runs_->refresh();
-                              openRuns(a.run_ids, true);
-                              showVerdictCard(this, a.verdict);
-                            } catch (const std::exception& e) {
-                              showError(QString::fromStdString(e.what()));
-                            }
-                          },
-                          [this](const QString& path) { mergeStore(path); }});
+  menus_ = new MainMenus(
+      {this, &settings_, actions_, export_, plots_, presentation_,
+       [this](const QString& path) { openPath(path); },
+       [this](const QString& path) { openLesson(path); }, [this] { chooseDatabase(); },
+       [this] {
+         if (tabs_->currentWidget() == sweeps_) return QStringLiteral("sweeps.md");
+         if (tabs_->currentWidget() == lessons_) return QStringLiteral("lessons.md");
+         return QStringLiteral("app.md");
+       },
+       [this](const QString& path) {
+         if (!store()) {
+           showError(
+               tr("The app stores nothing now: choose a run database "
+                  "(File → Run database…) to import an audit into."));
+           return;
+         }
+         try {
+           const ImportedAudit a = importAudit(path, database_->path());
+           runs_->refresh();
+           openRuns(a.run_ids, true);
+           showVerdictCard(this, a.verdict);
+         } catch (const std::exception& e) {
+           showError(QString::fromStdString(e.what()));
+         }
+       },
+       [this](const QString& path) { mergeStore(path); }, [this] { openExperiment(); },
+       [this] {
+         try {
+           const QString path = experiment_file::save(this, experiment_->config());
+           if (!path.isEmpty()) status_->showMessage(tr("Saved %1").arg(path), 5000);
+         } catch (const std::exception& e) {
+           showError(QString::fromStdString(e.what()));
+         }
+       },
+       [this] { experiment_->setConfig(defaultExperiment()); }});
   live_session_ =
       new LiveSession({controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
                        [this](const QString& message) { showError(message); },
@@ -213,7 +221,10 @@ bool MainWindow::applyOptions(const AppOptions& options) {
   if (!options.screenshot.isEmpty()) {
     scheduleScreenshot(options.screenshot, options.quit_after > 0 ? options.quit_after : 5.0, true);
   } else if (options.quit_after > 0) {
-    QTimer::singleShot(static_cast<int>(options.quit_after * 1000), this, &QWidget::close);
+    QTimer::singleShot(static_cast<int>(options.quit_after * 1000), this, [this] {
+      quit_unattended_ = true;
+      close();
+    });
   }
   return ok;
 }
@@ -263,6 +274,17 @@ void MainWindow::mergeStore(const QString& path) {
   }
 }
 
+void MainWindow::openExperiment() {
+  try {
+    if (const auto config = experiment_file::open(this)) {
+      experiment_->setConfig(*config);
+      settings_.saveExperiment(*config);
+    }
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+  }
+}
+
 void MainWindow::startRun() {
   if (controller_->isRunning()) return;
   const ExperimentConfig config = experiment_->config();
@@ -295,6 +317,7 @@ void MainWindow::openRuns(const std::vector<int64_t>& ids, bool whole_experiment
                                          : loadRuns(*store(), ids));
     status_->setState(whole_experiments ? tr("Stored run") : tr("Comparing"));
     status_->clearProgress();
+    tabs_->setCurrentWidget(plots_);  // what was opened is drawn there
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
   }
@@ -335,11 +358,26 @@ void MainWindow::scheduleScreenshot(const QString& path, double seconds, bool qu
     plots_->replotNow();
     if (!grab().save(path))
       std::fprintf(stderr, "accumlab: could not write %s\n", qPrintable(path));
-    if (quit) close();
+    if (quit) {
+      quit_unattended_ = true;
+      close();
+    }
   });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (controller_->isRunning() && !quit_unattended_) {
+    const auto answer = QMessageBox::question(
+        this, tr("Quit AccumLab"),
+        tr("A run is training. Quit and stop it?<p>What it has trained so far is kept in the "
+           "run database as a stopped run; Resume in the Runs panel goes on from its last "
+           "checkpoint.</p>"),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    if (answer != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+  }
   presentation_->setActive(false);  // the saved geometry is the normal window's
   settings_.saveWindow(this, experiment_->config());
   controller_->stop();  // the controller's destructor waits for the training thread

@@ -85,6 +85,8 @@ class MainWindow : public QMainWindow {
   void chooseDatabase();
   /// File → Merge a run store…: copies the runs of the store at `path` into this one.
   void mergeStore(const QString& path);
+  /// File → Open experiment…: the form shows the experiment of a JSON file.
+  void openExperiment();
   void stopRunning();
   void openRuns(const std::vector<int64_t>& ids, bool whole_experiments);
   /// One id shows its whole experiment; several are overlaid run by run.
@@ -109,6 +111,8 @@ class MainWindow : public QMainWindow {
   MainMenus* menus_;
   LiveSession* live_session_;
   QString last_error_;
+  /// Closing without asking, as --quit-after and --screenshot do: nobody is there to answer.
+  bool quit_unattended_ = false;
 };
 
 }  // namespace accumlab::ui
