@@ -44,12 +44,16 @@ class MainMenus : public QObject {
   explicit MainMenus(MenuTargets targets);
   /// Lists the recent files again (after one was opened).
   void updateRecent();
+  /// Help → Keyboard and mouse: every key of the window's actions and what the mouse does
+  /// on a plot, as rich text.
+  QString shortcutsText() const;
 
  private:
   void buildToolBar();
   void buildFileMenu();
   void buildViewMenu();
   void buildHelpMenu();
+  void showShortcuts();
 
   MenuTargets t_;
   QMenu* export_menu_;

@@ -109,6 +109,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                       this);
 
   connect(controller_, &TrainingController::startFailed, this, &MainWindow::showError);
+  // While training, the plots take the Experiment panel's room on a narrow screen (a
+  // projector's 1024 px left them 60% of it); F9 brings it back, the run's end restores it.
+  connect(controller_, &TrainingController::started, this, [this] {
+    if (width() >= kDockStaysFrom || experiment_dock_->isHidden() ||
+        experiment_dock_->isFloating()) {
+      return;
+    }
+    experiment_dock_->hide();
+    dock_hidden_for_run_ = true;
+    status_->showMessage(tr("The Experiment panel makes room for the plots while training: F9 "
+                            "shows it"),
+                         6000);
+  });
+  connect(controller_, &TrainingController::finished, this, [this] {
+    if (dock_hidden_for_run_) experiment_dock_->show();
+    dock_hidden_for_run_ = false;
+  });
   connect(presentation_, &PresentationMode::chosenPlotsChanged, this,
           [this] { settings_.savePresentationPlots(presentation_->chosenPlots()); });
   connect(experiment_, &ExperimentPanel::openFailed, this, &MainWindow::showError);
@@ -167,6 +184,8 @@ void MainWindow::buildDocks() {
   scroll->setMinimumWidth(experiment_->sizeHint().width() + 20);
   auto* exp_dock = new QDockWidget(tr("Experiment"), this);
   exp_dock->setObjectName("experimentDock");
+  exp_dock->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F9));
+  experiment_dock_ = exp_dock;
   exp_dock->setWidget(scroll);
   addDockWidget(Qt::LeftDockWidgetArea, exp_dock);
   auto* runs_dock = new QDockWidget(tr("Runs"), this);

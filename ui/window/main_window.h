@@ -14,6 +14,8 @@ namespace accumlab {
 class RunStore;
 }
 
+class QDockWidget;
+
 namespace accumlab::ui {
 
 class ExperimentPanel;
@@ -113,6 +115,10 @@ class MainWindow : public QMainWindow {
   QString last_error_;
   /// Closing without asking, as --quit-after and --screenshot do: nobody is there to answer.
   bool quit_unattended_ = false;
+  /// Below this window width the Experiment panel hides while a run trains.
+  static constexpr int kDockStaysFrom = 1600;
+  QDockWidget* experiment_dock_ = nullptr;
+  bool dock_hidden_for_run_ = false;  ///< hidden by the run's start, shown at its end
 };
 
 }  // namespace accumlab::ui
