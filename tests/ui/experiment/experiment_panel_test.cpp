@@ -140,6 +140,25 @@ class ExperimentPanelTest : public QObject {
     validateConfig(panel.config());  // what the form gives can run
   }
 
+  void pickingTextDataPicksATextModel() {
+    ExperimentPanel panel;
+    panel.setConfig(defaultExperiment());
+    auto* data = panel.findChild<QComboBox*>("dataset");
+    QVERIFY(data);
+    auto pick = [&](const QString& spec) {
+      const int i = data->findData(spec);
+      QVERIFY2(i >= 0, qPrintable(spec));
+      data->setCurrentIndex(i);
+      emit data->activated(i);
+    };
+    pick("fortunes");
+    QVERIFY2(panel.config().model.rfind("charlm", 0) == 0, panel.config().model.c_str());
+    validateConfig(panel.config());
+    pick("spirals");
+    QVERIFY2(panel.config().model.rfind("charlm", 0) != 0, panel.config().model.c_str());
+    validateConfig(panel.config());
+  }
+
   void armsAtOnceFollowTheConfig() {
     ExperimentPanel panel;
     auto* box = panel.findChild<QCheckBox*>("arms_at_once");
