@@ -124,6 +124,10 @@ PlotGrid::PlotGrid(const ShownRuns* shown, QWidget* parent) : QWidget(parent), s
   connect(shown_, &ShownRuns::liveAppended, this, [this] {
     feed_->drawNew(0);
     feed_->refresh();
+    // A live run's arms arrive with its first records.
+    if (shown_->runs().size() == 1 && shown_->runs().front()->arms.size() != keyed_arms_) {
+      updateKey();
+    }
   });
   if (!shown_->runs().empty()) rebuild();
 }
@@ -237,6 +241,7 @@ void PlotGrid::updateKey() {
   const std::vector<const RunData*>& shown = shown_->runs();
   compare_key_->setVisible(!shown.empty());
   if (shown.empty()) return;
+  keyed_arms_ = shown.front()->arms.size();
   if (shown.size() == 1) {
     // One run: each arm's colour and line, once for every plot.
     QStringList arms;

@@ -90,7 +90,8 @@ class PlotGrid : public QWidget {
   QSlider* smoothing_slider_;
   QLabel* smoothing_label_;
   QCheckBox* log_check_;
-  QLabel* compare_key_;  ///< the arms' key; comparing, which colour is which run too
+  size_t keyed_arms_ = 0;  ///< the arms of the first run shown when the key was written
+  QLabel* compare_key_;    ///< the arms' key; comparing, which colour is which run too
   QGridLayout* grid_;
   QStringList shown_ids_;  ///< setShownPlots()'s choice (empty: all)
   int columns_ = 0;        ///< of the grid as laid out

@@ -116,14 +116,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         experiment_dock_->isFloating()) {
       return;
     }
-    experiment_dock_->hide();
+    // The Runs panel shares its side (tabbed): both make room.
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+      if (dock->isHidden() || dock->isFloating() || dockWidgetArea(dock) != Qt::LeftDockWidgetArea)
+        continue;
+      dock->hide();
+      hidden_for_run_ << dock;
+    }
     dock_hidden_for_run_ = true;
     status_->showMessage(tr("The Experiment panel makes room for the plots while training: F9 "
                             "shows it"),
                          6000);
   });
   connect(controller_, &TrainingController::finished, this, [this] {
-    if (dock_hidden_for_run_) experiment_dock_->show();
+    for (QDockWidget* dock : hidden_for_run_) dock->show();
+    if (dock_hidden_for_run_) experiment_dock_->raise();
+    hidden_for_run_.clear();
     dock_hidden_for_run_ = false;
   });
   connect(presentation_, &PresentationMode::chosenPlotsChanged, this,

@@ -118,7 +118,8 @@ class MainWindow : public QMainWindow {
   /// Below this window width the Experiment panel hides while a run trains.
   static constexpr int kDockStaysFrom = 1600;
   QDockWidget* experiment_dock_ = nullptr;
-  bool dock_hidden_for_run_ = false;  ///< hidden by the run's start, shown at its end
+  bool dock_hidden_for_run_ = false;    ///< hidden by the run's start, shown at its end
+  QList<QDockWidget*> hidden_for_run_;  ///< the docks the run's start hid
 };
 
 }  // namespace accumlab::ui
