@@ -4,7 +4,8 @@
 // window and in presentation mode. Each state fails when a label's text does not fit its
 // rectangle (and is not elided with the whole text in its tooltip), a pane needs horizontal
 // scrolling, a legend covers plotted points, tick labels run into each other, or an axis
-// label or a placeholder text is cut. The screenshots it checks are kept in
+// label, a caption, a note or a placeholder text is cut (elided: a plot has no tooltip to
+// give the rest). The screenshots it checks are kept in
 // $ACCUMLAB_LAYOUT_SHOTS (one PNG per state and tab) to be looked at.
 #include <qcustomplot.h>
 #include <QAbstractButton>
@@ -128,6 +129,11 @@ QStringList plotProblems(QCustomPlot* plot) {
           break;
         }
       }
+      if (axis->label().contains(QChar(u'…'))) {
+        // Wrapped onto more lines is fine; cut is not: an axis has no tooltip to say the rest.
+        problems << QString("axis label '%1' is cut (its whole text: '%2')")
+                        .arg(axis->label(), axis->property("accumlabFullLabel").toString());
+      }
       if (!axis->label().isEmpty()) {
         const double length = QFontMetricsF(axis->labelFont()).size(0, axis->label()).width();
         const double room = horizontal ? rect->outerRect().width() : rect->outerRect().height();
@@ -205,6 +211,9 @@ QStringList plotProblems(QCustomPlot* plot) {
     if (align & Qt::AlignRight) r.moveLeft(at.x() - size.width());
     if (align & Qt::AlignVCenter) r.moveTop(at.y() - size.height() / 2);
     if (align & Qt::AlignBottom) r.moveTop(at.y() - size.height());
+    if (text->text().contains(QChar(u'…'))) {
+      problems << "note '" + text->text() + "' is cut";
+    }
     if (text->rotation() == 0 && !QRectF(area).adjusted(-1, -1, 1, 1).contains(r)) {
       problems << "text '" + text->text().left(40) + "' " + describe(r) + " leaves the plot " +
                       describe(area);

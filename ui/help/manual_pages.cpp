@@ -10,7 +10,10 @@
 #include <QImage>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -87,6 +90,10 @@ class ManualViewer : public QDialog {
     connect(contents, &QPushButton::clicked, this,
             [this] { showPage(QStringLiteral("index.md")); });
     connect(browser_, &QTextBrowser::sourceChanged, this, [this](const QUrl& url) {
+      // Links into a section (measurements.md#memory-per-arm, the contents' entries) find it:
+      // Qt's Markdown reader names no heading, so each gets its slug, as on GitHub.
+      nameHeadings(browser_->document());
+      if (url.hasFragment()) browser_->scrollToAnchor(url.fragment());
       setWindowTitle(tr("AccumLab manual — %1")
                          .arg(browser_->documentTitle().isEmpty() ? url.fileName()
                                                                   : browser_->documentTitle()));
@@ -106,7 +113,9 @@ class ManualViewer : public QDialog {
   }
 
   void showPage(const QString& file) {
-    browser_->setSource(QUrl::fromLocalFile(manualPagePath(file)), QTextDocument::MarkdownResource);
+    QUrl url = QUrl::fromLocalFile(manualPagePath(file.section('#', 0, 0)));
+    if (file.contains('#')) url.setFragment(file.section('#', 1));
+    browser_->setSource(url, QTextDocument::MarkdownResource);
     QDialog::show();
     raise();
     activateWindow();
@@ -145,8 +154,32 @@ QString manualDirectory() {
 
 QString manualPagePath(const QString& file) { return manualDirectory() + "/" + file; }
 
+QString headingSlug(const QString& heading) {
+  QString slug;
+  for (const QChar c : heading.toLower()) {
+    if (c.isLetterOrNumber() || c == '-' || c == '_') {
+      slug += c;
+    } else if (c == ' ') {
+      slug += '-';
+    }
+  }
+  return slug;
+}
+
+void nameHeadings(QTextDocument* doc) {
+  for (QTextBlock block = doc->begin(); block.isValid(); block = block.next()) {
+    if (block.blockFormat().headingLevel() == 0 || block.text().isEmpty()) continue;
+    QTextCursor cursor(block);
+    cursor.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+    QTextCharFormat named;
+    named.setAnchor(true);
+    named.setAnchorNames({headingSlug(block.text())});
+    cursor.mergeCharFormat(named);
+  }
+}
+
 bool openManualPage(QWidget* parent, const QString& file) {
-  const QString path = manualPagePath(file);
+  const QString path = manualPagePath(file.section('#', 0, 0));
   if (!QFileInfo(path).isFile()) {
     QMessageBox::warning(parent, tr("Manual"),
                          tr("The manual's page %1 is not there. Install AccumLab's package, or "

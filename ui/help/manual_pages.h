@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+class QTextDocument;
+
 #include <QString>
 #include <vector>
 
@@ -30,5 +32,11 @@ QString manualPagePath(const QString& file);
 /// link to the web opens in the desktop's browser. When the page is missing, says so in a
 /// dialog naming the path and returns false. GUI thread.
 bool openManualPage(QWidget* parent, const QString& file);
+
+/// A heading's anchor name as GitHub makes it: lower case, spaces to hyphens, punctuation
+/// dropped ("Memory per arm" → "memory-per-arm").
+QString headingSlug(const QString& heading);
+/// Names each heading of `doc` by its slug, so that a link to page.md#slug finds it.
+void nameHeadings(QTextDocument* doc);
 
 }  // namespace accumlab::ui

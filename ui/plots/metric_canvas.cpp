@@ -108,6 +108,7 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   for (size_t i = 0; i < def.panes.size(); ++i) {
     QCPAxisRect* rect = i == 0 ? plot_->axisRect() : new QCPAxisRect(plot_);
     if (i > 0) plot_->plotLayout()->addElement(static_cast<int>(i), 0, rect);
+    plot_->plotLayout()->setRowStretchFactor(static_cast<int>(i), def.panes[i].stretch);
     rect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     rect->setRangeDrag(Qt::Horizontal | Qt::Vertical);
     rect->setRangeZoom(Qt::Horizontal | Qt::Vertical);
@@ -115,6 +116,9 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
     y->setLabel(def.panes[i].y_label);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     x->setTicker(QSharedPointer<CompactTicker>(new CompactTicker));
+    // The panes share their x-axis: its numbers under the lowest pane are enough, and the
+    // height they took above gives a short pane's title room.
+    x->setTickLabels(i + 1 == def.panes.size());
     connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             &MetricCanvas::onAxisRangeChanged);
     panes_.push_back(rect);
@@ -134,15 +138,20 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
 }
 
 void MetricCanvas::fitLegend() {
-  // Before every replot, from the last layout: as many ticks as their labels leave room for
-  // (a pane beside the probe's histogram is ~120 px wide, a sub-pane ~50 px high), the
-  // legend's entries a row, axis labels and notes inside their panes (plot_fit.h).
+  // Before every replot: the legend's entries a row, axis labels and notes inside their panes
+  // (plot_fit.h); then the layout they give, from which as many ticks as their labels leave
+  // room for (a pane beside the probe's histogram is ~120 px wide, a sub-pane ~50 px high).
+  // Counted from this layout rather than the last, a pane that just shrank gets its ticks now.
+  fitPlot(plot_);
+  for (const auto phase :
+       {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout}) {
+    plot_->plotLayout()->update(phase);
+  }
   for (QCPAxisRect* rect : panes_) {
     for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atBottom)}) {
       axis->ticker()->setTickCount(ticksThatFit(axis, 5));
     }
   }
-  fitPlot(plot_);
 }
 
 void MetricCanvas::applyFonts() {

@@ -61,7 +61,9 @@ std::vector<CanvasDef> makeCatalog() {
           "batch, so there neither ratio is expected to be K."),
        // Short axis titles: the panes are short on a small screen, and two long
        // titles stacked there run into each other. The "?" text says the rest.
-       {{tr("variance"), true, false}, {tr("ratio"), true, false}},
+       // σ², the title says of what: "variance" stood cut beside a short pane at a projector's
+       // presentation size.
+       {{tr("σ²"), true, false}, {tr("ratio"), true, false}},
        {{"loss_variance", QString(), [](const StepRecord& r) { return r.loss_var_detrended; },
          nullptr, false, 0, SeriesLook::kNormal, std::nullopt},
         {"loss_variance_plain", tr("plain"), [](const StepRecord& r) { return r.loss_var_rolling; },

@@ -45,6 +45,7 @@ struct PaneDef {
   QString y_label;
   bool log_y = false;        ///< always logarithmic
   bool follows_log = false;  ///< logarithmic when the "log y" toggle is on
+  double stretch = 1.0;      ///< its share of the canvas's height against the other panes'
 };
 
 /// One plot (a titled canvas with 1–2 panes sharing the x-axis) and its explanation.

@@ -14,10 +14,43 @@ namespace {
 
 /// Property of an axis that keeps its label as set, when the axis shows it elided.
 constexpr char kFullLabel[] = "accumlabFullLabel";
+/// Property of an axis that keeps its label as shown (wrapped or elided).
+constexpr char kShownLabel[] = "accumlabShownLabel";
+/// The most lines an x-axis caption and a y-axis title wrap into.
+constexpr int kMostCaptionLines = 3;
+constexpr int kMostTitleLines = 3;
+/// The most lines a note beside a marker line wraps into.
+constexpr int kMostNoteLines = 3;
 /// Property of a text item that keeps its text as set, when it shows it elided.
 constexpr char kFullText[] = "accumlabFullText";
 /// Property of a text item that is a note beside a marker line (markAsNote).
 constexpr char kNote[] = "accumlabNote";
+
+/// `text`'s lines wrapped at spaces to `width`, at most `most` lines; a word longer than the
+/// width, and what does not fit in the last line, elided.
+QString wrapText(const QString& text, const QFontMetricsF& fm, double width, int most) {
+  QStringList out;
+  for (const QString& line : text.split('\n')) {
+    QString current;
+    for (const QString& word : line.split(' ', Qt::SkipEmptyParts)) {
+      const QString longer = current.isEmpty() ? word : current + ' ' + word;
+      if (current.isEmpty() || fm.horizontalAdvance(longer) <= width) {
+        current = longer;
+      } else {
+        out << current;
+        current = word;
+      }
+    }
+    out << current;
+  }
+  if (out.size() > most) {
+    const QString rest = QStringList(out.mid(most - 1)).join(' ');
+    out = out.mid(0, most - 1);
+    out << rest;
+  }
+  for (QString& line : out) line = fm.elidedText(line, Qt::ElideRight, width);
+  return out.join('\n');
+}
 
 /// The row of `grid` that holds `element` in its first column, or -1.
 int rowOf(QCPLayoutGrid* grid, QCPLayoutElement* element) {
@@ -89,20 +122,24 @@ void fitLegendStrip(QCustomPlot* plot) {
 
 /// The axis label elided to the axis's length; the whole label stays in a property.
 void fitAxisLabel(QCPAxis* axis) {
+  // The label as set is kept in a property, and what is shown in another: a label that
+  // differs from the one shown was set anew.
   QString full = axis->property(kFullLabel).toString();
   if (axis->property(kFullLabel).isNull() ||
-      (axis->label() != full && !axis->label().endsWith(QChar(u'…')))) {
-    full = axis->label();  // set anew since it was last elided
+      axis->label() != axis->property(kShownLabel).toString()) {
+    full = axis->label();
     axis->setProperty(kFullLabel, full);
   }
   if (full.isEmpty() || !axis->visible()) return;
   const QCPAxisRect* rect = axis->axisRect();
-  const int length = axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+  const bool horizontal = axis->orientation() == Qt::Horizontal;
+  const int length = horizontal ? rect->width() : rect->height();
   if (length <= 0) return;
-  const QFontMetricsF fm(axis->labelFont());
-  QStringList lines = full.split('\n');
-  for (QString& line : lines) line = fm.elidedText(line, Qt::ElideRight, length);
-  const QString shown = lines.join('\n');
+  // Words go onto more lines before anything is cut: under a narrow pane a caption takes a
+  // line more, beside a short one a title two lines; only what no line can hold is elided.
+  const QString shown = wrapText(full, QFontMetricsF(axis->labelFont()), length,
+                                 horizontal ? kMostCaptionLines : kMostTitleLines);
+  axis->setProperty(kShownLabel, shown);
   if (shown != axis->label()) axis->setLabel(shown);
 }
 
@@ -111,8 +148,8 @@ void fitAxisLabel(QCPAxis* axis) {
 void fitNote(QCPItemText* text) {
   QString full = text->property(kFullText).toString();
   if (text->property(kFullText).isNull() ||
-      (text->text() != full && !text->text().endsWith(QChar(u'…')))) {
-    full = text->text();
+      text->text() != text->property(kShownLabel).toString()) {
+    full = text->text();  // set anew since it was last fitted
     text->setProperty(kFullText, full);
   }
   QCPAxisRect* rect = text->clipAxisRect();
@@ -126,7 +163,9 @@ void fitNote(QCPItemText* text) {
   const double whole = fm.horizontalAdvance(full) + pad.left() + pad.right() + 2;
   const bool on_left = whole > right && (whole <= left || left > right);
   const double room = (on_left ? left : right) - pad.left() - pad.right() - 2;
-  const QString shown = fm.elidedText(full, Qt::ElideRight, std::max(0.0, room));
+  // On more lines before anything is cut.
+  const QString shown = wrapText(full, fm, std::max(0.0, room), kMostNoteLines);
+  text->setProperty(kShownLabel, shown);
   if (shown != text->text()) text->setText(shown);
   const Qt::Alignment vertical = text->positionAlignment() & Qt::AlignVertical_Mask;
   text->setPositionAlignment(vertical | (on_left ? Qt::AlignRight : Qt::AlignLeft));

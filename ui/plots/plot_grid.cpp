@@ -26,10 +26,12 @@ namespace {
 constexpr int kGridColumns = 3;
 /// Below this width the grid has two columns (three rows): a narrow screen, e.g. 1024×768
 /// with the experiment panel open, keeps plots wide enough to read.
-constexpr int kThreeColumnsFrom = 900;
+constexpr int kThreeColumnsFrom = 980;
 /// The smallest a plot may become: its legend, read-out and two panes readable. A smaller
 /// screen scrolls the plots (vertically) rather than shrink them.
 constexpr QSize kMinCanvas(200, 260);
+/// The plot that takes a row of its own in two columns (its panes share the width).
+constexpr char kWidePlot[] = "variance";
 /// Slider steps per unit of smoothing.
 constexpr int kSmoothingSteps = 100;
 /// The largest smoothing the slider offers.
@@ -187,17 +189,38 @@ void PlotGrid::setShownPlots(const QStringList& ids) {
   columns_ = columns;
   for (int i = 0; i < grid_->rowCount(); ++i) grid_->setRowStretch(i, 0);
   for (int i = 0; i < grid_->columnCount(); ++i) grid_->setColumnStretch(i, 0);
-  int shown = 0;
+  // Two columns of every plot (a narrow screen): the loss variance, whose panes share their
+  // width with the probe's histogram, takes the first row whole, and a last plot alone its
+  // row; the others fill the rows between in their order.
+  std::vector<MetricCanvas*> order;
   for (MetricCanvas* canvas : canvases_) {
     grid_->removeWidget(canvas);
     const bool show = ids.isEmpty() || ids.contains(canvas->definition().id);
     canvas->setVisible(show);
-    if (!show) continue;
-    grid_->addWidget(canvas, shown / columns, shown % columns);
-    ++shown;
+    if (show) order.push_back(canvas);
   }
-  for (int col = 0; col < columns; ++col) grid_->setColumnStretch(col, 1);
-  for (int row = 0; row * columns < shown; ++row) grid_->setRowStretch(row, 1);
+  const bool spread = ids.isEmpty() && columns == 2;
+  auto wide = std::stable_partition(order.begin(), order.end(), [&](const MetricCanvas* c) {
+    return spread && c->definition().id == QLatin1String(kWidePlot);
+  });
+  int row = 0, col = 0;
+  for (auto it = order.begin(); it != order.end(); ++it) {
+    const bool alone = it < wide || (col == 0 && std::next(it) == order.end() && spread);
+    if (alone) {
+      if (col != 0) ++row;
+      grid_->addWidget(*it, row++, 0, 1, columns);
+      col = 0;
+      continue;
+    }
+    grid_->addWidget(*it, row, col);
+    if (++col == columns) {
+      col = 0;
+      ++row;
+    }
+  }
+  const int rows = row + (col != 0 ? 1 : 0);
+  for (int c = 0; c < columns; ++c) grid_->setColumnStretch(c, 1);
+  for (int r = 0; r < rows; ++r) grid_->setRowStretch(r, 1);
 }
 
 void PlotGrid::resetView() {

@@ -11,9 +11,12 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QMessageBox>
+#include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
 #include <QTimer>
 
 using namespace accumlab::ui;
@@ -74,6 +77,26 @@ class ManualPagesTest : public QObject {
     QVERIFY(!shown.isNull());
     QVERIFY2(shown.width() <= browser->viewport()->width(),
              qPrintable(QString::number(shown.width())));
+  }
+
+  void aLinkToASectionOpensAtTheSection() {
+    QCOMPARE(headingSlug("Memory per arm"), QStringLiteral("memory-per-arm"));
+    QCOMPARE(headingSlug("What `run --json` gives, and why?"),
+             QStringLiteral("what-run---json-gives-and-why"));
+    QWidget window;
+    window.resize(900, 700);
+    QVERIFY(openManualPage(&window, "measurements.md#memory-per-arm"));
+    auto* browser = window.findChild<QTextBrowser*>("manualBrowser");
+    QVERIFY(browser);
+    QVERIFY(browser->source().toLocalFile().endsWith("measurements.md"));
+    QCOMPARE(browser->source().fragment(), QStringLiteral("memory-per-arm"));
+    // The section's heading is at the top of the view, not the page's first line.
+    QTRY_VERIFY(browser->verticalScrollBar()->value() > 0);
+    const QTextCursor top = browser->cursorForPosition(QPoint(20, 10));
+    QVERIFY2(top.block().text().contains("Memory per arm") ||
+                 top.block().previous().text().contains("Memory per arm") ||
+                 top.block().next().text().contains("Memory per arm"),
+             qPrintable(top.block().text()));
   }
 
   void anInstalledManualFindsItsPicturesBesideThePages() {

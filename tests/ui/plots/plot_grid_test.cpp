@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // PlotGrid: plots receive points while training and redraw from history on view changes.
 #include "plots/plot_grid.h"
+#include "plots/pane_readouts.h"
 #include "plots/plot_exporter.h"
 
 #include <qcustomplot.h>
@@ -554,6 +555,16 @@ class PlotGridTest : public QObject {
     QVERIFY2(
         readout.contains(QString("gradient check (largest, kinks excluded) <b>%1</b>").arg(figure)),
         qPrintable(readout + "\n" + table));
+  }
+
+  void wrongRecipesAreSaidInWords() {
+    QCOMPARE(plainDeviation("1.79 off"), QStringLiteral("gradient 179% off the true one"));
+    QCOMPARE(plainDeviation("3.3 off, growing"),
+             QStringLiteral("gradient 330% off the true one, growing"));
+    QCOMPARE(plainDeviation("exact, 0.50 off at uneven windows"),
+             QStringLiteral("exact, gradient 50% off the true one at uneven windows"));
+    QCOMPARE(plainDeviation("×8.00"), QStringLiteral("updates ×8.00 the true one"));
+    QCOMPARE(plainDeviation("exact (the LR is wrong)"), QStringLiteral("exact (the LR is wrong)"));
   }
 
   void oneKeyNamesTheArmsForEveryPlot() {
