@@ -103,20 +103,34 @@ QVector<double> LogTicker::createTickVector(double tick_step, const QCPRange& ra
       }
     }
   }
-  if (std::isfinite(marked_) && marked_ >= lo && marked_ <= hi && wanted == 1) {
-    return {marked_};  // room for one label: the one that matters (K)
+  std::vector<double> marks;
+  for (double m : marked_) {
+    if (m >= lo && m <= hi) marks.push_back(m);
   }
-  if (std::isfinite(marked_) && marked_ >= lo && marked_ <= hi) {
+  if (!marks.empty() && wanted == 1) return QVector<double>(marks.begin(), marks.end());
+  if (!marks.empty()) {
     // In decades: the span shared evenly by the wanted ticks, and the part of it kept clear.
     const double crowd = kCrowdShare * std::log10(hi / lo) / (std::max(2, tickCount()) + 1);
-    ticks.erase(
-        std::remove_if(ticks.begin(), ticks.end(),
-                       [&](double t) { return std::fabs(std::log10(t / marked_)) < crowd; }),
-        ticks.end());
-    ticks.push_back(marked_);
+    ticks.erase(std::remove_if(ticks.begin(), ticks.end(),
+                               [&](double t) {
+                                 return std::any_of(marks.begin(), marks.end(), [&](double m) {
+                                   return std::fabs(std::log10(t / m)) < crowd;
+                                 });
+                               }),
+                ticks.end());
+    ticks.insert(ticks.end(), marks.begin(), marks.end());
     std::sort(ticks.begin(), ticks.end());
   }
   return QVector<double>(ticks.begin(), ticks.end());
+}
+
+void LogTicker::setMarkedValues(const std::vector<double>& values) {
+  marked_.clear();
+  for (double v : values) {
+    if (std::isfinite(v) && std::find(marked_.begin(), marked_.end(), v) == marked_.end())
+      marked_.push_back(v);
+  }
+  std::sort(marked_.begin(), marked_.end());
 }
 
 QString LogTicker::getTickLabel(double tick, const QLocale&, QChar, int) {

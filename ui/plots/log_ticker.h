@@ -5,6 +5,7 @@
 
 #include <QString>
 #include <limits>
+#include <vector>
 
 namespace accumlab::ui {
 
@@ -14,15 +15,20 @@ QString logTickLabel(double value);
 
 /// Ticks of a logarithmic axis at values a reader can name: 1, 2, 5, 10, 20, 50 …; every
 /// decade or every few decades where the axis spans too many for that; 1 … 9 where it spans
-/// less than one step of 1, 2, 5; plus one tick at a marked value (K on a variance ratio),
-/// which replaces the ticks too close to it. Labels come from logTickLabel(). (QCustomPlot's
-/// own log ticker falls back to linear ticks on a span under 1.6 decades and labelled them in
-/// one significant digit: "3·10¹" at 25.)
+/// less than one step of 1, 2, 5; plus a tick at each marked value (K on a variance ratio,
+/// each compared run's K), which replaces the ticks too close to it. Labels come from
+/// logTickLabel(). (QCustomPlot's own log ticker falls back to linear ticks on a span under 1.6
+/// decades and labelled them in one significant digit: "3·10¹" at 25.)
 class LogTicker : public QCPAxisTicker {
  public:
   /// Adds a tick at `value` when it is on the axis; NaN: none.
-  void setMarkedValue(double value) { marked_ = value; }
-  double markedValue() const { return marked_; }
+  void setMarkedValue(double value) { setMarkedValues({value}); }
+  /// Adds a tick at each of `values` on the axis (NaNs are left out).
+  void setMarkedValues(const std::vector<double>& values);
+  /// The first marked value; NaN: none.
+  double markedValue() const {
+    return marked_.empty() ? std::numeric_limits<double>::quiet_NaN() : marked_.front();
+  }
 
  protected:
   QVector<double> createTickVector(double tick_step, const QCPRange& range) override;
@@ -30,7 +36,7 @@ class LogTicker : public QCPAxisTicker {
   QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override;
 
  private:
-  double marked_ = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> marked_;  ///< sorted, finite
 };
 
 }  // namespace accumlab::ui

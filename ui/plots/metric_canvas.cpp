@@ -124,7 +124,7 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
     panes_.push_back(rect);
   }
   y_bounds_.resize(panes_.size());
-  marks_.assign(panes_.size(), std::numeric_limits<double>::quiet_NaN());
+  marks_.assign(panes_.size(), {});
   // The legend above the panes, never over the data; its entries in reading order.
   plot_->legend->setVisible(true);
   placeLegendAbove(plot_);
@@ -241,7 +241,7 @@ void MetricCanvas::applyAxisScales() {
     if (paneIsLog(static_cast<int>(i))) {
       y->setScaleType(QCPAxis::stLogarithmic);
       auto ticker = QSharedPointer<LogTicker>::create();
-      ticker->setMarkedValue(marks_[i]);
+      ticker->setMarkedValues(marks_[i]);
       y->setTicker(ticker);
     } else {
       y->setScaleType(QCPAxis::stLinear);
@@ -295,8 +295,11 @@ QCPGraph* MetricCanvas::graphFor(int source, ArmKind arm, int series, const QStr
   }
   QString name = def.look == SeriesLook::kReference ? def.legend : armLegendName(arm);
   if (def.look != SeriesLook::kReference && !def.legend.isEmpty()) name += " " + def.legend;
-  if (!run_label.isEmpty()) name = run_label + ": " + name;
+  // A reference line (theory K, m·K, the process's RSS) looks the same for every run compared:
+  // one entry names them all.
+  if (!run_label.isEmpty() && def.look != SeriesLook::kReference) name = run_label + ": " + name;
   g->setName(name);
+  if (def.look == SeriesLook::kReference && source > 0) g->removeFromLegend();
   // One legend entry per arm: the first pane's main lines and the references; an arm's own
   // line (no series name of its own) is named in the window's key when there is one.
   if (def.look == SeriesLook::kFaint || (def.pane != 0 && def.look != SeriesLook::kReference)) {
@@ -345,6 +348,7 @@ void MetricCanvas::addIntervalPoints(int source, int pane, const QString& name, 
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 6));
     g->setPen(QPen(color));
     g->setName(name);
+    if (source > 0) g->removeFromLegend();  // compared: the first run's entry names them all
     auto* bars = new QCPErrorBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     bars->setDataPlottable(g);
     bars->setPen(QPen(color, 1.5));
@@ -443,12 +447,16 @@ void MetricCanvas::setLogY(bool log) {
   applyAxisScales();
 }
 
-void MetricCanvas::markValue(int pane, double value) {
-  double& mark = marks_[static_cast<size_t>(pane)];
-  if (mark == value || (std::isnan(mark) && std::isnan(value))) return;
-  mark = value;
+void MetricCanvas::markValues(int pane, const std::vector<double>& values) {
+  std::vector<double> marks;
+  for (double v : values) {
+    if (std::isfinite(v)) marks.push_back(v);
+  }
+  std::vector<double>& kept = marks_[static_cast<size_t>(pane)];
+  if (marks == kept) return;
+  kept = marks;
   QCPAxis* y = panes_[static_cast<size_t>(pane)]->axis(QCPAxis::atLeft);
-  if (auto ticker = y->ticker().dynamicCast<LogTicker>()) ticker->setMarkedValue(value);
+  if (auto ticker = y->ticker().dynamicCast<LogTicker>()) ticker->setMarkedValues(marks);
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -55,7 +55,9 @@ class MetricCanvas : public QWidget {
   void setLogY(bool log);
   /// Puts a tick at `value` on pane `pane` while it is logarithmic (K on the variance ratio,
   /// m·K on the batch sizes); NaN: none.
-  void markValue(int pane, double value);
+  void markValue(int pane, double value) { markValues(pane, {value}); }
+  /// Puts a tick at each of `values` (each compared run's K); NaNs are left out.
+  void markValues(int pane, const std::vector<double>& values);
   /// Sets the text next to the title (e.g. a measured ratio); rich text allowed. `more`
   /// joins it in the tooltip (what a short read-out leaves out).
   void setReadout(const QString& html, const QString& more = QString());
@@ -125,8 +127,8 @@ class MetricCanvas : public QWidget {
   QHash<QString, QCPGraph*> interval_graphs_;    ///< marker series, by source and name
   QHash<QString, QCPErrorBars*> interval_bars_;  ///< their interval bars, same keys
   Bounds x_bounds_;
-  std::vector<Bounds> y_bounds_;  ///< per pane, of the values drawn
-  std::vector<double> marks_;     ///< per pane, the value markValue() ticks; NaN: none
+  std::vector<Bounds> y_bounds_;            ///< per pane, of the values drawn
+  std::vector<std::vector<double>> marks_;  ///< per pane, the values markValues() ticks
   bool log_toggle_ = false;
   bool arm_key_outside_ = false;
   bool follow_ = true;

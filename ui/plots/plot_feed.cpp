@@ -131,8 +131,9 @@ void PlotFeed::addProbes(int source, size_t from) {
     lo.push_back(p.ci_low);
     hi.push_back(p.ci_high);
   }
-  QString name = QObject::tr("same weights (probe)");
-  if (sources_.size() > 1) name = QString::fromStdString(run.label) + ": " + name;
+  // Compared, the dots are named once: the key above the plots says which colour is which run.
+  const QString name = sources_.size() > 1 ? QObject::tr("same weights (probe), each run's colour")
+                                           : QObject::tr("same weights (probe)");
   for (MetricCanvas* c : canvases_) {
     if (c->definition().id != "variance") continue;
     // Compared, each run's dots take its colour, as its lines do.
@@ -193,12 +194,14 @@ void PlotFeed::addEventMarkers(int source, size_t from) {
 
 void PlotFeed::updateReadouts() {
   if (sources_.empty()) return;
-  const RunData& first = *sources_.front();
-  // The ratio's theory K and the batch sizes' m·K get a tick of their own (log panes 1).
-  double k = kNaN, mk = kNaN;
-  if (const ArmSeries* accum = first.find(ArmKind::kAccum); accum && !accum->steps.empty()) {
-    k = static_cast<double>(currentAccum(accum->steps));
-    mk = k * static_cast<double>(accum->steps.back().micro_batch);
+  // The ratio's theory K and the batch sizes' m·K get a tick of their own (log panes 1), each
+  // compared run's.
+  std::vector<double> k, mk;
+  for (const RunData* run : sources_) {
+    if (const ArmSeries* accum = run->find(ArmKind::kAccum); accum && !accum->steps.empty()) {
+      k.push_back(static_cast<double>(currentAccum(accum->steps)));
+      mk.push_back(k.back() * static_cast<double>(accum->steps.back().micro_batch));
+    }
   }
   // Comparing, every run gets its read-out, named by its run ids ("runs 4–6: …").
   const auto every_run = [this](const auto& readout) {
@@ -217,8 +220,8 @@ void PlotFeed::updateReadouts() {
   };
   for (MetricCanvas* c : canvases_) {
     const QString& id = c->definition().id;
-    if (id == "variance") c->markValue(1, k);
-    if (id == "noise") c->markValue(1, mk);
+    if (id == "variance") c->markValues(1, k);
+    if (id == "noise") c->markValues(1, mk);
     if (id == "throughput") c->setYLabel(0, throughputLabel(sources_));
     if (id == "variance") {
       const auto [text, more] = every_run([](const RunData& run) { return varianceReadout(run); });
