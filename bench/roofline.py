@@ -11,7 +11,8 @@ interleaved, one thread each:
   on, as by default), whose JSON gives gflop_per_s = samples/s × the model's FLOPs per sample;
 - the PyTorch loop a user would write (bench/python_reference.py) and, for the MLP, the bare
   LibTorch C++ loop (bench/bare_loop.cpp): samples/s × the same FLOPs per sample;
-- the ceilings (build/bench/roofline): every matrix product and convolution of the training
+- the ceilings (build/bench/roofline), all with the OpenBLAS kernels the engine runs (its device
+  line names them; OPENBLAS_CORETYPE set beforehand chooses them for every program): every matrix product and convolution of the training
   pass at m timed alone through the same LibTorch and BLAS (their FLOPs over their summed
   times), the first layer's forward GEMM alone, and the core's fp32 peak (an FMA loop).
 FLOPs are 2 per multiply-add of the products and convolutions, forward and backward (the
@@ -22,6 +23,7 @@ Prints a Markdown table (medians of the repeats) and, with --svg, writes the plo
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -32,6 +34,18 @@ DATA = {"mlp": ["--data", "blobs:784", "--model", "mlp:256"],
         "cnn": ["--data", "blobs:1x28x28", "--model", "cnn"]}
 # Samples per run: about 1–3 s of training each on one Zen 4 core.
 BUDGET = {"mlp": {8: 24000, 32: 64000, 128: 128000}, "cnn": {8: 8000, 32: 16000, 128: 32000}}
+
+
+def engine_blas_core(args):
+    """The OpenBLAS kernels the engine runs, from its device line ("cpu (1 thread, OpenBLAS
+    SkylakeX)"): accumlab-cli chooses them where OpenBLAS would fall back to its generic ones
+    (app/cli/blas_core.cpp). The ceilings, the Python loop and the bare loop then run the same
+    kernels, so that every column is of one software stack."""
+    device = run_json([args.cli, "run", *DATA["mlp"], "--synthetic-samples", "2000", "--arms",
+                       "no-accum", "--samples", "64", "--threads", "1", "--device", "cpu",
+                       "--json", "-q", "--no-store"])["device"]
+    hit = re.search(r"OpenBLAS (\w+)", device)
+    return hit.group(1) if hit else None
 
 
 def env():
@@ -126,6 +140,9 @@ def main():
     p.add_argument("--samples-scale", type=float, default=1.0)
     p.add_argument("--svg")
     args = p.parse_args()
+    core = os.environ.get("OPENBLAS_CORETYPE") or engine_blas_core(args)
+    if core:
+        os.environ["OPENBLAS_CORETYPE"] = core
 
     peaks = []
     rows = []
@@ -163,8 +180,8 @@ def main():
                     file=sys.stderr, flush=True)
     peak = statistics.median(peaks)
 
-    print(f"one thread; medians of {args.repeats} interleaved rounds; fp32 FMA peak "
-          f"{peak:.1f} GFLOP/s")
+    print(f"one thread, OpenBLAS kernels {core or 'not OpenBLAS'}; medians of {args.repeats} "
+          f"interleaved rounds; fp32 FMA peak {peak:.1f} GFLOP/s")
     print()
     print("| model | m | K | MFLOP/sample | Python | bare C++ | engine | engine samples/s | "
           "layers alone | first GEMM alone | engine/layers | engine/first GEMM | engine/peak |")
