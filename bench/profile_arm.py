@@ -9,7 +9,9 @@ Runs the engine's arm (one thread, as bench/roofline.py does) under `perf record
 user and kernel samples at 4,999 Hz) and sorts every sample by the symbol it hit:
 - GEMM: the BLAS library (its kernels and packing);
 - convolution: oneDNN/NNPACK and im2col (`slow_conv2d`, `Unfold`);
-- element-wise and reductions: ATen's CPU kernels (ReLU, softmax, sums, additions, copies);
+- element-wise and reductions: ATen's CPU kernels (ReLU, softmax, sums, additions, copies,
+  pooling; with Debian's LibTorch also every unnamed address in libtorch_cpu, which keeps no
+  symbols for its kernels' inner loops, so that the CNN's convolutions partly land here);
 - autograd: torch::autograd (the graph, its engine and nodes);
 - dispatch and tensor set-up: the dispatcher, TensorIterator's set-up, tensor and storage
   bookkeeping;
@@ -60,6 +62,11 @@ def category(dso, sym):
         return "dispatch"
     if re.search(r"at::native|at::vec|Vectorized|vectorized|cpu_kernel|basic_loop|reduce|"
                  r"memcpy|memset|memmove|__memcpy|exp|log", sym):
+        return "element-wise"
+    # Debian's libtorch_cpu keeps no symbols for most of its kernels' inner loops: an address
+    # there is ATen's compute (element-wise, reductions, pooling, im2col), not bookkeeping,
+    # whose functions are exported and named.
+    if "libtorch_cpu" in dso and sym.startswith("0x"):
         return "element-wise"
     return "start-up and other"
 
