@@ -9,6 +9,7 @@
 #include <string>
 
 #include "accumlab/executable_path.h"
+#include "blas_core.h"
 
 #ifndef ACCUMLAB_ENGINE_FROM_BIN
 #define ACCUMLAB_ENGINE_FROM_BIN "../libexec/accumlab/accumlab-engine"
@@ -46,6 +47,8 @@ int EngineHandoff::exec(int argc, char** argv) {
   // The engine sits next to this program in a build tree, in libexec/accumlab/ when installed.
   const std::string dir = executableDir();
   const std::string candidates[] = {dir + "accumlab-engine", dir + ACCUMLAB_ENGINE_FROM_BIN};
+  // The engine loads OpenBLAS as it starts: its kernels are chosen here, before.
+  chooseBlasCore();
   for (const std::string& engine : candidates) {
     if (::access(engine.c_str(), X_OK) != 0) continue;
     std::vector<char*> args(argv, argv + argc);

@@ -200,10 +200,10 @@ std::string trajectoryLine(const RunSummary& summary) {
 }
 
 std::string formatSummaryTable(const RunSummary& summary) {
-  const std::vector<std::string> header = {"arm",        "status",     "m x K",     "steps",
-                                           "train loss", "val loss",   "val acc",   "loss var",
-                                           "trΣ/B_eff",  "B_simple",   "samples/s", "peak tensors",
-                                           "peak RSS",   "grad check", "traj diff"};
+  const std::vector<std::string> header = {"arm",          "status",   "m x K",      "steps",
+                                           "train loss",   "val loss", "val acc",    "loss var",
+                                           "trΣ/B_eff",    "B_simple", "samples/s",  "GFLOP/s",
+                                           "peak tensors", "peak RSS", "grad check", "traj diff"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const ArmSummary& a : summary.arms) {
     rows.push_back(
@@ -211,6 +211,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
          num(a.final_train_loss), num(a.val_loss), num(a.val_accuracy * 100, "%.2f%%"),
          num(a.loss_variance_detrended), num(a.noise_per_update),
          num(a.b_simple > 0 ? a.b_simple : kNaN, "%.1f"), num(a.samples_per_s, "%.0f"),
+         num(a.gflop_per_s, "%.1f"),
          a.peak_tensor_bytes >= 0 ? formatBytes(a.peak_tensor_bytes, ByteUnit::kMiB) : "-",
          formatBytes(a.peak_memory_bytes, ByteUnit::kMiB),
          num(a.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat),
@@ -252,7 +253,9 @@ std::string formatSummaryTable(const RunSummary& summary) {
       << "); traj diff: relative weight difference between accum and big-batch "
          "at the end (their trajectories); "
          "B_simple: trΣ/|G|² of the smoothed estimates, - where one is not above 0 (the noise "
-         "swamps the mean gradient); peak "
+         "swamps the mean gradient); GFLOP/s: samples/s times the model's floating-point "
+         "operations per sample, forward and backward, counted from its layers' shapes (- "
+         "where the model does not count them: a TorchScript file); peak "
          "tensors: the most bytes of the arm's own tensors (weights, gradients, optimizer "
          "state, batches, activations) alive in one window; peak RSS: the whole process's "
          "peak resident memory, shared by all arms\n";

@@ -22,6 +22,16 @@ void BuiltinModel::setTraining(bool training) { net_->train(training); }
 
 void BuiltinModel::to(const torch::Device& device, torch::Dtype dtype) { net_->to(device, dtype); }
 
+std::vector<std::pair<torch::Tensor, torch::Tensor>> BuiltinModel::reluStack() {
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> stack;
+  if (const auto* mlp = dynamic_cast<const MlpImpl*>(net_.get())) {
+    for (const auto& layer : mlp->layers) stack.emplace_back(layer->weight, layer->bias);
+  }
+  return stack;
+}
+
+double BuiltinModel::flopsPerSample() const { return net_->flopsPerSample(); }
+
 void BuiltinModel::save(const std::string& path) {
   torch::serialize::OutputArchive archive;
   net_->save(archive);

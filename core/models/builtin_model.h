@@ -23,6 +23,8 @@ class BuiltinModel : public Model {
   bool stochastic() const override { return false; }
   std::string spec() const override { return spec_; }
   void save(const std::string& path) override;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> reluStack() override;
+  double flopsPerSample() const override;
 
  private:
   std::shared_ptr<NetImpl> net_;

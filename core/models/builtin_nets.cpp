@@ -25,6 +25,26 @@ torch::Tensor MlpImpl::forward(torch::Tensor x) {
 }
 
 namespace {
+
+// Forward and backward FLOPs of a layer whose forward is `forward` FLOPs: the backward's
+// weight gradient is a product of the same size, and so is the gradient at its input, which
+// the first layer does not need (its input is data).
+double trainingFlops(double forward, bool first) { return forward * (first ? 2 : 3); }
+
+}  // namespace
+
+double MlpImpl::flopsPerSample() const {
+  // A Linear layer's product is in·out multiply-adds per sample; the bias, ReLU and loss add
+  // O(out) and are not counted.
+  double flops = 0;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const auto& w = layers[i]->weight;
+    flops += trainingFlops(2.0 * static_cast<double>(w.size(0) * w.size(1)), i == 0);
+  }
+  return flops;
+}
+
+namespace {
 constexpr int64_t kConv1Channels = 6;
 constexpr int64_t kConv2Channels = 16;
 constexpr int64_t kKernel = 5;
@@ -33,8 +53,8 @@ constexpr int64_t kKernel = 5;
 int64_t featureSize(int64_t s) { return ((s / 2) - kKernel + 1) / 2; }
 }  // namespace
 
-CnnImpl::CnnImpl(int64_t channels, int64_t height, int64_t width, int64_t outputs, bool bn)
-    : batch_norm(bn) {
+CnnImpl::CnnImpl(int64_t channels, int64_t height_, int64_t width_, int64_t outputs, bool bn)
+    : batch_norm(bn), height(height_), width(width_) {
   conv1 = register_module(
       "conv1",
       torch::nn::Conv2d(torch::nn::Conv2dOptions(channels, kConv1Channels, kKernel).padding(2)));
@@ -48,6 +68,22 @@ CnnImpl::CnnImpl(int64_t channels, int64_t height, int64_t width, int64_t output
   fc1 = register_module("fc1", torch::nn::Linear(flat, 120));
   fc2 = register_module("fc2", torch::nn::Linear(120, 84));
   head = register_module("head", torch::nn::Linear(84, outputs));
+}
+
+double CnnImpl::flopsPerSample() const {
+  // A convolution's product is in_channels·k²·out_channels multiply-adds per output pixel;
+  // pooling, ReLU, BatchNorm, biases and the loss are not counted.
+  const auto conv = [](const torch::nn::Conv2d& c, int64_t h, int64_t w) {
+    const auto& k = c->weight;  // [out, in, kh, kw]
+    return 2.0 * static_cast<double>(k.numel() * h * w);
+  };
+  const auto linear = [](const torch::nn::Linear& l) {
+    return 2.0 * static_cast<double>(l->weight.numel());
+  };
+  const int64_t h2 = height / 2 - kKernel + 1, w2 = width / 2 - kKernel + 1;
+  return trainingFlops(conv(conv1, height, width), true) +
+         trainingFlops(conv(conv2, h2, w2), false) + trainingFlops(linear(fc1), false) +
+         trainingFlops(linear(fc2), false) + trainingFlops(linear(head), false);
 }
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {

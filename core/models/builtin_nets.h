@@ -11,12 +11,16 @@ namespace accumlab {
 /// Base of the built-in networks: a module with a single-tensor forward.
 struct NetImpl : torch::nn::Module {
   virtual torch::Tensor forward(torch::Tensor x) = 0;
+  /// Floating-point operations of one sample's forward and backward (Model::flopsPerSample),
+  /// 0 when not counted.
+  virtual double flopsPerSample() const { return 0; }
 };
 
 /// Flatten, then Linear+ReLU per hidden size, then a Linear head. No hidden sizes = logreg.
 struct MlpImpl : NetImpl {
   MlpImpl(int64_t inputs, const std::vector<int64_t>& hidden, int64_t outputs);
   torch::Tensor forward(torch::Tensor x) override;
+  double flopsPerSample() const override;
 
   std::vector<torch::nn::Linear> layers;
 };
@@ -27,8 +31,10 @@ TORCH_MODULE(Mlp);
 struct CnnImpl : NetImpl {
   CnnImpl(int64_t channels, int64_t height, int64_t width, int64_t outputs, bool batch_norm);
   torch::Tensor forward(torch::Tensor x) override;
+  double flopsPerSample() const override;
 
   bool batch_norm;
+  int64_t height, width;  ///< of the input images
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
   torch::nn::Linear fc1{nullptr}, fc2{nullptr}, head{nullptr};

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace accumlab {
@@ -34,6 +35,14 @@ class Model {
   virtual std::string spec() const = 0;
   /// Saves the model (weights, or a TorchScript archive) to `path`.
   virtual void save(const std::string& path) = 0;
+  /// A plain stack of fully connected layers with ReLU between them (input flattened): its
+  /// (weight [out, in], bias [out]) from the first layer to the head, which training may run
+  /// without autograd (train/fused_mlp.h); empty for any other model.
+  virtual std::vector<std::pair<torch::Tensor, torch::Tensor>> reluStack() { return {}; }
+  /// Floating-point operations of one sample's forward and backward pass, counted from the
+  /// layers' shapes (multiply-adds ×2 of the matrix products and convolutions); 0 when not
+  /// known (a TorchScript model).
+  virtual double flopsPerSample() const { return 0; }
 
   /// Copies parameters and buffers from another replica of the same model.
   void copyStateFrom(Model& other);

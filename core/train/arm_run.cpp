@@ -88,6 +88,10 @@ ArmSummary ArmRun::summary(torch::Device device) const {
   out.samples_per_s =
       s.trainSeconds() > 0 ? static_cast<double>(s.samplesSeen()) / s.trainSeconds() : kNaN;
   out.tokens_per_s = out.samples_per_s * s.tokensPerSample();
+  if (const double flops = stepper->model().flopsPerSample(); flops > 0) {
+    out.flops_per_sample = flops;
+    out.gflop_per_s = out.samples_per_s * flops * 1e-9;
+  }
   out.peak_memory_bytes = peakMemory(device);
   out.peak_tensor_bytes = s.peakTensorBytes();
   out.equivalence_rel_diff = equivalence_rel_diff;

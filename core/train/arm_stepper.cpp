@@ -310,8 +310,10 @@ std::optional<double> ArmStepper::checkAgainstBigBatch(const WindowPlan& plan) {
   KeptTrainingState kept(params_, *model_);
   // The same samples as one batch, from the same random stream.
   if (model_->stochastic()) random_.seedWindow(stream_.consumed() - plan.consumed);
+  // The big batch goes through autograd: where the accumulated gradient came from the fused
+  // path (train/fused_mlp.h), the check compares two independent computations.
   try {
-    window_.run(asOneBatch(plan), false);
+    window_.run(asOneBatch(plan), false, /*autograd=*/true);
   } catch (const std::exception& e) {
     if (!isOutOfMemory(e)) throw;
     memory_->afterOutOfMemory();
@@ -342,7 +344,7 @@ std::optional<double> ArmStepper::repeatInFloat64(const WindowPlan& plan) {
     wide.run(plan, false);
     const std::vector<torch::Tensor> accumulated = gradsOf(params_);
     if (model_->stochastic()) random_.seedWindow(position);
-    wide.run(asOneBatch(plan), false);
+    wide.run(asOneBatch(plan), false, /*autograd=*/true);
     diff = relativeDifference(accumulated, gradsOf(params_));
   } catch (const std::exception& e) {
     narrow();

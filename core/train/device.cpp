@@ -89,8 +89,15 @@ torch::Device resolveDevice(const std::string& spec) {
 
 std::string describeDevice(const torch::Device& device) {
   if (device.is_cpu()) {
+    // OpenBLAS names the kernels it runs: "Prescott" (its generic SSE3 ones) on a CPU it did
+    // not recognise runs the matrix products 2–5× slower (docs/performance.md).
+    using CoreName = char* (*)();
+    std::string blas;
+    if (auto name = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"))) {
+      blas = std::string(", OpenBLAS ") + name();
+    }
     return "cpu (" + std::to_string(torch::get_num_threads()) + " thread" +
-           (torch::get_num_threads() == 1 ? "" : "s") + ")";
+           (torch::get_num_threads() == 1 ? "" : "s") + blas + ")";
   }
   return device.str();
 }

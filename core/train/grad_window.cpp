@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "train/grad_window.h"
 
+#include "train/fused_mlp.h"
 #include "train/loss.h"
 
 #include <algorithm>
@@ -68,6 +69,13 @@ double hostSquaredNorm(const torch::Tensor& t) {
 GradWindow::GradWindow(Model& model, const Dataset& data, torch::Device device, torch::Dtype dtype,
                        bool with_noise_hooks)
     : model_(model), data_(data), device_(device), dtype_(dtype), params_(model.parameters()) {
+  // The fused path is written for the CPU's kernels and the per-sample losses of samples of
+  // one shape; on a GPU autograd's overhead hides behind the device's queue.
+  auto stack = model.reluStack();
+  if (!stack.empty() && device.is_cpu() && !data.isText() &&
+      (dtype == torch::kFloat32 || dtype == torch::kFloat64)) {
+    fused_ = std::make_unique<FusedMlp>(std::move(stack), params_);
+  }
   if (!with_noise_hooks) return;  // a hook per parameter costs ~1 µs per backward
   for (auto& p : params_) {
     hooks_.push_back(p.register_hook([this](const torch::Tensor& grad) {
@@ -186,7 +194,7 @@ void GradWindow::addClipped(const torch::Tensor& sum, double scale, double n, do
   }
 }
 
-WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
+WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise, bool autograd) {
   WindowResult r;
   const size_t k = plan.micro_batches.size();
   // A worker's share of a data-parallel window measures even its one micro-batch: the other
@@ -202,8 +210,19 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
     captured_device_.clear();
     capturing_ = noise;
   }
+  const bool fused = fused_ && !autograd && plan.clip_each <= 0;
+  const bool classification = data_.task == Task::kClassification;
   for (size_t i = 0; i < k; ++i) {
     const torch::Tensor& rows = plan.micro_batches[i];
+    if (fused) {
+      const torch::Tensor inputs = data_.trainInputs(rows, dtype_, device_);
+      const torch::Tensor targets = data_.trainTargets(rows, dtype_, device_);
+      std::lock_guard<std::mutex> lock(hook_mutex_);
+      sums.push_back(fused_->microBatch(inputs, targets, classification, plan.loss_scales[i],
+                                        noise ? &captured_host_ : nullptr));
+      if (noise) squares_end.push_back(captured_host_.size());
+      continue;
+    }
     torch::Tensor output = model_.forward(data_.trainInputs(rows, dtype_, device_));
     torch::Tensor sum = summedLoss(data_, output, data_.trainTargets(rows, dtype_, device_));
     if (plan.clip_each > 0) {
@@ -218,6 +237,7 @@ WindowResult GradWindow::run(const WindowPlan& plan, bool measure_noise) {
       squares_end.push_back(captured_host_.size() + captured_device_.size());
     }
   }
+  if (fused) fused_->release();
   fillMissingGrads();
   // A shard's gradient is a part: its norm is taken once the workers have summed it.
   if (!plan.shard) r.grad_sq = squaredGradNorm(params_);

@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "train/window_plan.h"
 
 namespace accumlab {
+
+class FusedMlp;
 
 /// What one window computed, before the optimizer step.
 struct WindowResult {
@@ -56,6 +59,10 @@ double hostSquaredNorm(const torch::Tensor& t);
 /// measures each micro-batch's own gradient norm as autograd hands it over, before it is
 /// added into .grad — no copies, no extra passes. Used on the training thread only; the hooks
 /// may run on autograd's device threads, so their buffer is guarded by `hook_mutex_`.
+///
+/// A built-in MLP on the CPU (Model::reluStack) trains without autograd (train/fused_mlp.h):
+/// the same gradients to the bit, in fewer passes; the noise norms are measured by the same
+/// sums. Text, clip-each and every other model take autograd.
 class GradWindow {
  public:
   /// `with_noise_hooks` false: the run never measures noise, so no hooks are installed
@@ -66,7 +73,11 @@ class GradWindow {
   GradWindow(const GradWindow&) = delete;
   GradWindow& operator=(const GradWindow&) = delete;
 
-  WindowResult run(const WindowPlan& plan, bool measure_noise);
+  /// `autograd`: through autograd even where the fused path would run (the gradient check's
+  /// big batch, an independent computation of the same gradient).
+  WindowResult run(const WindowPlan& plan, bool measure_noise, bool autograd = false);
+  /// True when run() trains this model without autograd.
+  bool fused() const { return fused_ != nullptr; }
   torch::Device device() const { return device_; }
   torch::Dtype dtype() const { return dtype_; }
 
@@ -93,6 +104,7 @@ class GradWindow {
   /// CPU, else one-element tensors on the model's device, read after the window.
   std::vector<double> captured_host_;
   std::vector<torch::Tensor> captured_device_;
+  std::unique_ptr<FusedMlp> fused_;  ///< set for a built-in MLP on the CPU, else null
 };
 
 }  // namespace accumlab

@@ -35,6 +35,11 @@ MemoryModel probeMemoryModel(const ExperimentConfig& config, int64_t small, int6
   auto peakAt = [&](int64_t m, int64_t k) -> int64_t {
     c.micro_batch = m;
     c.accum = k;
+    // What accumulating adds depends on the noise statistics where the fused MLP trains
+    // (train/fused_mlp.h): without them it adds each gradient in place, with them it holds
+    // each micro-batch's own part first, as autograd always does. The K = 1 probes stay
+    // plain updates.
+    c.noise_stats = k > 1 && config.noise_stats;
     auto memory = std::make_unique<ArmMemory>(device);
     std::unique_ptr<ArmStepper> stepper;
     {

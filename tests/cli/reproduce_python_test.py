@@ -21,11 +21,19 @@ is read"), and compares with the engine's own numbers, which must be *equal*, no
 import json
 import math
 import os
+import platform
 import subprocess
 import sys
 import tempfile
 
-import torch
+# Equal bits need the same BLAS kernels on both sides. Where OpenBLAS would fall back to its
+# generic ones, accumlab-cli picks better ones unless OPENBLAS_CORETYPE is set
+# (app/cli/blas_core.cpp; docs/accumulation.md, "Rounding"): set here, before torch loads
+# OpenBLAS, it holds for this script and for the engine it starts.
+if platform.machine() == "x86_64":
+    os.environ.setdefault("OPENBLAS_CORETYPE", "Prescott")
+
+import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pitfall_python_test import MT19937_64  # noqa: E402

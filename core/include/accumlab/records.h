@@ -280,6 +280,10 @@ struct ArmSummary {
   double b_simple = kNaN;
   double samples_per_s = kNaN;
   double tokens_per_s = kNaN;  ///< text: target tokens trained per second; NaN otherwise
+  /// The model's floating-point operations per sample, forward and backward, counted from its
+  /// layers' shapes (Model::flopsPerSample); NaN where the model does not count them.
+  double flops_per_sample = kNaN;
+  double gflop_per_s = kNaN;  ///< samples_per_s × flops_per_sample / 10⁹: achieved GFLOP/s
   int64_t peak_memory_bytes = 0;
   int64_t peak_tensor_bytes = -1;  ///< largest per-window peak of tensor bytes; -1: unmeasured
   double equivalence_rel_diff =

@@ -138,7 +138,9 @@ TEST(MemoryModel, WithoutNoiseStatisticsAOneMicroBatchArmDoesNotAccumulate) {
   RecordingSink sink;
   const double big = armOf(trainer.run(sink), ArmKind::kBigBatch).peak_tensor_bytes;
   EXPECT_NEAR(model.predict(256) / big, 1.0, 0.02);
-  EXPECT_GT(model.predict(256, 2) / big, 1.1);  // the MLP's extra is a sixth of its peak
+  // Without noise statistics the fused MLP adds each micro-batch's gradient in place
+  // (train/fused_mlp.h): accumulating holds nothing more than the biases' parts.
+  EXPECT_LT(model.accum_extra_bytes, 0.01 * big);
 }
 
 TEST(MemoryModel, AOneMicroBatchArmPeaksAtTheLargerOfItsWholeAndSplitWindows) {

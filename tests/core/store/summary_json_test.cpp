@@ -47,19 +47,33 @@ TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
     *v = n++;
   }
   double x = 0.5;
-  for (double* v :
-       {&a.final_train_loss, &a.val_loss, &a.val_accuracy, &a.loss_variance,
-        &a.loss_variance_detrended, &a.noise_per_update, &a.b_simple, &a.samples_per_s,
-        &a.tokens_per_s, &a.equivalence_rel_diff, &a.grad_equivalence_rel_diff,
-        &a.grad_equivalence_largest_kink, &a.grad_equivalence_rel_diff_without_kinks, &a.wall_s,
-        &a.allreduce_s, &a.grad_equivalence_mean_full, &a.grad_equivalence_largest_uneven,
-        &a.grad_equivalence_first, &a.grad_equivalence_last}) {
+  for (double* v : {&a.final_train_loss,
+                    &a.val_loss,
+                    &a.val_accuracy,
+                    &a.loss_variance,
+                    &a.loss_variance_detrended,
+                    &a.noise_per_update,
+                    &a.b_simple,
+                    &a.samples_per_s,
+                    &a.tokens_per_s,
+                    &a.flops_per_sample,
+                    &a.gflop_per_s,
+                    &a.equivalence_rel_diff,
+                    &a.grad_equivalence_rel_diff,
+                    &a.grad_equivalence_largest_kink,
+                    &a.grad_equivalence_rel_diff_without_kinks,
+                    &a.wall_s,
+                    &a.allreduce_s,
+                    &a.grad_equivalence_mean_full,
+                    &a.grad_equivalence_largest_uneven,
+                    &a.grad_equivalence_first,
+                    &a.grad_equivalence_last}) {
     *v = (x += 0.25);
   }
   a.batch_dependent = true;
   a.stochastic = true;
   const nlohmann::json j = store::armSummaryToJson(a);
-  EXPECT_EQ(j.size(), 4u + 13u + 19u + 2u) << j.dump();
+  EXPECT_EQ(j.size(), 4u + 13u + 21u + 2u) << j.dump();
   const ArmSummary b = store::armSummaryFromJson(j);
   EXPECT_EQ(store::armSummaryToJson(b), j);
   EXPECT_EQ(b.message, a.message);
