@@ -39,7 +39,7 @@ BUDGET = {"mlp": {8: 24000, 32: 64000, 128: 128000}, "cnn": {8: 8000, 32: 16000,
 def engine_blas_core(args):
     """The OpenBLAS kernels the engine runs, from its device line ("cpu (1 thread, OpenBLAS
     SkylakeX)"): accumlab-cli chooses them where OpenBLAS would fall back to its generic ones
-    (app/cli/blas_core.cpp). The ceilings, the Python loop and the bare loop then run the same
+    (app/blas/blas_core.cpp). The ceilings, the Python loop and the bare loop then run the same
     kernels, so that every column is of one software stack."""
     device = run_json([args.cli, "run", *DATA["mlp"], "--synthetic-samples", "2000", "--arms",
                        "no-accum", "--samples", "64", "--threads", "1", "--device", "cpu",

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // accumlab: the desktop app (ARCHITECTURE.md, "Threads"; docs/app.md).
+#include <unistd.h>
 #include <QApplication>
 #include <QCoreApplication>
 #include <QIcon>
+
 #include <cstdio>
 
 #include "accumlab_version.h"
+#include "blas_core.h"
 #include "stop_on_signal.h"
 #include "window/app_options.h"
 #include "window/main_window.h"
@@ -30,6 +33,9 @@ bool answeredWithoutDisplay(int& argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // OpenBLAS chose its kernels as the process loaded it: where it fell back to its generic
+  // ones, start again with the CPU's (the same as accumlab-cli's runs, docs/performance.md).
+  if (accumlab::chooseBlasCore()) ::execv("/proc/self/exe", argv);  // on failure, go on
   QCoreApplication::setApplicationName("AccumLab");
   QCoreApplication::setOrganizationName("AccumLab");
   QCoreApplication::setApplicationVersion(ACCUMLAB_VERSION_FULL);

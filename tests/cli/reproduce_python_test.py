@@ -28,7 +28,7 @@ import tempfile
 
 # Equal bits need the same BLAS kernels on both sides. Where OpenBLAS would fall back to its
 # generic ones, accumlab-cli picks better ones unless OPENBLAS_CORETYPE is set
-# (app/cli/blas_core.cpp; docs/accumulation.md, "Rounding"): set here, before torch loads
+# (app/blas/blas_core.cpp; docs/accumulation.md, "Rounding"): set here, before torch loads
 # OpenBLAS, it holds for this script and for the engine it starts.
 if platform.machine() == "x86_64":
     os.environ.setdefault("OPENBLAS_CORETYPE", "Prescott")

@@ -52,8 +52,9 @@ ARROWS = {
     "ui/window": ["core/*", "ui/*"],
     # app: the programs
     "app/signals": [],
-    "app/cli": ["core/*", "ui/report", "ui/runs", "ui/sweep", "app/signals"],
-    "app/gui": ["ui/*", "app/signals"],
+    "app/blas": [],
+    "app/cli": ["core/*", "ui/report", "ui/runs", "ui/sweep", "app/signals", "app/blas"],
+    "app/gui": ["ui/*", "app/signals", "app/blas"],
 }
 
 # Public headers with no source of their own, and the folder each belongs to.

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace accumlab::cli {
+namespace accumlab {
 
 namespace {
 
@@ -32,9 +32,9 @@ const char* chooseBlasCore() {
   if (std::getenv("OPENBLAS_CORETYPE")) return nullptr;  // the user's choice stands
   const char* core = coreForThisCpu();
   if (!core) return nullptr;
-  // Ask the OpenBLAS the engine will load which kernels it picked; another BLAS (BLIS, the
-  // reference BLAS) has no such question and is left alone. The library is loaded here only
-  // to ask: exec() replaces this process next.
+  // Ask the OpenBLAS the engine loads which kernels it picked; another BLAS (BLIS, the
+  // reference BLAS) has no such question and is left alone. The library is loaded here (or
+  // found loaded) only to ask: exec() replaces this process next.
   void* blas = ::dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!blas) return nullptr;
   using CoreName = char* (*)();
@@ -46,4 +46,4 @@ const char* chooseBlasCore() {
   return core;
 }
 
-}  // namespace accumlab::cli
+}  // namespace accumlab

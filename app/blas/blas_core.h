@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-namespace accumlab::cli {
+namespace accumlab {
 
-/// Before the engine starts: where OpenBLAS would run its generic kernels on this CPU (it
+/// Before the engine starts (accumlab-cli before it executes the engine, accumlab before it
+/// starts again with the choice made): where OpenBLAS would run its generic kernels on this CPU (it
 /// falls back to "Prescott", SSE3, on a CPU it does not recognise, such as a virtual
 /// machine's "Intel Xeon Processor" with AVX-512) and OPENBLAS_CORETYPE is not set, sets
 /// OPENBLAS_CORETYPE to the kernels the CPU's instructions can run: SkylakeX with AVX-512,
@@ -11,4 +12,4 @@ namespace accumlab::cli {
 /// docs/performance.md measures the difference.
 const char* chooseBlasCore();
 
-}  // namespace accumlab::cli
+}  // namespace accumlab
