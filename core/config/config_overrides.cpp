@@ -58,6 +58,7 @@ void applyOverrides(const ConfigOverrides& o, ExperimentConfig* config) {
   setIfGiven(c.samples, o.samples);
   setIfGiven(c.eval_every, o.eval_every);
   setIfGiven(c.noise_stats, o.noise_stats);
+  setIfGiven(c.keep_weights, o.keep_weights);
   setIfGiven(c.grad_check_every, o.grad_check_every);
   setIfGiven(c.variance_window, o.variance_window);
   setIfGiven(c.probe_repeats, o.probe_repeats);

@@ -171,6 +171,7 @@ void forEachConfigField(C& c, Visit&& visit) {
   visit("threads", c.threads);
   visit("arm_threads", c.arm_threads);
   visit("workers", c.workers);
+  visit("keep_weights", c.keep_weights);
 }
 
 template <typename T>

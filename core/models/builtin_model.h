@@ -23,6 +23,8 @@ class BuiltinModel : public Model {
   bool stochastic() const override { return false; }
   std::string spec() const override { return spec_; }
   void save(const std::string& path) override;
+  /// The network's forward as TorchScript source (scriptedNet) with a copy of its weights.
+  void saveScripted(std::ostream& out) override;
 
  private:
   std::shared_ptr<NetImpl> net_;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,10 @@ class Model {
   virtual std::string spec() const = 0;
   /// Saves the model (weights, or a TorchScript archive) to `path`.
   virtual void save(const std::string& path) = 0;
+  /// Writes the model as a TorchScript archive that plain PyTorch loads (`torch.jit.load`):
+  /// a copy of its weights on the CPU, in eval mode, whose forward gives forward()'s outputs
+  /// (ArmWeights). Throws InputError when the model cannot be written so.
+  virtual void saveScripted(std::ostream& out) = 0;
 
   /// Copies parameters and buffers from another replica of the same model.
   void copyStateFrom(Model& other);

@@ -6,6 +6,7 @@
 #include <functional>
 
 class QMainWindow;
+class QAction;
 class QMenu;
 
 namespace accumlab::ui {
@@ -30,6 +31,7 @@ struct MenuTargets {
   std::function<QString()> current_page;  ///< the manual's page of the tab in front (app.md …)
   std::function<void(const QString&)> import_audit;  ///< an audit file of the user's own loop
   std::function<void(const QString&)> merge_store;   ///< a run store made on another machine
+  QAction* save_model = nullptr;  ///< File → Save trained model… (ModelSaveAction)
 };
 
 /// The window's menu bar (File, Run, View, Help), its Training toolbar, and the plots'
