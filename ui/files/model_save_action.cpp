@@ -14,6 +14,7 @@ ModelSaveAction::ModelSaveAction(QWidget* window, std::function<std::vector<int6
                                  std::function<RunStore*()> store)
     : QObject(window), window_(window), selected_(std::move(selected)), store_(std::move(store)) {
   action_ = new QAction(tr("Save trained &model…"), this);
+  action_->setObjectName("saveTrainedModel");
   action_->setToolTip(
       tr("Save the final weights of the run selected in the Runs tab as a TorchScript file that "
          "PyTorch loads with torch.jit.load"));
