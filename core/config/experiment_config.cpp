@@ -13,6 +13,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
+#include "config/config_fields.h"
 #include "config/json_text.h"
 
 namespace accumlab {
@@ -116,64 +117,6 @@ void read(const json& j, const char* key, T& out, const std::string& source) {
   }
 }
 
-/// Every setting of OptimizerConfig with its JSON key, once (`visit(key, member)`): what
-/// configToJson writes and configFromJson reads.
-template <typename O, typename Visit>
-void forEachOptimizerField(O& o, Visit&& visit) {
-  visit("kind", o.kind);
-  visit("lr", o.lr);
-  visit("momentum", o.momentum);
-  visit("nesterov", o.nesterov);
-  visit("weight_decay", o.weight_decay);
-  visit("beta1", o.beta1);
-  visit("beta2", o.beta2);
-  visit("eps", o.eps);
-  visit("lr_scaling", o.scaling);
-  visit("lr_schedule", o.schedule);
-  visit("warmup_samples", o.warmup_samples);
-  visit("step_every_samples", o.step_every_samples);
-  visit("step_gamma", o.step_gamma);
-  visit("clip_norm", o.clip_norm);
-}
-
-/// Every setting of ExperimentConfig with its JSON key, once, the optimizer's as one object:
-/// a new setting is one line here.
-template <typename C, typename Visit>
-void forEachConfigField(C& c, Visit&& visit) {
-  visit("name", c.name);
-  visit("data", c.data);
-  visit("label", c.label);
-  visit("task", c.task);
-  visit("val_fraction", c.val_fraction);
-  visit("text_split", c.text_split);
-  visit("max_len", c.max_len);
-  visit("token_loss", c.token_loss);
-  visit("synthetic_samples", c.synthetic_samples);
-  visit("model", c.model);
-  visit("micro_batch", c.micro_batch);
-  visit("accum", c.accum);
-  visit("arms", c.arms);
-  visit("optimizer", c.optimizer);
-  visit("window_policy", c.window_policy);
-  visit("dtype", c.dtype);
-  visit("device", c.device);
-  visit("seed", c.seed);
-  visit("epochs", c.epochs);
-  visit("samples", c.samples);
-  visit("eval_every", c.eval_every);
-  visit("noise_stats", c.noise_stats);
-  visit("grad_check_every", c.grad_check_every);
-  visit("variance_window", c.variance_window);
-  visit("probe_repeats", c.probe_repeats);
-  visit("probe_every", c.probe_every);
-  visit("noise_ema", c.noise_ema);
-  visit("memory_budget", c.memory_budget);
-  visit("threads", c.threads);
-  visit("arm_threads", c.arm_threads);
-  visit("workers", c.workers);
-  visit("keep_weights", c.keep_weights);
-}
-
 template <typename T>
 json settingToJson(const T& v) {
   if constexpr (std::is_enum_v<T>) {
@@ -184,7 +127,7 @@ json settingToJson(const T& v) {
     return arms;
   } else if constexpr (std::is_same_v<T, OptimizerConfig>) {
     json o = json::object();
-    forEachOptimizerField(v, [&](const char* key, const auto& m) { o[key] = settingToJson(m); });
+    forEachOptimizerField([&](const char* key, const auto& m) { o[key] = settingToJson(m); }, v);
     return o;
   } else {
     return json(v);
@@ -219,7 +162,7 @@ void readSetting(const json& j, const char* key, T& out, const std::string& sour
     if (!j.contains(key)) return;
     const json& o = j[key];
     if (!o.is_object()) throw InputError(source + ": key '" + key + "' must be an object");
-    forEachOptimizerField(out, [&](const char* k, auto& m) { readSetting(o, k, m, source); });
+    forEachOptimizerField([&](const char* k, auto& m) { readSetting(o, k, m, source); }, out);
   } else {
     read(j, key, out, source);
   }
@@ -229,7 +172,7 @@ void readSetting(const json& j, const char* key, T& out, const std::string& sour
 
 std::string configToJson(const ExperimentConfig& c, int indent) {
   json j = json::object();
-  forEachConfigField(c, [&](const char* key, const auto& m) { j[key] = settingToJson(m); });
+  forEachConfigField([&](const char* key, const auto& m) { j[key] = settingToJson(m); }, c);
   return j.dump(indent);
 }
 
@@ -237,7 +180,7 @@ ExperimentConfig configFromJson(const std::string& text, const std::string& sour
   const json j = parseJsonText(text, source);
   if (!j.is_object()) throw InputError(source + " must hold a JSON object of experiment settings");
   ExperimentConfig c;
-  forEachConfigField(c, [&](const char* key, auto& m) { readSetting(j, key, m, source); });
+  forEachConfigField([&](const char* key, auto& m) { readSetting(j, key, m, source); }, c);
   return c;
 }
 

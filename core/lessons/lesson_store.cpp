@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accumlab/input_error.h"
+#include "store/columns.h"
 #include "store/connection.h"
 #include "store/store_clock.h"
 
@@ -21,15 +22,10 @@ constexpr char kLessonRowSql[] =
 
 LessonResultRow readLessonRow(SQLite::Statement& q) {
   LessonResultRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.lesson_id = q.getColumn(1).getString();
-  r.title = q.getColumn(2).getString();
-  r.finished_at = q.getColumn(3).getString();
-  r.prediction = q.getColumn(4).getString();
-  if (!q.getColumn(5).isNull()) r.prediction_correct = q.getColumn(5).getInt() != 0;
-  r.all_hold = q.getColumn(6).getInt() != 0;
-  r.verdict_json = q.getColumn(7).getString();
-  const nlohmann::json ids = nlohmann::json::parse(q.getColumn(8).getString(), nullptr, false);
+  std::string run_ids;
+  store::readColumns(q, 0, r.id, r.lesson_id, r.title, r.finished_at, r.prediction,
+                     r.prediction_correct, r.all_hold, r.verdict_json, run_ids);
+  const nlohmann::json ids = nlohmann::json::parse(run_ids, nullptr, false);
   if (ids.is_array()) {
     for (const auto& id : ids) {
       if (id.is_number_integer()) r.run_ids.push_back(id.get<int64_t>());
@@ -48,18 +44,10 @@ int64_t LessonStore::add(const LessonResultRow& row) {
                         "INSERT INTO lesson_results (lesson_id, title, finished_at, prediction, "
                         "prediction_correct, all_hold, verdict_json, run_ids_json) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-    q.bind(1, row.lesson_id);
-    q.bind(2, row.title);
-    q.bind(3, row.finished_at.empty() ? store::isoUtcNow() : row.finished_at);
-    q.bind(4, row.prediction);
-    if (row.prediction_correct) {
-      q.bind(5, *row.prediction_correct ? 1 : 0);
-    } else {
-      q.bind(5);
-    }
-    q.bind(6, row.all_hold ? 1 : 0);
-    q.bind(7, row.verdict_json);
-    q.bind(8, nlohmann::json(row.run_ids).dump());
+    store::bindColumns(q, 1, row.lesson_id, row.title,
+                       row.finished_at.empty() ? store::isoUtcNow() : row.finished_at,
+                       row.prediction, row.prediction_correct, row.all_hold, row.verdict_json,
+                       nlohmann::json(row.run_ids).dump());
     q.exec();
     return static_cast<int64_t>(conn_.db().getLastInsertRowid());
   });

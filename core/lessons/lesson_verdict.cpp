@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <type_traits>
+#include <utility>
 
 #include "accumlab/input_error.h"
 #include "accumlab/lesson.h"
@@ -283,6 +285,46 @@ double readDouble(const json& j, const char* key) {
   return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : kNaN;
 }
 
+/// Every field of a check's verdict with its JSON key, once (`visit(key, member)`): what
+/// verdictToJson writes and verdictFromJson reads.
+template <typename C, typename Visit>
+void forEachCheckField(C& c, Visit&& visit) {
+  visit("id", c.id);
+  visit("name", c.name);
+  visit("unit", c.unit);
+  visit("measured", c.measured);
+  visit("ci_low", c.low);
+  visit("ci_high", c.high);
+  visit("theory", c.theory);
+  visit("compare", c.compare);
+  visit("tolerance", c.tolerance);
+  visit("holds", c.holds);
+  visit("sentence", c.sentence);
+}
+
+/// A visit that writes each field into `out`: a number that is not finite as null.
+auto verdictWriter(json& out) {
+  return [&out](const char* key, const auto& m) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, double>) {
+      out[key] = nullable(m);
+    } else {
+      out[key] = m;
+    }
+  };
+}
+
+/// A visit that reads each field from `in`: a number missing or null as NaN, any other field
+/// missing as its default.
+auto verdictReader(const json& in) {
+  return [&in](const char* key, auto& m) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(m)>, double>) {
+      m = readDouble(in, key);
+    } else {
+      m = in.value(key, m);
+    }
+  };
+}
+
 }  // namespace
 
 bool LessonVerdict::allHold() const {
@@ -357,31 +399,22 @@ LessonVerdict evaluateLesson(const Lesson& lesson, const std::vector<LessonRunRe
   return verdict;
 }
 
+// The prediction's verdict in JSON, by its members' names (a missing key reads as the default).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PredictionVerdict, question, predicted, measured,
+                                                correct, sentence)
+
 std::string verdictToJson(const LessonVerdict& verdict, int indent) {
   json j = {
       {"lesson", verdict.lesson_id}, {"title", verdict.title}, {"all_hold", verdict.allHold()}};
   json checks = json::array();
   for (const CheckVerdict& c : verdict.checks) {
-    checks.push_back({{"id", c.id},
-                      {"name", c.name},
-                      {"unit", c.unit},
-                      {"measured", nullable(c.measured)},
-                      {"ci_low", nullable(c.low)},
-                      {"ci_high", nullable(c.high)},
-                      {"theory", nullable(c.theory)},
-                      {"compare", c.compare},
-                      {"tolerance", c.tolerance},
-                      {"holds", c.holds},
-                      {"sentence", c.sentence}});
+    json check = json::object();
+    forEachCheckField(c, verdictWriter(check));
+    checks.push_back(std::move(check));
   }
   j["checks"] = checks;
   if (verdict.prediction) {
-    const PredictionVerdict& p = *verdict.prediction;
-    j["prediction"] = {{"question", p.question},
-                       {"predicted", p.predicted},
-                       {"measured", p.measured},
-                       {"correct", p.correct},
-                       {"sentence", p.sentence}};
+    j["prediction"] = *verdict.prediction;
   }
   if (verdict.sweep) {
     json points = json::array();
@@ -403,28 +436,11 @@ LessonVerdict verdictFromJson(const std::string& text) {
   v.title = j.value("title", "");
   for (const json& c : j.value("checks", json::array())) {
     CheckVerdict cv;
-    cv.id = c.value("id", "");
-    cv.name = c.value("name", "");
-    cv.unit = c.value("unit", "");
-    cv.measured = readDouble(c, "measured");
-    cv.low = readDouble(c, "ci_low");
-    cv.high = readDouble(c, "ci_high");
-    cv.theory = readDouble(c, "theory");
-    cv.compare = c.value("compare", "");
-    cv.tolerance = c.value("tolerance", "");
-    cv.holds = c.value("holds", false);
-    cv.sentence = c.value("sentence", "");
+    forEachCheckField(cv, verdictReader(c));
     v.checks.push_back(std::move(cv));
   }
   if (j.contains("prediction") && j.at("prediction").is_object()) {
-    const json& p = j.at("prediction");
-    PredictionVerdict pv;
-    pv.question = p.value("question", "");
-    pv.predicted = p.value("predicted", "");
-    pv.measured = p.value("measured", "");
-    pv.correct = p.value("correct", false);
-    pv.sentence = p.value("sentence", "");
-    v.prediction = pv;
+    v.prediction = j.at("prediction").get<PredictionVerdict>();
   }
   if (j.contains("sweep") && j.at("sweep").is_object()) {
     for (const json& p : j.at("sweep").value("points", json::array())) {

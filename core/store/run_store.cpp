@@ -13,6 +13,7 @@
 
 #include "accumlab/input_error.h"
 #include "records/record_fields.h"
+#include "store/columns.h"
 #include "store/connection.h"
 #include "store/field_rows.h"
 #include "store/interrupted_runs.h"
@@ -40,8 +41,6 @@ struct RunStore::Impl {
 namespace {
 
 constexpr char kTagSeparator = '\x1f';  ///< joins a run's tags in one SQL value
-
-double realOrNaN(const SQLite::Column& c) { return c.isNull() ? kNaN : c.getDouble(); }
 
 /// SQL for a run's `column` (micro_batch or accum) at its end: from its summary, which holds
 /// the arm's sizes, else (a run that never ended) from its last stored step. Not the last
@@ -75,24 +74,10 @@ const std::string& rowColumns() {
 
 RunRow readRow(SQLite::Statement& q) {
   RunRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.experiment_id = q.getColumn(1).getInt64();
-  r.experiment_name = q.getColumn(2).getString();
-  r.name = q.getColumn(3).getString();
-  r.started_at = q.getColumn(4).getString();
-  r.ended_at = q.getColumn(5).getString();
-  r.dataset = q.getColumn(6).getString();
-  r.model = q.getColumn(7).getString();
-  r.arm = parseArmKind(q.getColumn(8).getString());
-  r.micro_batch = q.getColumn(9).getInt64();
-  r.accum = q.getColumn(10).getInt64();
-  r.status = parseArmStatus(q.getColumn(11).getString());
-  r.steps = q.getColumn(12).getInt64();
-  r.samples_seen = q.getColumn(13).getInt64();
-  r.final_loss = realOrNaN(q.getColumn(14));
-  r.val_loss = realOrNaN(q.getColumn(15));
-  r.val_accuracy = realOrNaN(q.getColumn(16));
-  const std::string tags = q.getColumn(17).getString();
+  std::string tags;
+  store::readColumns(q, 0, r.id, r.experiment_id, r.experiment_name, r.name, r.started_at,
+                     r.ended_at, r.dataset, r.model, r.arm, r.micro_batch, r.accum, r.status,
+                     r.steps, r.samples_seen, r.final_loss, r.val_loss, r.val_accuracy, tags);
   size_t start = 0;
   while (start < tags.size()) {
     const size_t end = std::min(tags.find(kTagSeparator, start), tags.size());
@@ -102,6 +87,25 @@ RunRow readRow(SQLite::Statement& q) {
   r.last_micro_batch = q.getColumn(18).isNull() ? r.micro_batch : q.getColumn(18).getInt64();
   r.last_accum = q.getColumn(19).isNull() ? r.accum : q.getColumn(19).getInt64();
   return r;
+}
+
+/// The records of `table` that run `run_id` (arm `arm`) stored, in step order: `fields`, then
+/// the text column `extra`, handed to `take_extra` where it is not NULL.
+template <typename R, typename TakeExtra>
+std::vector<R> readRunRecords(SQLite::Database& db, const char* table,
+                              const std::vector<RecordField<R>>& fields, const char* extra,
+                              int64_t run_id, ArmKind arm, TakeExtra take_extra) {
+  SQLite::Statement q(db, "SELECT " + store::fieldColumns(fields) + ", " + extra + " FROM " +
+                              table + " WHERE run_id = ? ORDER BY step, id");
+  q.bind(1, run_id);
+  std::vector<R> records;
+  while (q.executeStep()) {
+    R& r = records.emplace_back();
+    r.arm = arm;
+    const int at = store::readFields(q, 0, r, fields);
+    if (!q.getColumn(at).isNull()) take_extra(r, q.getColumn(at).getString());
+  }
+  return records;
 }
 
 }  // namespace
@@ -283,12 +287,9 @@ RunDetail RunStore::run(int64_t run_id) {
                         "FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE r.id = ?");
     q.bind(1, run_id);
     q.executeStep();
-    d.config_json = q.getColumn(0).getString();
-    d.summary_json = q.getColumn(1).getString();
-    d.device = q.getColumn(3).getString();
-    d.dataset_description = q.getColumn(4).getString();
-    d.model_description = q.getColumn(5).getString();
-    d.note = q.getColumn(6).getString();
+    std::string message;
+    store::readColumns(q, 0, d.config_json, d.summary_json, message, d.device,
+                       d.dataset_description, d.model_description, d.note);
     d.config = configFromJson(d.config_json, path() + " (run " + std::to_string(run_id) + ")");
     const nlohmann::json summary = nlohmann::json::parse(d.summary_json, nullptr, false);
     if (summary.is_object() && !summary.empty()) {
@@ -304,7 +305,7 @@ RunDetail RunStore::run(int64_t run_id) {
     }
     d.summary.arm = d.row.arm;
     d.summary.status = d.row.status;  // the row knows about interruptions; the JSON does not
-    d.summary.message = q.getColumn(2).getString();
+    d.summary.message = message;
 
     SQLite::Statement ev(impl_->db(),
                          "SELECT samples_seen, wall_ms, kind, arm, message FROM events "
@@ -360,28 +361,13 @@ RunSeries RunStore::series(int64_t run_id) {
     const RunRow row = impl_->row(run_id);
     RunSeries s;
     s.steps = impl_->steps(run_id, row.arm, std::numeric_limits<int64_t>::min(), row.steps);
-    SQLite::Statement q(impl_->db(),
-                        "SELECT " + store::fieldColumns(evalFields()) +
-                            ", text_sample FROM evals WHERE run_id = ? ORDER BY step, id");
-    q.bind(1, run_id);
-    while (q.executeStep()) {
-      EvalRecord& e = s.evals.emplace_back();
-      e.arm = row.arm;
-      const int text = store::readFields(q, 0, e, evalFields());
-      if (!q.getColumn(text).isNull()) e.text_sample = q.getColumn(text).getString();
-    }
-    SQLite::Statement p(impl_->db(), "SELECT " + store::fieldColumns(probeFields()) +
-                                         ", histogram_json FROM probes WHERE run_id = ? "
-                                         "ORDER BY step, id");
-    p.bind(1, run_id);
-    while (p.executeStep()) {
-      ProbeRecord& r = s.probes.emplace_back();
-      r.arm = row.arm;
-      const int histogram = store::readFields(p, 0, r, probeFields());
-      if (!p.getColumn(histogram).isNull()) {
-        r.histogram = store::histogramFromJson(p.getColumn(histogram).getString());
-      }
-    }
+    s.evals =
+        readRunRecords(impl_->db(), "evals", evalFields(), "text_sample", run_id, row.arm,
+                       [](EvalRecord& e, std::string text) { e.text_sample = std::move(text); });
+    s.probes = readRunRecords(impl_->db(), "probes", probeFields(), "histogram_json", run_id,
+                              row.arm, [](ProbeRecord& r, const std::string& json) {
+                                r.histogram = store::histogramFromJson(json);
+                              });
     tx.commit();
     return s;
   });

@@ -5,6 +5,7 @@
 
 #include "accumlab/input_error.h"
 #include "records/record_fields.h"
+#include "store/columns.h"
 #include "store/field_rows.h"
 #include "store/interrupted_runs.h"
 #include "store/store_clock.h"
@@ -183,12 +184,8 @@ void StoreWriter::resumeExperiment(int64_t experiment_id, const RunInfo& info) {
                         "UPDATE runs SET status = 'running', ended_at = NULL, owner_host = ?, "
                         "owner_boot = ?, owner_pid = ?, owner_start = ?, heartbeat_at = ? "
                         "WHERE experiment_id = ? AND status IN ('running', 'interrupted')");
-  own.bind(1, self_.host);
-  own.bind(2, self_.boot_id);
-  own.bind(3, self_.pid);
-  own.bind(4, self_.start_ticks);
-  own.bind(5, unixSecondsNow());
-  own.bind(6, experiment_id);
+  store::bindColumns(own, 1, self_.host, self_.boot_id, self_.pid, self_.start_ticks,
+                     unixSecondsNow(), experiment_id);
   own.exec();
 }
 

@@ -142,11 +142,16 @@ SweepEventObserver::SweepEventObserver(std::function<void(const SweepEvent&)> te
                                        int jobs)
     : tell_(std::move(tell)), db_(std::move(db)), jobs_(jobs) {}
 
+SweepEvent SweepEventObserver::event(SweepEvent::Kind kind) const {
+  SweepEvent e;
+  e.kind = kind;
+  e.sweep = sweep_id_;
+  return e;
+}
+
 void SweepEventObserver::sweepStarted(const SweepPlan& plan) {
   sweep_id_ = plan.sweep_id;
-  SweepEvent e;
-  e.kind = SweepEvent::Kind::kSweepStarted;
-  e.sweep = sweep_id_;
+  SweepEvent e = event(SweepEvent::Kind::kSweepStarted);
   e.points = plan.points.size();
   e.jobs = jobs_;
   e.target = plan.target;
@@ -155,18 +160,14 @@ void SweepEventObserver::sweepStarted(const SweepPlan& plan) {
 }
 
 void SweepEventObserver::pointStarted(const SweepPoint& point) {
-  SweepEvent e;
-  e.kind = SweepEvent::Kind::kPointStarted;
-  e.sweep = sweep_id_;
+  SweepEvent e = event(SweepEvent::Kind::kPointStarted);
   e.point = point;
   tell_(e);
 }
 
 void SweepEventObserver::pointFinished(const SweepPoint& point, size_t done, size_t total,
                                        double seconds) {
-  SweepEvent e;
-  e.kind = SweepEvent::Kind::kPointFinished;
-  e.sweep = sweep_id_;
+  SweepEvent e = event(SweepEvent::Kind::kPointFinished);
   e.point = point;
   e.done = done;
   e.total = total;
@@ -175,9 +176,7 @@ void SweepEventObserver::pointFinished(const SweepPoint& point, size_t done, siz
 }
 
 void SweepEventObserver::sweepFinished(const SweepOutcome& outcome) {
-  SweepEvent e;
-  e.kind = SweepEvent::Kind::kSweepFinished;
-  e.sweep = sweep_id_;
+  SweepEvent e = event(SweepEvent::Kind::kSweepFinished);
   e.done = outcome.done;
   e.total = outcome.total;
   e.stopped = outcome.stopped;

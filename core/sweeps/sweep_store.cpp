@@ -6,6 +6,7 @@
 #include <SQLiteCpp/Transaction.h>
 
 #include "accumlab/input_error.h"
+#include "store/columns.h"
 #include "store/connection.h"
 #include "store/store_clock.h"
 
@@ -19,20 +20,14 @@ int64_t SweepStore::create(const std::string& name, const SweepSpec& spec,
     SQLite::Transaction tx(conn_.db(), SQLite::TransactionBehavior::IMMEDIATE);
     SQLite::Statement q(conn_.db(),
                         "INSERT INTO sweeps (name, created_at, spec_json) VALUES (?, ?, ?)");
-    q.bind(1, name);
-    q.bind(2, store::isoUtcNow());
-    q.bind(3, sweepSpecToJson(spec));
+    store::bindColumns(q, 1, name, store::isoUtcNow(), sweepSpecToJson(spec));
     q.exec();
     const int64_t id = conn_.db().getLastInsertRowid();
     SQLite::Statement point(conn_.db(),
                             "INSERT INTO sweep_points (sweep_id, idx, micro_batch, accum, lr) "
                             "VALUES (?, ?, ?, ?, ?)");
     for (const SweepPoint& p : points) {
-      point.bind(1, id);
-      point.bind(2, p.index);
-      point.bind(3, p.micro_batch);
-      point.bind(4, p.accum);
-      point.bind(5, p.lr);
+      store::bindColumns(point, 1, id, p.index, p.micro_batch, p.accum, p.lr);
       point.exec();
       point.reset();
     }
@@ -51,13 +46,7 @@ constexpr char kSweepRowSql[] =
 
 SweepRow readSweepRow(SQLite::Statement& q) {
   SweepRow r;
-  r.id = q.getColumn(0).getInt64();
-  r.name = q.getColumn(1).getString();
-  r.created_at = q.getColumn(2).getString();
-  r.spec_json = q.getColumn(3).getString();
-  r.points = q.getColumn(4).getInt64();
-  r.done = q.getColumn(5).getInt64();
-  r.reached = q.getColumn(6).getInt64();
+  store::readColumns(q, 0, r.id, r.name, r.created_at, r.spec_json, r.points, r.done, r.reached);
   return r;
 }
 
@@ -105,15 +94,9 @@ void SweepStore::updatePoint(int64_t sweep_id, const SweepPoint& p) {
     SQLite::Statement q(conn_.db(),
                         "UPDATE sweep_points SET run_id = ?, status = ?, result_json = ? "
                         "WHERE sweep_id = ? AND idx = ?");
-    if (p.run_id > 0) {
-      q.bind(1, p.run_id);
-    } else {
-      q.bind(1);
-    }
-    q.bind(2, toString(p.status));
-    q.bind(3, sweepPointToJson(p));
-    q.bind(4, sweep_id);
-    q.bind(5, p.index);
+    const std::optional<int64_t> run_id =
+        p.run_id > 0 ? std::optional<int64_t>(p.run_id) : std::nullopt;
+    store::bindColumns(q, 1, run_id, p.status, sweepPointToJson(p), sweep_id, p.index);
     if (q.exec() == 0) {
       throw InputError("sweep " + std::to_string(sweep_id) + " has no point " +
                        std::to_string(p.index) + " in " + conn_.path());

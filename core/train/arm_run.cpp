@@ -43,6 +43,25 @@ std::optional<EvalRecord> getEval(torch::serialize::InputArchive& a, const std::
   return e;
 }
 
+/// The arm's own parts of a checkpoint with their keys, once (`visit(key, member)`): what
+/// ArmRun::save writes and ArmRun::load reads. The stepper and the last evaluation save
+/// themselves; `noise` is the recorder's state.
+template <typename Run, typename Noise, typename Visit>
+void forEachArmRunPart(Run& run, Noise& noise, Visit&& visit) {
+  visit(".status", run.status);
+  visit(".message", run.message);
+  visit(".diverged_at_step", run.diverged_at_step);
+  visit(".next_eval", run.next_eval);
+  visit(".equivalence_rel_diff", run.equivalence_rel_diff);
+  visit(".parted_at_step", run.parted_at_step);
+  visit(".awaiting_change", run.awaiting_change);
+  visit(".noise.trace", noise.trace);
+  visit(".noise.trace_n", noise.trace_n);
+  visit(".noise.g_sq", noise.g_sq);
+  visit(".noise.g_sq_n", noise.g_sq_n);
+  visit(".losses", noise.losses);
+}
+
 }  // namespace
 
 ArmSummary ArmRun::summary(torch::Device device) const {
@@ -85,40 +104,18 @@ ArmSummary ArmRun::summary(torch::Device device) const {
 
 void ArmRun::save(torch::serialize::OutputArchive& a, const std::string& p) const {
   stepper->save(a, p);
-  putInt(a, p + ".status", static_cast<int64_t>(status));
-  putText(a, p + ".message", message);
-  putInt(a, p + ".diverged_at_step", diverged_at_step);
-  putInt(a, p + ".next_eval", next_eval);
   putEval(a, p + ".last_eval", last_eval);
-  putDouble(a, p + ".equivalence_rel_diff", equivalence_rel_diff);
-  putInt(a, p + ".parted_at_step", parted_at_step);
-  putInt(a, p + ".awaiting_change", awaiting_change ? 1 : 0);
-  const StepRecorder::State st = recorder.state();
-  putDouble(a, p + ".noise.trace", st.trace);
-  putInt(a, p + ".noise.trace_n", st.trace_n);
-  putDouble(a, p + ".noise.g_sq", st.g_sq);
-  putInt(a, p + ".noise.g_sq_n", st.g_sq_n);
-  putValues(a, p + ".losses", st.losses);
+  const StepRecorder::State noise = recorder.state();
+  forEachArmRunPart(*this, noise, ArchiveWriter{a, p});
 }
 
 void ArmRun::load(torch::serialize::InputArchive& a, const std::string& p,
                   const std::string& path) {
   stepper->load(a, p, path);
-  status = static_cast<ArmStatus>(getInt(a, p + ".status", path));
-  message = getText(a, p + ".message", path);
-  diverged_at_step = getInt(a, p + ".diverged_at_step", path);
-  next_eval = getInt(a, p + ".next_eval", path);
   last_eval = getEval(a, p + ".last_eval", path, stepper->kind());
-  equivalence_rel_diff = getDouble(a, p + ".equivalence_rel_diff", path);
-  parted_at_step = getInt(a, p + ".parted_at_step", path);
-  awaiting_change = getInt(a, p + ".awaiting_change", path) != 0;
-  StepRecorder::State st;
-  st.trace = getDouble(a, p + ".noise.trace", path);
-  st.trace_n = getInt(a, p + ".noise.trace_n", path);
-  st.g_sq = getDouble(a, p + ".noise.g_sq", path);
-  st.g_sq_n = getInt(a, p + ".noise.g_sq_n", path);
-  st.losses = getValues(a, p + ".losses", path);
-  recorder.restore(st);
+  StepRecorder::State noise;
+  forEachArmRunPart(*this, noise, ArchiveReader{a, p, path});
+  recorder.restore(noise);
 }
 
 }  // namespace accumlab

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "accumlab/input_error.h"
@@ -71,6 +72,50 @@ inline std::deque<double> getValues(torch::serialize::InputArchive& a, const std
   for (int64_t i = 0; i < t.size(0); ++i) values.push_back(in[i]);
   return values;
 }
+
+/// A visit (`visit(key, member)`) that puts each member under "<prefix><key>": a real as a
+/// double, text as text, a list of reals as a tensor, and an integer, a flag or an enum as an
+/// integer. ArchiveReader reads them back: one list of keys serves both ways.
+struct ArchiveWriter {
+  torch::serialize::OutputArchive& archive;
+  const std::string& prefix;
+
+  template <typename T>
+  void operator()(const char* key, const T& v) const {
+    if constexpr (std::is_same_v<T, double>) {
+      putDouble(archive, prefix + key, v);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      putText(archive, prefix + key, v);
+    } else if constexpr (std::is_same_v<T, std::deque<double>>) {
+      putValues(archive, prefix + key, v);
+    } else {
+      putInt(archive, prefix + key, static_cast<int64_t>(v));
+    }
+  }
+};
+
+/// A visit that reads each member that ArchiveWriter put; throws InputError naming `path`
+/// when one is missing or of another type.
+struct ArchiveReader {
+  torch::serialize::InputArchive& archive;
+  const std::string& prefix;
+  const std::string& path;
+
+  template <typename T>
+  void operator()(const char* key, T& v) const {
+    if constexpr (std::is_same_v<T, double>) {
+      v = getDouble(archive, prefix + key, path);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      v = getText(archive, prefix + key, path);
+    } else if constexpr (std::is_same_v<T, std::deque<double>>) {
+      v = getValues(archive, prefix + key, path);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      v = getInt(archive, prefix + key, path) != 0;
+    } else {
+      v = static_cast<T>(getInt(archive, prefix + key, path));
+    }
+  }
+};
 
 /// Puts every field of `r` under "<p>.<name>": integers and flags as integers, reals as
 /// doubles.

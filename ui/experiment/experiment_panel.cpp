@@ -26,6 +26,7 @@
 #include "experiment/batch_slider.h"
 #include "experiment/enum_combo.h"
 #include "experiment/memory_estimator.h"
+#include "experiment/optimizer_form.h"
 #include "experiment/pitfall_picker.h"
 #include "experiment/source_pickers.h"
 #include "plots/arm_style.h"
@@ -90,7 +91,13 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
   connect(sources_, &SourcePickers::edited, this, &ExperimentPanel::configEdited);
   connect(sources_, &SourcePickers::pathOpened, this, &ExperimentPanel::pathOpened);
   connect(sources_, &SourcePickers::openFailed, this, &ExperimentPanel::openFailed);
-  groups_ = {sources_, buildBatchGroup(), buildOptimizerGroup(), buildTrainingGroup()};
+  optimizer_ = new OptimizerForm(this);
+  connect(optimizer_, &OptimizerForm::edited, this, [this] {
+    updateDerivedLabels();
+    pitfalls_->offerFor(config());  // clip-each needs a clip norm, schedule-per-micro a schedule
+    emit configEdited();
+  });
+  groups_ = {sources_, buildBatchGroup(), optimizer_, buildTrainingGroup()};
   for (QWidget* group : groups_) layout->addWidget(group);
   layout->addStretch(1);
   setConfig(ExperimentConfig{});
@@ -189,52 +196,6 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   connect(accum_slider_, &BatchSlider::valueChanged, this, [this](qint64 k) {
     updateDerivedLabels();
     emit accumChanged(k);
-    emit configEdited();
-  });
-  return box;
-}
-
-QWidget* ExperimentPanel::buildOptimizerGroup() {
-  auto* box = new QGroupBox(tr("Optimizer"), this);
-  auto* form = new QFormLayout(box);
-  optimizer_combo_ = new QComboBox(box);
-  addEnumItems(optimizer_combo_,
-               {OptimizerKind::kSgd, OptimizerKind::kAdam, OptimizerKind::kAdamW});
-  lr_spin_ = new QDoubleSpinBox(box);
-  lr_spin_->setObjectName("lr");
-  lr_spin_->setDecimals(6);
-  lr_spin_->setRange(1e-6, 10.0);
-  lr_spin_->setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-  lr_spin_->setToolTip(tr("The base learning rate, used as is by no-accum"));
-  momentum_spin_ = new QDoubleSpinBox(box);
-  momentum_spin_->setRange(0.0, 0.999);
-  momentum_spin_->setSingleStep(0.05);
-  momentum_spin_->setDecimals(3);
-  scaling_combo_ = new QComboBox(box);
-  addEnumItems(scaling_combo_, {LrScaling::kNone, LrScaling::kLinear, LrScaling::kSqrt});
-  scaling_combo_->setToolTip(
-      tr("How accum and big-batch scale the base LR for their K-times "
-         "larger batch: none (same LR), linear (×K, Goyal et al.) or "
-         "sqrt (×√K)"));
-  lr_rule_label_ = new QLabel(box);
-  lr_rule_label_->setWordWrap(true);
-  form->addRow(tr("Optimizer"), optimizer_combo_);
-  form->addRow(tr("Learning rate"), lr_spin_);
-  form->addRow(tr("Momentum"), momentum_spin_);
-  form->addRow(tr("LR scaling"), scaling_combo_);
-  form->addRow(QString(), lr_rule_label_);
-  locked_while_running_ << optimizer_combo_ << lr_spin_ << momentum_spin_ << scaling_combo_;
-  connect(optimizer_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
-    momentum_spin_->setEnabled(enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd &&
-                               sources_->editable());
-    emit configEdited();
-  });
-  connect(lr_spin_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, [this] {
-    updateDerivedLabels();
-    emit configEdited();
-  });
-  connect(scaling_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
-    updateDerivedLabels();
     emit configEdited();
   });
   return box;
@@ -356,10 +317,7 @@ ExperimentConfig ExperimentPanel::config() const {
     if (check->isChecked()) c.arms.push_back(arm);
   }
   for (const ArmKind arm : pitfalls_->chosen()) c.arms.push_back(arm);
-  c.optimizer.kind = enumOf<OptimizerKind>(optimizer_combo_);
-  c.optimizer.lr = lr_spin_->value();
-  c.optimizer.momentum = momentum_spin_->value();
-  c.optimizer.scaling = enumOf<LrScaling>(scaling_combo_);
+  optimizer_->writeTo(&c.optimizer);
   c.window_policy = enumOf<WindowPolicy>(policy_combo_);
   c.dtype = enumOf<DType>(dtype_combo_);
   if (budget_kind_combo_->currentIndex() == 0) {
@@ -399,10 +357,7 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
     check->setChecked(std::find(c.arms.begin(), c.arms.end(), arm) != c.arms.end());
   }
   pitfalls_->setConfig(c);
-  selectEnum(optimizer_combo_, c.optimizer.kind);
-  lr_spin_->setValue(c.optimizer.lr);
-  momentum_spin_->setValue(c.optimizer.momentum);
-  selectEnum(scaling_combo_, c.optimizer.scaling);
+  optimizer_->setConfig(c.optimizer);
   selectEnum(policy_combo_, c.window_policy);
   selectEnum(dtype_combo_, c.dtype);
   budget_kind_combo_->setCurrentIndex(c.samples > 0 ? 1 : 0);
@@ -474,8 +429,7 @@ void ExperimentPanel::setRunning(bool running) {
   running_ = running;
   if (!running) scheduleMemoryProbe();
   for (QWidget* w : locked_while_running_) w->setEnabled(!running);
-  momentum_spin_->setEnabled(!running &&
-                             enumOf<OptimizerKind>(optimizer_combo_) == OptimizerKind::kSgd);
+  optimizer_->setRunning(running);
   sources_->setRunning(running);
 }
 
@@ -514,15 +468,7 @@ void ExperimentPanel::updateDerivedLabels() {
                                : tr("tensor memory: not measured (%1)")
                                      .arg(memory_estimator_->failure().section('\n', 0, 0)));
   }
-  const OptimizerConfig& optimizer = c.optimizer;
-  const QString rule = optimizer.scaling == LrScaling::kLinear ? tr("×K")
-                       : optimizer.scaling == LrScaling::kSqrt ? tr("×√K")
-                                                               : tr("same LR");
-  lr_rule_label_->setText(
-      tr("no-accum: %1 · accum, big-batch: %2 (%3)")
-          .arg(QString::number(optimizer.lr, 'g', 4),
-               QString::number(scaledLearningRate(optimizer, static_cast<double>(k)), 'g', 4),
-               rule));
+  optimizer_->showLearningRates(k);
 }
 
 }  // namespace accumlab::ui

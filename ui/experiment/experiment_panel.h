@@ -20,6 +20,7 @@ namespace accumlab::ui {
 
 class BatchSlider;
 class MemoryEstimator;
+class OptimizerForm;
 class PitfallPicker;
 class SourcePickers;
 
@@ -69,7 +70,6 @@ class ExperimentPanel : public QWidget {
 
  private:
   QWidget* buildBatchGroup();
-  QWidget* buildOptimizerGroup();
   QWidget* buildTrainingGroup();
   void updateDerivedLabels();
   /// Asks the estimator for the current model and data (soon, not on every keystroke).
@@ -95,12 +95,8 @@ class ExperimentPanel : public QWidget {
   /// A check box for each arm of the comparison (no-accum, accum, big-batch), in the order
   /// a config lists them.
   std::vector<std::pair<ArmKind, QCheckBox*>> arm_checks_;
-  PitfallPicker* pitfalls_;  ///< the pitfall arms ("Common mistakes")
-  QComboBox* optimizer_combo_;
-  QDoubleSpinBox* lr_spin_;
-  QDoubleSpinBox* momentum_spin_;
-  QComboBox* scaling_combo_;
-  QLabel* lr_rule_label_;
+  PitfallPicker* pitfalls_;   ///< the pitfall arms ("Common mistakes")
+  OptimizerForm* optimizer_;  ///< the optimizer, its LR rule, schedule and clip norm
   QComboBox* policy_combo_;
   QComboBox* dtype_combo_;
   QComboBox* budget_kind_combo_;

@@ -60,6 +60,13 @@ void PitfallPicker::setConfig(const ExperimentConfig& config) {
   updateText();
 }
 
+void PitfallPicker::offerFor(const ExperimentConfig& config) {
+  setConfig(config);
+  for (QAction* a : actions_) {
+    if (a->isChecked() && !a->isEnabled()) a->setChecked(false);  // emits chosenChanged
+  }
+}
+
 void PitfallPicker::updateText() {
   const size_t n = chosen().size();
   setText(n == 0 ? tr("Common mistakes") : tr("Common mistakes (%1)").arg(n));

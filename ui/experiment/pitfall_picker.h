@@ -25,6 +25,9 @@ class PitfallPicker : public QToolButton {
   /// clip norm for clip-each, a constant LR for schedule-per-micro: the panel edits neither),
   /// saying why in their tooltips; emits nothing.
   void setConfig(const ExperimentConfig& config);
+  /// After an edit of the form (the clip norm, the schedule): offers the arms `config` can
+  /// run, and unchooses a chosen one it no longer can (clip-each once the clip norm is off).
+  void offerFor(const ExperimentConfig& config);
 
   /// The tooltip of pitfall arm `arm`: the mistake, what theory says, the wrong loop.
   static QString explanation(ArmKind arm);

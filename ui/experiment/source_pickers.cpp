@@ -120,6 +120,7 @@ void SourcePickers::onPickerActivated(QComboBox* combo) {
   const QString data = combo->currentData().toString();
   if (!data.startsWith("open:")) {
     combo->setProperty("last", combo->currentIndex());
+    if (combo == data_combo_) matchModelToData();
     updateCsvFields();
     emit edited();
     return;
@@ -150,6 +151,7 @@ bool SourcePickers::openPath(const QString& path, QString* error) {
   OpenedSource source;
   if (!openSource(path, &source, error)) return false;
   selectSpec(source.is_model ? model_combo_ : data_combo_, source.spec, source.label);
+  if (!source.is_model) matchModelToData();
   updateCsvFields();
   emit pathOpened(path);
   emit edited();
@@ -208,6 +210,25 @@ QString SourcePickers::dataToolTip(int row) {
   }
   return "<p>" + about.toHtmlEscaped() + "</p><p>" + tr("Sequence lengths in bytes:") + "</p>" +
          *known;
+}
+
+void SourcePickers::matchModelToData() {
+  // A built-in model for the other kind of data cannot run (text needs a sequence model,
+  // tables and images a classifier): the picker takes the first built-in that can. A user's
+  // TorchScript model stays; the run checks it.
+  const bool text = isTextData(data_combo_->currentData().toString().toStdString());
+  const QString model = model_combo_->currentData().toString();
+  if (model.startsWith("torchscript:") || model.startsWith("open:")) return;
+  if (model.startsWith("charlm") == text) return;
+  for (int i = 0; i < model_combo_->count(); ++i) {
+    const QString spec = model_combo_->itemData(i).toString();
+    if (!spec.startsWith("torchscript:") && !spec.startsWith("open:") &&
+        spec.startsWith("charlm") == text) {
+      model_combo_->setCurrentIndex(i);
+      model_combo_->setProperty("last", i);
+      return;
+    }
+  }
 }
 
 void SourcePickers::updateTextFields() {

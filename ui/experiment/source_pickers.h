@@ -60,6 +60,9 @@ class SourcePickers : public QGroupBox {
   void updateCsvFields();
   /// Shows the text options for text data, hides them otherwise.
   void updateTextFields();
+  /// After the user picked data: a built-in model for the other kind of data gives way to
+  /// the first built-in that trains on it (Fortunes takes the character LM).
+  void matchModelToData();
   bool eventFilter(QObject* watched, QEvent* event) override;
 
   QComboBox* data_combo_;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "files/file_dialogs.h"
 
+#include <QDir>
 #include <QFileIconProvider>
 #include <QFileInfo>
 #include <QMimeDatabase>
+#include <QSettings>
 
 namespace accumlab::ui::file_dialogs {
 
@@ -42,18 +44,35 @@ QFileIconProvider* nameOnlyIcons() {
   return &provider;
 }
 
+/// Where the last dialog's choice was, kept across sessions.
+constexpr char kLastFolderKey[] = "files/lastFolder";
+
+/// Where a dialog opens: `start` when it names a folder or a path, else the folder of the
+/// last choice (a bare file name is suggested in that folder).
+QString startAt(const QString& start) {
+  const QString last = QSettings().value(kLastFolderKey).toString();
+  if (last.isEmpty() || !QFileInfo(last).isDir()) return start;
+  if (start.isEmpty()) return last;
+  if (QFileInfo(start).isRelative() && !start.contains('/')) return QDir(last).filePath(start);
+  return start;
+}
+
 QString ask(QWidget* parent, const QString& caption, const QString& start, const QString& filter,
             QFileDialog::FileMode mode, QFileDialog::AcceptMode accept,
             QFileDialog::Options options) {
   // `start` may name a file: the dialog opens in its folder with the file selected.
-  QFileDialog dialog(parent, caption, start, filter);
+  QFileDialog dialog(parent, caption, startAt(start), filter);
   dialog.setOptions(options | QFileDialog::DontUseNativeDialog);
   dialog.setIconProvider(nameOnlyIcons());
   dialog.setFileMode(mode);
   dialog.setAcceptMode(accept);
   if (dialog.exec() != QDialog::Accepted) return QString();
   const QStringList chosen = dialog.selectedFiles();
-  return chosen.isEmpty() ? QString() : chosen.front();
+  if (chosen.isEmpty()) return QString();
+  const QFileInfo info(chosen.front());
+  QSettings().setValue(kLastFolderKey, mode == QFileDialog::Directory ? info.absoluteFilePath()
+                                                                      : info.absolutePath());
+  return chosen.front();
 }
 
 }  // namespace

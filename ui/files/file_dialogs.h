@@ -12,7 +12,9 @@ namespace accumlab::ui {
 /// QFileDialog's static functions do, with one difference: the dialog never opens a file to
 /// learn its type or icon (names only), so listing the run store's folder leaves the store's
 /// files to SQLite (ARCHITECTURE.md, "The store"). The dialog is Qt's own, so what is tested
-/// is what runs. GUI thread; each blocks in its own event loop until the user decides.
+/// is what runs. A dialog given no folder (or a bare file name) opens where the last one's
+/// choice was, in this session or an earlier one. GUI thread; each blocks in its own event loop
+/// until the user decides.
 namespace file_dialogs {
 
 /// The file to save to, or an empty string when the user cancels. `suggested` is a file name

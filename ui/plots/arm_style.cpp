@@ -43,7 +43,8 @@ QString armColorName(ArmKind arm) { return armColor(arm).name(); }
 QPen armPen(ArmKind arm) {
   QPen pen(armColor(arm), 1.0);
   if (arm == ArmKind::kBigBatch) pen.setStyle(Qt::DashLine);
-  if (isPitfall(arm)) pen.setStyle(Qt::DashDotLine);
+  // The wrong recipes are solid, so that their smoothed lines are drawn bold like accum's
+  // (a projector washes thin dash-dots out); their colours tell them apart.
   return pen;
 }
 

@@ -3,10 +3,13 @@
 
 #include <qcustomplot.h>
 
+#include <QAbstractScrollArea>
 #include <QHBoxLayout>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -98,6 +101,9 @@ MetricCanvas::MetricCanvas(const CanvasDef& def, QWidget* parent)
   plot_->setPlottingHints(QCP::phCacheLabels | QCP::phFastPolylines);
   plot_->addLayer("faint", plot_->layer("main"), QCustomPlot::limBelow);
   plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  // A right-click anywhere on the plot opens the canvas's menu (export, copy), not only on
+  // its title strip.
+  plot_->setContextMenuPolicy(Qt::NoContextMenu);
   auto* margins = new QCPMarginGroup(plot_);
   for (size_t i = 0; i < def.panes.size(); ++i) {
     QCPAxisRect* rect = i == 0 ? plot_->axisRect() : new QCPAxisRect(plot_);
@@ -173,7 +179,46 @@ void MetricCanvas::changeEvent(QEvent* event) {
 
 bool MetricCanvas::eventFilter(QObject* watched, QEvent* event) {
   if (watched == plot_ && event->type() == QEvent::Leave) QToolTip::hideText();
+  if (watched == plot_ && event->type() == QEvent::Wheel) return forwardWheel(event);
   return QWidget::eventFilter(watched, event);
+}
+
+bool MetricCanvas::forwardWheel(QEvent* event) {
+  auto* wheel = static_cast<QWheelEvent*>(event);
+  if (wheel->modifiers() & Qt::ControlModifier) return false;  // the plot zooms
+  for (QWidget* w = parentWidget(); w; w = w->parentWidget()) {
+    if (auto* scroll = qobject_cast<QAbstractScrollArea*>(w)) {
+      QCoreApplication::sendEvent(scroll->verticalScrollBar(), event);
+      break;
+    }
+  }
+  return true;  // never zooms without Ctrl
+}
+
+bool MetricCanvas::isArmEntry(const QCPGraph* g) const { return g->property("armEntry").toBool(); }
+
+void MetricCanvas::setArmKeyOutside(bool outside) {
+  if (outside == arm_key_outside_) return;
+  arm_key_outside_ = outside;
+  // In the order the lines were made, so that the legend reads as before.
+  QList<QCPGraph*> entries;
+  for (int i = 0; i < plot_->graphCount(); ++i) {
+    if (isArmEntry(plot_->graph(i))) entries << plot_->graph(i);
+  }
+  if (outside) {
+    for (QCPGraph* g : entries) g->removeFromLegend();
+  } else {
+    // Back in front of the references they came before.
+    QList<QCPAbstractPlottable*> rest;
+    for (int i = 0; i < plot_->legend->itemCount(); ++i) {
+      if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot_->legend->item(i)))
+        rest << item->plottable();
+    }
+    plot_->legend->clearItems();
+    for (QCPGraph* g : entries) g->addToLegend();
+    for (QCPAbstractPlottable* p : rest) p->addToLegend();
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool MetricCanvas::paneIsLog(int pane) const {
@@ -243,9 +288,13 @@ QCPGraph* MetricCanvas::graphFor(int source, ArmKind arm, int series, const QStr
   if (def.look != SeriesLook::kReference && !def.legend.isEmpty()) name += " " + def.legend;
   if (!run_label.isEmpty()) name = run_label + ": " + name;
   g->setName(name);
-  // One legend entry per arm: the first pane's main lines and the references.
+  // One legend entry per arm: the first pane's main lines and the references; an arm's own
+  // line (no series name of its own) is named in the window's key when there is one.
   if (def.look == SeriesLook::kFaint || (def.pane != 0 && def.look != SeriesLook::kReference)) {
     g->removeFromLegend();
+  } else if (def.look != SeriesLook::kReference && def.legend.isEmpty()) {
+    g->setProperty("armEntry", true);
+    if (arm_key_outside_) g->removeFromLegend();
   }
   if (def.look == SeriesLook::kFaint) {
     g->setProperty("faint", true);

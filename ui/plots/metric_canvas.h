@@ -63,6 +63,11 @@ class MetricCanvas : public QWidget {
   QString readout() const { return readout_->text(); }
   /// The read-out's tooltip: its text and what it leaves out.
   QString readoutTip() const { return readout_->toolTip(); }
+  /// Whether the arms' own lines are named in a key outside the canvas (the window's one key
+  /// for all plots) instead of in the canvas's legend, which then keeps only the lines that
+  /// are not an arm's (theory K, m·K, the probe) and the arms' named extra series.
+  void setArmKeyOutside(bool outside);
+  bool armKeyOutside() const { return arm_key_outside_; }
   /// Whether the owner fits the axes to the data on each update (off once the user zooms).
   void setFollow(bool follow);
   bool following() const { return follow_; }
@@ -95,6 +100,11 @@ class MetricCanvas : public QWidget {
     void include(double v);
   };
   QCPGraph* graphFor(int source, ArmKind arm, int series, const QString& run_label);
+  /// Whether `g` is an arm's own line that the legend names (not a reference, not faint).
+  bool isArmEntry(const QCPGraph* g) const;
+  /// Passes a wheel turn without Ctrl to the scroll area around the canvas: the page
+  /// scrolls, and only Ctrl+wheel zooms the plot.
+  bool forwardWheel(QEvent* event);
   bool paneIsLog(int pane) const;
   void applyAxisScales();
   /// Lays the legend out in as few columns as fit its pane (hidden when none does).
@@ -118,6 +128,7 @@ class MetricCanvas : public QWidget {
   std::vector<Bounds> y_bounds_;  ///< per pane, of the values drawn
   std::vector<double> marks_;     ///< per pane, the value markValue() ticks; NaN: none
   bool log_toggle_ = false;
+  bool arm_key_outside_ = false;
   bool follow_ = true;
   bool syncing_ = false;  ///< set while ranges are changed by code, not by the user
   QVector<QCPAbstractItem*> markers_;

@@ -248,9 +248,15 @@ PaneReadout varianceReadout(const RunData& run) {
     }
     if (!arms.isEmpty()) out.more = out.more.isEmpty() ? arms : out.more + "<br>" + arms;
   }
+  bool ended = !run.arms.empty();
+  for (const ArmSeries& arm : run.arms) {
+    ended = ended && arm.has_summary && arm.summary.status != ArmStatus::kRunning;
+  }
   if (out.text.isEmpty() && k > 0 && !out.more.isEmpty()) {
     out.text =
         !probesVariance(run.info.config) ? QObject::tr("no same-weights probe (probe repeats 0)")
+        : ended ? QObject::tr("no same-weights probe: the run ended before its first (theory %1)")
+                      .arg(k)
         : isTextData(run.info.config.data)
             ? QObject::tr(
                   "theory near %1 at one set of weights, lengths allowed for "

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QSvgGenerator>
+#include <QTextDocument>
 #include <memory>
 
 #include "plots/metric_canvas.h"
@@ -14,21 +15,68 @@
 
 namespace accumlab::ui {
 
+namespace {
+
+/// The read-out's rich text as plain lines.
+QString plainReadout(const MetricCanvas* canvas) {
+  QTextDocument doc;
+  doc.setHtml(canvas->readout());
+  return doc.toPlainText().trimmed();
+}
+
+/// While alive, the canvas's plot carries in itself what the window shows around it: the
+/// title (a label above it on screen), the read-out's numbers and the arms' key (the
+/// window's one key on screen), so that an image of it says what it shows.
+class SelfContained {
+ public:
+  explicit SelfContained(MetricCanvas* canvas)
+      : canvas_(canvas), key_outside_(canvas->armKeyOutside()) {
+    QCustomPlot* plot = canvas->plot();
+    canvas->setArmKeyOutside(false);
+    QFont bold = canvas->font();
+    bold.setBold(true);
+    plot->plotLayout()->insertRow(0);
+    title_ = new QCPTextElement(plot, canvas->definition().title, bold);
+    plot->plotLayout()->addElement(0, 0, title_);
+    const QString readout = plainReadout(canvas);
+    if (!readout.isEmpty()) {
+      QFont small = canvas->font();
+      small.setPointSizeF(small.pointSizeF() * 0.9);
+      plot->plotLayout()->insertRow(1);
+      readout_ = new QCPTextElement(plot, readout, small);
+      plot->plotLayout()->addElement(1, 0, readout_);
+    }
+  }
+  ~SelfContained() {
+    QCustomPlot* plot = canvas_->plot();
+    for (QCPTextElement* e : {readout_, title_}) {
+      if (e) plot->plotLayout()->remove(e);
+    }
+    plot->plotLayout()->simplify();
+    canvas_->setArmKeyOutside(key_outside_);
+    plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+  SelfContained(const SelfContained&) = delete;
+  SelfContained& operator=(const SelfContained&) = delete;
+
+ private:
+  MetricCanvas* canvas_;
+  bool key_outside_;
+  QCPTextElement* title_ = nullptr;
+  QCPTextElement* readout_ = nullptr;
+};
+
+}  // namespace
+
 bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error, int width,
                   int height) {
-  // On screen the title is a label above the plot; a file gets it inside the image, so that
-  // the file says what it shows (the axes already carry their labels).
-  QCustomPlot* plot = canvas->plot();
-  plot->plotLayout()->insertRow(0);
-  QFont bold = canvas->font();
-  bold.setBold(true);
-  auto* title = new QCPTextElement(plot, canvas->definition().title, bold);
-  plot->plotLayout()->addElement(0, 0, title);
-  const bool ok = exportPlot(plot, canvas->definition().title, path, error, width, height);
-  plot->plotLayout()->remove(title);
-  plot->plotLayout()->simplify();
-  plot->replot(QCustomPlot::rpQueuedReplot);
-  return ok;
+  const SelfContained whole(canvas);
+  return exportPlot(canvas->plot(), canvas->definition().title, path, error, width, height);
+}
+
+QPixmap canvasImage(MetricCanvas* canvas, int width, int height) {
+  const SelfContained whole(canvas);
+  return canvas->plot()->toPixmap(width, height);
 }
 
 bool exportPlot(QCustomPlot* plot, const QString& title, const QString& path, QString* error,
@@ -79,7 +127,7 @@ bool exportAllCanvases(const std::vector<MetricCanvas*>& canvases, const QString
 std::vector<PlotImage> captureCanvases(const std::vector<MetricCanvas*>& canvases) {
   std::vector<PlotImage> out;
   for (MetricCanvas* canvas : canvases) {
-    const QPixmap pixmap = canvas->plot()->toPixmap(kExportWidth, kExportHeight);
+    const QPixmap pixmap = canvasImage(canvas, kExportWidth, kExportHeight);
     QByteArray png;
     QBuffer buffer(&png);
     buffer.open(QIODevice::WriteOnly);

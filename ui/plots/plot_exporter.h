@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QPixmap>
 #include <QString>
 #include <vector>
 
@@ -29,10 +30,13 @@ struct PlotImage {
 /// sentence naming the file on failure.
 bool exportPlot(QCustomPlot* plot, const QString& title, const QString& path, QString* error,
                 int width = kExportWidth, int height = kExportHeight);
-/// Writes `canvas` to `path`; the suffix picks the format (png, svg or pdf). False with a
-/// sentence naming the file on failure.
+/// Writes `canvas` to `path` with its title, read-out and arms' key in the image; the suffix
+/// picks the format (png, svg or pdf). False with a sentence naming the file on failure.
 bool exportCanvas(MetricCanvas* canvas, const QString& path, QString* error,
                   int width = kExportWidth, int height = kExportHeight);
+/// `canvas` as an image of `width` × `height`, with its title, read-out and arms' key in it
+/// (for the clipboard).
+QPixmap canvasImage(MetricCanvas* canvas, int width = kExportWidth, int height = kExportHeight);
 /// Writes each of `canvases` into `folder` as <id>.<format>; false with a message on failure.
 bool exportAllCanvases(const std::vector<MetricCanvas*>& canvases, const QString& folder,
                        const QString& format, QString* error);

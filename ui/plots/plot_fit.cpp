@@ -68,7 +68,20 @@ void fitLegendStrip(QCustomPlot* plot) {
     }
   }
   legend->setVisible(!widths.empty());
-  if (widths.empty()) return;
+  // An empty legend leaves the layout: a layout grid caps each column at its elements' largest
+  // size, which for a grid of no entries is its margins, and the panes below shrank to it.
+  QCPLayoutGrid* grid = plot->plotLayout();
+  const bool placed = rowOf(grid, legend) >= 0;
+  if (widths.empty()) {
+    if (placed && grid->take(legend)) grid->simplify();
+    return;
+  }
+  if (!placed) {
+    const int row = std::max(0, rowOf(grid, plot->axisRect()));
+    grid->insertRow(row);
+    grid->addElement(row, 0, legend);
+    grid->setRowStretchFactor(row, 0.001);
+  }
   const QMargins m = legend->margins();
   const double room = plot->width() - m.left() - m.right();
   setColumns(legend, columnsThatFit(widths, room, legend->columnSpacing()));

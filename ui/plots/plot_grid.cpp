@@ -72,7 +72,7 @@ PlotGrid::PlotGrid(const ShownRuns* shown, QWidget* parent) : QWidget(parent), s
   bar->addWidget(reset);
 
   compare_key_ = new QLabel(this);
-  compare_key_->setObjectName("compareKey");
+  compare_key_->setObjectName("armKey");
   compare_key_->setTextFormat(Qt::RichText);
   compare_key_->setWordWrap(true);
   compare_key_->setContentsMargins(8, 2, 8, 0);
@@ -87,6 +87,7 @@ PlotGrid::PlotGrid(const ShownRuns* shown, QWidget* parent) : QWidget(parent), s
   for (size_t i = 0; i < catalog.size(); ++i) {
     auto* canvas = new MetricCanvas(catalog[i], this);
     canvas->setMinimumSize(kMinCanvas);
+    canvas->setArmKeyOutside(true);  // the key above the grid names the arms for every plot
     canvas->setXLabel(xAxisLabel(x_mode_));
     canvases_.push_back(canvas);
     connect(canvas, &MetricCanvas::xRangeChanged, this, [this, canvas](const QCPRange& r) {
@@ -123,6 +124,10 @@ PlotGrid::PlotGrid(const ShownRuns* shown, QWidget* parent) : QWidget(parent), s
   connect(shown_, &ShownRuns::liveAppended, this, [this] {
     feed_->drawNew(0);
     feed_->refresh();
+    // A live run's arms arrive with its first records.
+    if (shown_->runs().size() == 1 && shown_->runs().front()->arms.size() != keyed_arms_) {
+      updateKey();
+    }
   });
   if (!shown_->runs().empty()) rebuild();
 }
@@ -221,17 +226,34 @@ void PlotGrid::rebuild() {
   // go through PlotFeed::drawNew() and only append.
   feed_->draw(shown_->runs(), x_mode_, smoothing_);
   feed_->refresh();
-  updateCompareKey();
+  updateKey();
 }
 
 QString PlotGrid::compareKey() const {
+  return compare_key_->isHidden() || shown_->runs().size() < 2 ? QString() : compare_key_->text();
+}
+
+QString PlotGrid::armKey() const {
   return compare_key_->isHidden() ? QString() : compare_key_->text();
 }
 
-void PlotGrid::updateCompareKey() {
+void PlotGrid::updateKey() {
   const std::vector<const RunData*>& shown = shown_->runs();
-  compare_key_->setVisible(shown.size() > 1);
-  if (shown.size() < 2) return;
+  compare_key_->setVisible(!shown.empty());
+  if (shown.empty()) return;
+  keyed_arms_ = shown.front()->arms.size();
+  if (shown.size() == 1) {
+    // One run: each arm's colour and line, once for every plot.
+    QStringList arms;
+    for (const ArmSeries& a : shown.front()->arms) {
+      const QString line = armPen(a.arm).style() == Qt::SolidLine ? "━━━" : "━ ━";
+      arms << QString("<span style='color:%1'>%2</span>&nbsp;%3")
+                  .arg(armColorName(a.arm), line,
+                       armLegendName(a.arm).toHtmlEscaped().replace(' ', "&nbsp;"));
+    }
+    compare_key_->setText(arms.join(" &nbsp; "));
+    return;
+  }
   QStringList runs;
   std::set<ArmKind> arms;
   for (size_t i = 0; i < shown.size(); ++i) {

@@ -39,6 +39,9 @@ class PlotGrid : public QWidget {
   /// The key above the plots while runs are compared: one colour per run, one line style per
   /// arm (the plots' own legends may not fit on a small screen). Empty otherwise.
   QString compareKey() const;
+  /// The key above the plots, one for all of them: each arm's colour and line for one run;
+  /// comparing, each run's colour and each arm's line style. Empty when nothing is shown.
+  QString armKey() const;
   /// The plots, in catalog order.
   const std::vector<MetricCanvas*>& canvases() const { return canvases_; }
 
@@ -75,7 +78,7 @@ class PlotGrid : public QWidget {
  private:
   void onShownChanged();
   void rebuild();
-  void updateCompareKey();
+  void updateKey();
 
   std::vector<MetricCanvas*> canvases_;
   const ShownRuns* shown_;          ///< what is plotted
@@ -87,7 +90,8 @@ class PlotGrid : public QWidget {
   QSlider* smoothing_slider_;
   QLabel* smoothing_label_;
   QCheckBox* log_check_;
-  QLabel* compare_key_;  ///< comparing: which colour is which run, which style which arm
+  size_t keyed_arms_ = 0;  ///< the arms of the first run shown when the key was written
+  QLabel* compare_key_;    ///< the arms' key; comparing, which colour is which run too
   QGridLayout* grid_;
   QStringList shown_ids_;  ///< setShownPlots()'s choice (empty: all)
   int columns_ = 0;        ///< of the grid as laid out

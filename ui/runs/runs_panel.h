@@ -60,6 +60,12 @@ class RunsPanel : public QWidget {
   void errorOccurred(const QString& message);
 
  private:
+  /// How often the panel looks whether another program changed the store.
+  static constexpr int kWatchMs = 2000;
+  /// The sizes and times of the store's files.
+  QString filesSignature() const;
+  /// Lists the runs again when the store's files changed since the last look.
+  void refreshIfChanged();
   void promptRename();
   void promptTags();
   void promptNote();
@@ -72,6 +78,7 @@ class RunsPanel : public QWidget {
   bool reportingErrors(const std::function<void()>& body);
 
   RunStore* store_ = nullptr;
+  QString files_seen_;  ///< filesSignature() at the last look
   RunsModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* view_;

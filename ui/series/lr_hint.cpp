@@ -42,8 +42,8 @@ QString lrScalingHint(const RunData& run) {
   const double baseline = meanLoss(*small, from, to);
   if (!(lagging > kLagFactor * baseline)) return {};
   return QObject::tr(
-             "accum lags no-accum (loss %1 vs %2): with K = %3 it takes %3× fewer "
-             "steps at the same LR. Try LR scaling linear (×%3) or sqrt (×%4).")
+             "accum lags no-accum (loss %1 vs %2): try LR scaling linear (×%3) or sqrt (×%4); "
+             "with K = %3 it takes %3× fewer steps at the same LR.")
       .arg(lagging, 0, 'g', 3)
       .arg(baseline, 0, 'g', 3)
       .arg(k)

@@ -45,6 +45,11 @@
 namespace accumlab::ui {
 
 namespace {
+/// Rows of the points' table on screen at the least.
+constexpr int kTableRowsShown = 5;
+}  // namespace
+
+namespace {
 
 /// The comma-separated numbers of a grid field ("8, 16,32"); empty for an empty field. Throws
 /// InputError naming the field for anything else, or a number that is not positive.
@@ -191,8 +196,14 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   split->addWidget(scroll);
   split->addWidget(table_);
-  split->setStretchFactor(0, 4);
-  split->setStretchFactor(1, 1);
+  // The table shows a few points whatever the screen (it showed one row until the handle was
+  // found and dragged), and the handle can be seen and grabbed.
+  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() +
+                           kTableRowsShown * table_->verticalHeader()->defaultSectionSize() + 4);
+  split->setChildrenCollapsible(false);
+  split->setHandleWidth(8);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
   layout->addWidget(split, 1);
 
   connect(refresh, &QPushButton::clicked, this, &SweepPanel::refresh);

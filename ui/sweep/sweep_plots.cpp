@@ -126,7 +126,8 @@ std::vector<SweepPlots::Def> SweepPlots::defs() {
        tr("Accumulation's trade-off at a fixed effective batch B = m·K: a smaller micro-batch m "
           "(with K = B/m) holds fewer activations at once — less peak tensor memory (blue) — "
           "but computes in smaller pieces, so fewer samples per second (orange). The update is "
-          "the same. Needs several m at one B, e.g. --effective-batch 256 --micro-batch 8,16,32.")},
+          "the same. Needs several m at one B: e.g. B = 256 and m = 8, 16, 32 in the fields "
+          "above.")},
       {"sweep_accuracy", tr("Validation accuracy against B"),
        tr("The validation accuracy each point ended with (at the target, or at the end of its "
           "budget when it missed).")},
@@ -323,8 +324,7 @@ void SweepPlots::setSweep(const SweepDetail& sweep, const SweepAnalysis& a) {
     auto* label = new QCPItemText(mem);
     label->position->setType(QCPItemPosition::ptAxisRectRatio);
     label->position->setCoords(0.5, 0.5);
-    label->setText(
-        tr("No B was trained with several m\n(e.g. --effective-batch 256\n--micro-batch 8,16,32)"));
+    label->setText(tr("No B was trained with several m:\ntry B = 256, m = 8, 16, 32"));
     mem->xAxis->setRange(1, 100);
   }
 

@@ -14,7 +14,7 @@ namespace accumlab::ui {
 
 namespace {
 
-QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
+QString escaped(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
 }  // namespace
 
@@ -22,14 +22,14 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
                          const std::vector<PlotImage>& plots) {
   const SweepTarget target = sweepTargetFromSpec(sweep.row.spec_json);
   QString title = QObject::tr("AccumLab sweep %1").arg(sweep.row.id);
-  if (!sweep.row.name.empty()) title += " · " + esc(sweep.row.name);
+  if (!sweep.row.name.empty()) title += " · " + escaped(sweep.row.name);
   QString html = reportHead(title) + "<h1>" + title + "</h1>";
   html += "<p>" +
           QObject::tr("Created %1. %2 points; %3 reached the target (%4).")
-              .arg(esc(sweep.row.created_at))
+              .arg(escaped(sweep.row.created_at))
               .arg(sweep.row.points)
               .arg(sweep.row.reached)
-              .arg(esc(describeTarget(target))) +
+              .arg(escaped(describeTarget(target))) +
           "</p>";
   html +=
       "<table><tr><th>#</th><th>B</th><th>m × K</th><th>LR</th><th>status</th>"
@@ -47,8 +47,8 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
                 .arg(p.effectiveBatch())
                 .arg(p.micro_batch)
                 .arg(p.accum)
-                .arg(numberText(p.lr, 3),
-                     esc(toString(p.status)) + (p.message.empty() ? "" : ": " + esc(p.message)));
+                .arg(numberText(p.lr, 3), escaped(toString(p.status)) +
+                                              (p.message.empty() ? "" : ": " + escaped(p.message)));
     html +=
         QString(
             "<td>%1</td><td>%2</td><td>%3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td>"
@@ -76,8 +76,8 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
                 .arg(f.points) +
             "</li>";
   } else {
-    html +=
-        "<li>" + QObject::tr("Steps to target: no fit (%1).").arg(esc(a.steps_fit_error)) + "</li>";
+    html += "<li>" + QObject::tr("Steps to target: no fit (%1).").arg(escaped(a.steps_fit_error)) +
+            "</li>";
   }
   html += "<li>" +
           QObject::tr(
@@ -94,9 +94,10 @@ QString buildSweepReport(const SweepDetail& sweep, const SweepAnalysis& a,
                 .arg(numberText(v.slope, 3), numberText(v.ci_low, 3), numberText(v.ci_high, 3)) +
             "</li>";
   } else {
-    html += "<li>" +
-            QObject::tr("Loss variance against B: no fit (%1).").arg(esc(a.variance_slope_error)) +
-            "</li>";
+    html +=
+        "<li>" +
+        QObject::tr("Loss variance against B: no fit (%1).").arg(escaped(a.variance_slope_error)) +
+        "</li>";
   }
   html += "</ul>";
   return html + reportFigures(plots) + reportFoot();

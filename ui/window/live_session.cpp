@@ -25,6 +25,7 @@ LiveSession::LiveSession(LiveParts parts, QObject* parent) : QObject(parent), p_
   connect(c, &TrainingController::finished, this, &LiveSession::onFinished);
   connect(c, &TrainingController::pausedChanged, this, [this](bool paused) {
     p_.status->setState(paused ? tr("Paused (Space goes on)") : tr("Training (Esc stops)"));
+    p_.status->setPaused(paused);
   });
   connect(p_.live, &LiveRun::appended, this, &LiveSession::offerHint);
   connect(p_.experiment, &ExperimentPanel::microBatchChanged, c,

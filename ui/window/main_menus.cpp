@@ -3,8 +3,10 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QDockWidget>
 #include <QMainWindow>
+#include <QMap>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStyle>
@@ -16,6 +18,7 @@
 #include "help/manual_pages.h"
 #include "help/plot_help.h"
 #include "plots/metric_canvas.h"
+#include "plots/plot_exporter.h"
 #include "plots/plot_grid.h"
 #include "window/app_settings.h"
 #include "window/export_actions.h"
@@ -37,11 +40,16 @@ MainMenus::MainMenus(MenuTargets targets)
   run->addAction(t_.run->stop());
   buildViewMenu();
   buildHelpMenu();
-  // Right-click on a plot exports it.
+  // Right-click on a plot exports it or copies it to the clipboard.
   for (MetricCanvas* canvas : t_.plots->canvases()) {
     auto* a = new QAction(tr("Export this plot…"), canvas);
     connect(a, &QAction::triggered, this, [this, canvas] { t_.exports->exportPlot(canvas); });
     canvas->addAction(a);
+    auto* copy = new QAction(tr("Copy this plot"), canvas);
+    copy->setObjectName("copyPlot");
+    connect(copy, &QAction::triggered, this,
+            [canvas] { QGuiApplication::clipboard()->setPixmap(canvasImage(canvas)); });
+    canvas->addAction(copy);
     canvas->setContextMenuPolicy(Qt::ActionsContextMenu);
   }
 }
@@ -83,6 +91,24 @@ void MainMenus::buildFileMenu() {
                                tr("Lessons (*.json);;All files (*)"));
     if (!path.isEmpty()) t_.open_lesson(path);
   });
+  file->addSeparator();
+  QAction* open_experiment =
+      file->addAction(tr("Open e&xperiment…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                      [this] { t_.open_experiment(); });
+  open_experiment->setObjectName("openExperiment");
+  open_experiment->setToolTip(
+      tr("Load an experiment file (the JSON of accumlab-cli run --config)"));
+  QAction* save_experiment = file->addAction(tr("&Save experiment…"), QKeySequence::Save, this,
+                                             [this] { t_.save_experiment(); });
+  save_experiment->setObjectName("saveExperiment");
+  save_experiment->setToolTip(
+      tr("Save the experiment as a JSON file that accumlab-cli run --config and accumlab "
+         "--config read"));
+  QAction* reset =
+      file->addAction(tr("Reset to the &default demo"), this, [this] { t_.reset_experiment(); });
+  reset->setObjectName("resetExperiment");
+  reset->setToolTip(tr("Every setting of the experiment back to the default demo's"));
+  file->addSeparator();
   QAction* audit = file->addAction(tr("Import &audit…"), this, [this, w] {
     const QString path =
         file_dialogs::openFile(w, tr("Import an audit of your own loop"), QString(),
@@ -147,6 +173,8 @@ void MainMenus::buildHelpMenu() {
   help->addSeparator();
   help->addAction(tr("What the &plots show"), this,
                   [this] { showPlotHelp(t_.window, t_.plots->canvases()); });
+  QAction* keys = help->addAction(tr("&Keyboard and mouse"), this, [this] { showShortcuts(); });
+  keys->setObjectName("shortcutsHelp");
   help->addAction(tr("&About AccumLab"), this, [this] {
     QMessageBox::about(t_.window, tr("About AccumLab"),
                        tr("<b>AccumLab %1</b><p>A lab for gradient accumulation: train with "
@@ -159,6 +187,39 @@ void MainMenus::buildHelpMenu() {
                           "the license</a> for details.</p>")
                            .arg(QApplication::applicationVersion()));
   });
+}
+
+QString MainMenus::shortcutsText() const {
+  // Every action of the window that has a key, as the menus name it, so the list cannot
+  // fall behind them.
+  QMap<QString, QString> keys;
+  for (const QAction* a : t_.window->findChildren<QAction*>()) {
+    if (a->shortcut().isEmpty() || a->text().isEmpty()) continue;
+    keys.insert(a->text().remove('&').remove(QChar(u'…')).trimmed(),
+                a->shortcut().toString(QKeySequence::NativeText));
+  }
+  QString rows;
+  for (auto it = keys.cbegin(); it != keys.cend(); ++it) {
+    rows += QString("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                .arg(it.value().toHtmlEscaped(), it.key().toHtmlEscaped());
+  }
+  const QString mouse = tr(
+      "<tr><td><b>Drag</b></td><td>move the plots along their axes</td></tr>"
+      "<tr><td><b>Ctrl+wheel</b></td><td>zoom a plot (the wheel alone scrolls the page)</td></tr>"
+      "<tr><td><b>Right-click</b></td><td>export or copy a plot</td></tr>"
+      "<tr><td><b>Hover</b></td><td>each line's value at that point</td></tr>");
+  return tr("<h3>Keys</h3><table cellspacing=6>%1</table><h3>Mouse on a plot</h3>"
+            "<table cellspacing=6>%2</table>")
+      .arg(rows, mouse);
+}
+
+void MainMenus::showShortcuts() {
+  auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard and mouse"), shortcutsText(),
+                              QMessageBox::Close, t_.window);
+  box->setObjectName("shortcutsDialog");
+  box->setTextFormat(Qt::RichText);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 void MainMenus::updateRecent() {

@@ -31,6 +31,9 @@ struct MenuTargets {
   std::function<QString()> current_page;  ///< the manual's page of the tab in front (app.md …)
   std::function<void(const QString&)> import_audit;  ///< an audit file of the user's own loop
   std::function<void(const QString&)> merge_store;   ///< a run store made on another machine
+  std::function<void()> open_experiment;             ///< File → Open experiment…
+  std::function<void()> save_experiment;             ///< File → Save experiment…
+  std::function<void()> reset_experiment;            ///< File → Reset to the default demo
   QAction* save_model = nullptr;  ///< File → Save trained model… (ModelSaveAction)
 };
 
@@ -43,12 +46,16 @@ class MainMenus : public QObject {
   explicit MainMenus(MenuTargets targets);
   /// Lists the recent files again (after one was opened).
   void updateRecent();
+  /// Help → Keyboard and mouse: every key of the window's actions and what the mouse does
+  /// on a plot, as rich text.
+  QString shortcutsText() const;
 
  private:
   void buildToolBar();
   void buildFileMenu();
   void buildViewMenu();
   void buildHelpMenu();
+  void showShortcuts();
 
   MenuTargets t_;
   QMenu* export_menu_;

@@ -17,6 +17,7 @@
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "experiment/source_catalog.h"
+#include "files/experiment_file.h"
 #include "files/file_dialogs.h"
 #include "files/model_save_action.h"
 #include "lessons/lesson_panel.h"
@@ -72,34 +73,41 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(save_model, &ModelSaveAction::errorOccurred, this, &MainWindow::showError);
   connect(save_model, &ModelSaveAction::saved, this,
           [this](const QString& path) { status_->showMessage(tr("Saved %1").arg(path), 5000); });
-  menus_ = new MainMenus({this, &settings_, actions_, export_, plots_, presentation_,
-                          [this](const QString& path) { openPath(path); },
-                          [this](const QString& path) { openLesson(path); },
-                          [this] { chooseDatabase(); },
-                          [this] {
-                            if (tabs_->currentWidget() == sweeps_)
-                              return QStringLiteral("sweeps.md");
-                            if (tabs_->currentWidget() == lessons_)
-                              return QStringLiteral("lessons.md");
-                            return QStringLiteral("app.md");
-                          },
-                          [this](const QString& path) {
-                            if (!store()) {
-                              showError(
-                                  tr("The app stores nothing now: choose a run database "
-                                     "(File → Run database…) to import an audit into."));
-                              return;
-                            }
-                            try {
-                              const ImportedAudit a = importAudit(path, database_->path());
-                              runs_->refresh();
-                              openRuns(a.run_ids, true);
-                              showVerdictCard(this, a.verdict);
-                            } catch (const std::exception& e) {
-                              showError(QString::fromStdString(e.what()));
-                            }
-                          },
-                          [this](const QString& path) { mergeStore(path); }, save_model->action()});
+  menus_ = new MainMenus(
+      {this, &settings_, actions_, export_, plots_, presentation_,
+       [this](const QString& path) { openPath(path); },
+       [this](const QString& path) { openLesson(path); }, [this] { chooseDatabase(); },
+       [this] {
+         if (tabs_->currentWidget() == sweeps_) return QStringLiteral("sweeps.md");
+         if (tabs_->currentWidget() == lessons_) return QStringLiteral("lessons.md");
+         return QStringLiteral("app.md");
+       },
+       [this](const QString& path) {
+         if (!store()) {
+           showError(
+               tr("The app stores nothing now: choose a run database "
+                  "(File → Run database…) to import an audit into."));
+           return;
+         }
+         try {
+           const ImportedAudit a = importAudit(path, database_->path());
+           runs_->refresh();
+           openRuns(a.run_ids, true);
+           showVerdictCard(this, a.verdict);
+         } catch (const std::exception& e) {
+           showError(QString::fromStdString(e.what()));
+         }
+       },
+       [this](const QString& path) { mergeStore(path); }, [this] { openExperiment(); },
+       [this] {
+         try {
+           const QString path = experiment_file::save(this, experiment_->config());
+           if (!path.isEmpty()) status_->showMessage(tr("Saved %1").arg(path), 5000);
+         } catch (const std::exception& e) {
+           showError(QString::fromStdString(e.what()));
+         }
+       },
+       [this] { experiment_->setConfig(defaultExperiment()); }, save_model->action()});
   live_session_ =
       new LiveSession({controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
                        [this](const QString& message) { showError(message); },
@@ -107,6 +115,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                       this);
 
   connect(controller_, &TrainingController::startFailed, this, &MainWindow::showError);
+  // While training, the plots take the Experiment panel's room on a narrow screen (a
+  // projector's 1024 px left them 60% of it); F9 brings it back, the run's end restores it.
+  connect(controller_, &TrainingController::started, this, [this] {
+    if (width() >= kDockStaysFrom || experiment_dock_->isHidden() ||
+        experiment_dock_->isFloating()) {
+      return;
+    }
+    // The Runs panel shares its side (tabbed): both make room.
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+      if (dock->isHidden() || dock->isFloating() || dockWidgetArea(dock) != Qt::LeftDockWidgetArea)
+        continue;
+      dock->hide();
+      hidden_for_run_ << dock;
+    }
+    dock_hidden_for_run_ = true;
+    status_->showMessage(tr("The Experiment panel makes room for the plots while training: F9 "
+                            "shows it"),
+                         6000);
+  });
+  connect(controller_, &TrainingController::finished, this, [this] {
+    for (QDockWidget* dock : hidden_for_run_) dock->show();
+    if (dock_hidden_for_run_) experiment_dock_->raise();
+    hidden_for_run_.clear();
+    dock_hidden_for_run_ = false;
+  });
   connect(presentation_, &PresentationMode::chosenPlotsChanged, this,
           [this] { settings_.savePresentationPlots(presentation_->chosenPlots()); });
   connect(experiment_, &ExperimentPanel::openFailed, this, &MainWindow::showError);
@@ -165,6 +198,8 @@ void MainWindow::buildDocks() {
   scroll->setMinimumWidth(experiment_->sizeHint().width() + 20);
   auto* exp_dock = new QDockWidget(tr("Experiment"), this);
   exp_dock->setObjectName("experimentDock");
+  exp_dock->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F9));
+  experiment_dock_ = exp_dock;
   exp_dock->setWidget(scroll);
   addDockWidget(Qt::LeftDockWidgetArea, exp_dock);
   auto* runs_dock = new QDockWidget(tr("Runs"), this);
@@ -219,7 +254,10 @@ bool MainWindow::applyOptions(const AppOptions& options) {
   if (!options.screenshot.isEmpty()) {
     scheduleScreenshot(options.screenshot, options.quit_after > 0 ? options.quit_after : 5.0, true);
   } else if (options.quit_after > 0) {
-    QTimer::singleShot(static_cast<int>(options.quit_after * 1000), this, &QWidget::close);
+    QTimer::singleShot(static_cast<int>(options.quit_after * 1000), this, [this] {
+      quit_unattended_ = true;
+      close();
+    });
   }
   return ok;
 }
@@ -269,6 +307,17 @@ void MainWindow::mergeStore(const QString& path) {
   }
 }
 
+void MainWindow::openExperiment() {
+  try {
+    if (const auto config = experiment_file::open(this)) {
+      experiment_->setConfig(*config);
+      settings_.saveExperiment(*config);
+    }
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+  }
+}
+
 void MainWindow::startRun() {
   if (controller_->isRunning()) return;
   const ExperimentConfig config = experiment_->config();
@@ -301,6 +350,7 @@ void MainWindow::openRuns(const std::vector<int64_t>& ids, bool whole_experiment
                                          : loadRuns(*store(), ids));
     status_->setState(whole_experiments ? tr("Stored run") : tr("Comparing"));
     status_->clearProgress();
+    tabs_->setCurrentWidget(plots_);  // what was opened is drawn there
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
   }
@@ -341,11 +391,26 @@ void MainWindow::scheduleScreenshot(const QString& path, double seconds, bool qu
     plots_->replotNow();
     if (!grab().save(path))
       std::fprintf(stderr, "accumlab: could not write %s\n", qPrintable(path));
-    if (quit) close();
+    if (quit) {
+      quit_unattended_ = true;
+      close();
+    }
   });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (controller_->isRunning() && !quit_unattended_) {
+    const auto answer = QMessageBox::question(
+        this, tr("Quit AccumLab"),
+        tr("A run is training. Quit and stop it?<p>What it has trained so far is kept in the "
+           "run database as a stopped run; Resume in the Runs panel goes on from its last "
+           "checkpoint.</p>"),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    if (answer != QMessageBox::Yes) {
+      event->ignore();
+      return;
+    }
+  }
   presentation_->setActive(false);  // the saved geometry is the normal window's
   settings_.saveWindow(this, experiment_->config());
   controller_->stop();  // the controller's destructor waits for the training thread

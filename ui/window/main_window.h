@@ -14,6 +14,8 @@ namespace accumlab {
 class RunStore;
 }
 
+class QDockWidget;
+
 namespace accumlab::ui {
 
 class ExperimentPanel;
@@ -85,6 +87,8 @@ class MainWindow : public QMainWindow {
   void chooseDatabase();
   /// File → Merge a run store…: copies the runs of the store at `path` into this one.
   void mergeStore(const QString& path);
+  /// File → Open experiment…: the form shows the experiment of a JSON file.
+  void openExperiment();
   void stopRunning();
   void openRuns(const std::vector<int64_t>& ids, bool whole_experiments);
   /// One id shows its whole experiment; several are overlaid run by run.
@@ -109,6 +113,13 @@ class MainWindow : public QMainWindow {
   MainMenus* menus_;
   LiveSession* live_session_;
   QString last_error_;
+  /// Closing without asking, as --quit-after and --screenshot do: nobody is there to answer.
+  bool quit_unattended_ = false;
+  /// Below this window width the Experiment panel hides while a run trains.
+  static constexpr int kDockStaysFrom = 1600;
+  QDockWidget* experiment_dock_ = nullptr;
+  bool dock_hidden_for_run_ = false;    ///< hidden by the run's start, shown at its end
+  QList<QDockWidget*> hidden_for_run_;  ///< the docks the run's start hid
 };
 
 }  // namespace accumlab::ui

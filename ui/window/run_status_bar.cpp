@@ -3,7 +3,11 @@
 
 #include <QLabel>
 #include <QLocale>
+#include <QPaintEvent>
+#include <QPainter>
 #include <QProgressBar>
+#include <QStyle>
+#include <QStyleOption>
 #include <algorithm>
 #include <cmath>
 
@@ -30,6 +34,9 @@ QString formatRate(double r) {
 
 RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
   state_ = new ElidedLabel(tr("Ready"), this);
+  state_->setObjectName("state");
+  message_ = new ElidedLabel(QString(), this);
+  message_->setObjectName("message");
   progress_ = new QProgressBar(this);
   progress_->setObjectName("progress");
   progress_->setRange(0, 1000);
@@ -48,6 +55,10 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
   // time and place labels too while it shows (on a 1024×768 screen the two overlapped). The
   // progress and the rates are permanent.
   addWidget(state_, 1);
+  // A message is a label of its own in the state's place (QStatusBar's own drawing of it
+  // ran over the state's label in some sequences of events, and cut it without a tooltip).
+  addPermanentWidget(message_, 1);
+  message_->hide();
   addPermanentWidget(progress_);
   addPermanentWidget(eta_);
   addPermanentWidget(throughput_);
@@ -55,6 +66,8 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
   addPermanentWidget(database_);
   progress_->hide();  // until a run starts: "0%" before any run says nothing
   connect(this, &QStatusBar::messageChanged, this, [this](const QString& message) {
+    message_->setFullText(message);
+    message_->setVisible(!message.isEmpty());
     for (QWidget* w : {static_cast<QWidget*>(eta_), static_cast<QWidget*>(device_),
                        static_cast<QWidget*>(database_)}) {
       w->setVisible(message.isEmpty());
@@ -62,9 +75,26 @@ RunStatusBar::RunStatusBar(QWidget* parent) : QStatusBar(parent) {
   });
 }
 
+void RunStatusBar::paintEvent(QPaintEvent* event) {
+  // The frame only: the message is message_'s to show.
+  QPainter p(this);
+  QStyleOption option;
+  option.initFrom(this);
+  style()->drawPrimitive(QStyle::PE_PanelStatusBar, &option, &p, this);
+  event->accept();
+}
+
 void RunStatusBar::setState(const QString& state) { state_->setFullText(state); }
 
-void RunStatusBar::resetProgress() { clearProgress(true); }
+void RunStatusBar::setPaused(bool paused) {
+  paused_ = paused;
+  if (paused) eta_->setFullText(tr("paused"));
+}
+
+void RunStatusBar::resetProgress() {
+  paused_ = false;
+  clearProgress(true);
+}
 
 void RunStatusBar::clearProgress(bool shown) {
   progress_->setVisible(shown);
@@ -150,6 +180,8 @@ void RunStatusBar::showProgress(const RunData& run) {
                           .arg(QLocale().toString(static_cast<qlonglong>(run.samplesSeen())),
                                QLocale().toString(static_cast<qlonglong>(budget)),
                                formatDuration(wall_ms / 1000.0)));
+  } else if (paused_ && !all_ended) {
+    eta_->setFullText(tr("paused"));  // no time to arrival while nothing moves
   } else if (fraction > 0.01 && fraction < 1.0) {
     eta_->setFullText(
         tr("ETA %1").arg(formatDuration(wall_ms / 1000.0 * (1 - fraction) / fraction)));
@@ -175,6 +207,10 @@ void RunStatusBar::setDevice(const QString& device) { device_->setFullText(devic
 
 void RunStatusBar::setDatabase(const QString& path) {
   database_->setFullText(path.isEmpty() ? tr("not stored") : tr("DB: %1").arg(path));
+}
+
+QString RunStatusBar::messageText() const {
+  return message_->isHidden() ? QString() : message_->fullText();
 }
 
 QString RunStatusBar::stateText() const { return state_->fullText(); }

@@ -30,6 +30,8 @@ class RunStatusBar : public QStatusBar {
   void setLiveRun(const LiveRun* live);
   /// Shows a state word ("Ready", "Loading data…", "Training", "Paused", "Finished", …).
   void setState(const QString& state);
+  /// While paused the ETA says so instead of a time.
+  void setPaused(bool paused);
   /// Updates progress, ETA and throughput from the live run.
   void showProgress(const RunData& run);
   /// Shows an event that changes what the curves mean (a change of m or K, an arm that
@@ -45,6 +47,8 @@ class RunStatusBar : public QStatusBar {
   void clearProgress(bool shown = false);
   void setDevice(const QString& device);
   void setDatabase(const QString& path);
+  /// The message shown in the state's place; empty when none (for tests).
+  QString messageText() const;
   /// The state word shown (for tests).
   QString stateText() const;
   /// The text of the throughput read-out (for tests).
@@ -58,8 +62,13 @@ class RunStatusBar : public QStatusBar {
   /// The progress in percent, 0–100.
   int progressPercent() const;
 
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
  private:
   ElidedLabel* state_;
+  ElidedLabel* message_;  ///< a status message, in the state's place while it shows
+  bool paused_ = false;
   QProgressBar* progress_;
   ElidedLabel* eta_;
   QLabel* throughput_;

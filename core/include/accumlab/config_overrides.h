@@ -19,6 +19,7 @@ struct OptimizerOverrides {
   std::optional<double> weight_decay;
   std::optional<double> beta1;
   std::optional<double> beta2;
+  std::optional<double> eps;                  ///< no command line gives it yet
   std::optional<LrScaling> scaling;           ///< --lr-scaling
   std::optional<LrSchedule> schedule;         ///< --lr-schedule
   std::optional<int64_t> warmup_samples;      ///< --warmup-samples
@@ -64,6 +65,7 @@ struct ConfigOverrides {
   std::optional<int64_t> variance_window;
   std::optional<int64_t> probe_repeats;
   std::optional<int64_t> probe_every;
+  std::optional<double> noise_ema;  ///< no command line gives it yet
   std::optional<int> threads;
   std::optional<int> arm_threads;
   std::optional<int64_t> workers;

@@ -52,6 +52,9 @@ class SweepEventObserver : public SweepObserver {
   void sweepFinished(const SweepOutcome& outcome) override;
 
  private:
+  /// An event of `kind` about this sweep, for the report to fill in.
+  SweepEvent event(SweepEvent::Kind kind) const;
+
   std::function<void(const SweepEvent&)> tell_;
   std::string db_;
   int jobs_;

@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -96,6 +97,66 @@ class ExperimentPanelTest : public QObject {
     QCOMPARE(max_len->maximum(), static_cast<int>(kMaxTextLength));
     // The tooltip says the other objective is not the big batch.
     QVERIFY(token_loss->toolTip().contains("not the big batch"));
+  }
+
+  void everyOptimizerSettingRoundTrips() {
+    ExperimentPanel panel;
+    panel.resize(380, 1200);
+    panel.show();
+    ExperimentConfig c = defaultExperiment();
+    c.optimizer.kind = OptimizerKind::kAdamW;
+    c.optimizer.beta1 = 0.85;
+    c.optimizer.beta2 = 0.995;
+    c.optimizer.eps = 1e-6;  // not shown: kept
+    c.optimizer.weight_decay = 0.01;
+    c.optimizer.schedule = LrSchedule::kStep;
+    c.optimizer.step_every_samples = 12000;
+    c.optimizer.step_gamma = 0.5;
+    c.optimizer.warmup_samples = 3000;
+    c.optimizer.clip_norm = 1.5;
+    c.arms.push_back(ArmKind::kPitfallClipEach);
+    c.arms.push_back(ArmKind::kPitfallSchedulePerMicro);
+    panel.setConfig(c);
+    QCOMPARE(configToJson(panel.config()), configToJson(c));
+    // The rows that do not apply are hidden: momentum for Adam, the step's period for cosine.
+    auto* momentum = panel.findChild<QDoubleSpinBox*>("momentum");
+    auto* beta1 = panel.findChild<QDoubleSpinBox*>("beta1");
+    auto* step_every = panel.findChild<QSpinBox*>("stepEvery");
+    QVERIFY(momentum && beta1 && step_every);
+    QVERIFY(!momentum->isVisible() && beta1->isVisible() && step_every->isVisible());
+    auto* schedule = panel.findChild<QComboBox*>("lrSchedule");
+    QSignalSpy edited(&panel, &ExperimentPanel::configEdited);
+    schedule->setCurrentIndex(schedule->findText("cosine"));
+    QVERIFY(edited.count() >= 1);
+    QVERIFY(!step_every->isVisible());
+    QVERIFY(panel.config().optimizer.schedule == LrSchedule::kCosine);
+    // A wrong recipe that needs a clip norm is offered only while there is one.
+    auto* clip = panel.findChild<QDoubleSpinBox*>("clipNorm");
+    clip->setValue(0);
+    QCOMPARE(clip->text(), QStringLiteral("off"));
+    const std::vector<ArmKind> arms = panel.config().arms;
+    QVERIFY(std::find(arms.begin(), arms.end(), ArmKind::kPitfallClipEach) == arms.end());
+    QVERIFY(std::find(arms.begin(), arms.end(), ArmKind::kPitfallSchedulePerMicro) != arms.end());
+    validateConfig(panel.config());  // what the form gives can run
+  }
+
+  void pickingTextDataPicksATextModel() {
+    ExperimentPanel panel;
+    panel.setConfig(defaultExperiment());
+    auto* data = panel.findChild<QComboBox*>("dataset");
+    QVERIFY(data);
+    auto pick = [&](const QString& spec) {
+      const int i = data->findData(spec);
+      QVERIFY2(i >= 0, qPrintable(spec));
+      data->setCurrentIndex(i);
+      emit data->activated(i);
+    };
+    pick("fortunes");
+    QVERIFY2(panel.config().model.rfind("charlm", 0) == 0, panel.config().model.c_str());
+    validateConfig(panel.config());
+    pick("spirals");
+    QVERIFY2(panel.config().model.rfind("charlm", 0) != 0, panel.config().model.c_str());
+    validateConfig(panel.config());
   }
 
   void armsAtOnceFollowTheConfig() {

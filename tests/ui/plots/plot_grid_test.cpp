@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // PlotGrid: plots receive points while training and redraw from history on view changes.
 #include "plots/plot_grid.h"
+#include "plots/plot_exporter.h"
 
 #include <qcustomplot.h>
 
@@ -555,6 +556,36 @@ class PlotGridTest : public QObject {
         qPrintable(readout + "\n" + table));
   }
 
+  void oneKeyNamesTheArmsForEveryPlot() {
+    RunData a;
+    a.label = "run 1";
+    a.append(syntheticBatch(0, 10));
+    ShownRuns shown;
+    PlotGrid plots(&shown);
+    QCOMPARE(plots.armKey(), QString());
+    shown.showStored({a});
+    const QString key = plots.armKey();
+    for (const ArmSeries& arm : a.arms) {
+      QVERIFY2(key.contains(armColorName(arm.arm)) && key.contains(armLegendName(arm.arm)),
+               qPrintable(key));
+    }
+    QCOMPARE(plots.compareKey(), QString());  // one run: nothing to compare
+    // No plot repeats the arms in its own legend; an exported image carries them.
+    for (MetricCanvas* canvas : plots.canvases()) {
+      QCPLegend* legend = canvas->plot()->legend;
+      for (int i = 0; i < legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+        QVERIFY2(!item || !item->plottable()->property("armEntry").toBool(),
+                 qPrintable(canvas->definition().id + ": " + item->plottable()->name()));
+      }
+    }
+    MetricCanvas* loss = canvasById(plots, "loss");
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(exportCanvas(loss, dir.filePath("loss.png"), &error), qPrintable(error));
+    QVERIFY(loss->armKeyOutside());  // restored after the export
+  }
+
   void compareModeOverlaysRunsWithTheirLabels() {
     RunData a, b;
     a.label = "runs 1–3 · spirals";
@@ -573,11 +604,15 @@ class PlotGridTest : public QObject {
       labelled = labelled || loss->plot()->graph(i)->name().startsWith("runs 7, 9 · spirals: ");
     }
     QVERIFY(labelled);
-    // One colour per run, one line style per arm (the legend says which).
+    // One colour per run, one line style per arm (the key above the plots says which; the
+    // plots' own legends leave the arms to it).
     auto pen = [&](const QString& name) {
       for (int i = 0; i < loss->plot()->graphCount(); ++i) {
         QCPGraph* g = loss->plot()->graph(i);
-        if (g->name() == name && loss->plot()->legend->hasItemWithPlottable(g)) return g->pen();
+        if (g->name() == name && g->property("armEntry").toBool()) {
+          if (loss->plot()->legend->hasItemWithPlottable(g)) return QPen(Qt::NoPen);
+          return g->pen();
+        }
       }
       return QPen(Qt::NoPen);
     };

@@ -43,6 +43,21 @@ class RunsPanelTest : public QObject {
     QCOMPARE(panel.visibleRunCount(), 6);
   }
 
+  void runsAnotherProgramWritesShowWithoutRefresh() {
+    const std::string path = dir_.filePath("watched.sqlite").toStdString();
+    RunStore store(path);
+    RunsPanel panel;
+    panel.setStore(&store);
+    panel.show();
+    QCOMPARE(panel.visibleRunCount(), 0);
+    {
+      // As accumlab-cli run does beside the app: its own connection to the same file.
+      StoreSink sink(path);
+      Trainer(test::smallExperiment(256)).run(sink);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(panel.visibleRunCount(), 3, 8000);
+  }
+
   void withoutAStoreTheListIsEmpty() {
     RunsPanel panel;
     panel.setStore(nullptr);

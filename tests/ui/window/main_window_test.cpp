@@ -3,6 +3,7 @@
 // runs list; stored runs open; errors become dialogs and the app keeps running.
 #include <SQLiteCpp/Database.h>
 
+#include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -20,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
+#include <QTimer>
 #include <memory>
 
 #include "accumlab/lesson_store.h"
@@ -487,7 +489,24 @@ class MainWindowTest : public QObject {
     window->show();
     window->startRun();
     QVERIFY(test::waitUntil([&] { return window->plots()->pointCount() > 50; }));
-    window->close();
+    // Quitting mid-run asks first: "No" keeps the window and the run, "Yes" quits.
+    bool asked = false;
+    auto answer = [&](QMessageBox::StandardButton button) {
+      QTimer::singleShot(100, [&asked, button] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        asked = true;
+        box->button(button)->click();
+      });
+    };
+    answer(QMessageBox::No);
+    QVERIFY(!window->close());
+    QVERIFY(asked);
+    QVERIFY(window->controller()->isRunning());
+    asked = false;
+    answer(QMessageBox::Yes);
+    QVERIFY(window->close());
+    QVERIFY(asked);
     window.reset();  // the controller waits for the training thread
     RunStore store(db.toStdString());
     const auto runs = store.listRuns();
