@@ -243,6 +243,16 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
           "each worker accumulates K micro-batches alone, one all-reduce per window")) {
     o->check(CLI::Range(int64_t{1}, kMaxWorkers));
   }
+  completeWith(addText("--keep-weights", keep_weights_,
+                       "on (default): keep each arm's final weights in the store, for "
+                       "export-model | off",
+                       [](auto& c, const std::string& t) {
+                         if (t != "on" && t != "off") {
+                           throw InputError("--keep-weights takes on or off, not '" + t + "'");
+                         }
+                         c.keep_weights = t == "on";
+                       }),
+               {{"on", "off"}});
   if (!skipped("--no-noise-stats")) {
     app_->add_flag("--no-noise-stats", no_noise_, "Skip the gradient-noise estimators");
   }

@@ -47,7 +47,7 @@ class ConfigOptions {
   std::string config_file_;
   std::string preset_;  ///< --preset NAME: the config the options apply to, instead of a file
   std::string memory_budget_, arms_, optimizer_, scaling_, schedule_, policy_, dtype_, task_;
-  std::string text_split_, token_loss_;
+  std::string text_split_, token_loss_, keep_weights_;
   bool no_noise_ = false;
   /// Each registered option and how, when given, it sets its field of the overrides.
   std::vector<std::pair<CLI::Option*, std::function<void(ConfigOverrides&)>>> setters_;

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "accumlab/format_bytes.h"
 #include "accumlab/input_error.h"
 #include "accumlab/variance_ratio.h"
 #include "summary_table.h"
@@ -21,6 +22,7 @@ int ShowCommand::execute() {
   const auto store = open();
   const RunDetail d = store->run(id);
   const RunRow& r = d.row;
+  const int64_t model_bytes = store->weightsBytes(id);
   if (json_) {
     nlohmann::json j = rowJson(r);
     j["message"] = d.summary.message;
@@ -28,6 +30,7 @@ int ShowCommand::execute() {
     j["dataset_description"] = d.dataset_description;
     j["model_description"] = d.model_description;
     j["note"] = d.note;
+    j["model_bytes"] = model_bytes;  // the trained model kept (export-model); 0: none
     j["config"] = nlohmann::json::parse(d.config_json);
     j["summary"] = nlohmann::json::parse(d.summary_json);
     j["events"] = nlohmann::json::array();
@@ -59,7 +62,13 @@ int ShowCommand::execute() {
             << "  device    " << d.device << "\n"
             << "  m x K     " << sizes << "\n"
             << "  tags      " << (tags.empty() ? "-" : tags) << "\n"
-            << "  note      " << (d.note.empty() ? "-" : d.note) << "\n\n";
+            << "  note      " << (d.note.empty() ? "-" : d.note) << "\n"
+            << "  trained   "
+            << (model_bytes > 0 ? formatBytes(static_cast<double>(model_bytes)) +
+                                      " kept (accumlab-cli export-model " + std::to_string(r.id) +
+                                      " --out FILE.pt)"
+                                : std::string("no model kept"))
+            << "\n\n";
 
   const ArmSummary& s = d.summary;
   TextTable summary({"summary", "value"});

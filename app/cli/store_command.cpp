@@ -51,6 +51,7 @@ StoreCommands::StoreCommands(CLI::App& parent) {
   commands_.push_back(std::make_unique<ShowSweepCommand>(parent));
   commands_.push_back(std::make_unique<CompareCommand>(parent));
   commands_.push_back(std::make_unique<ExportCommand>(parent));
+  commands_.push_back(std::make_unique<ExportModelCommand>(parent));
   commands_.push_back(std::make_unique<TagCommand>(parent));
   commands_.push_back(std::make_unique<AuditCommand>(parent));
   commands_.push_back(std::make_unique<NoteCommand>(parent));

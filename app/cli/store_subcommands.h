@@ -62,6 +62,19 @@ class ExportCommand : public StoreCommand {
   std::string out_;
 };
 
+/// `accumlab-cli export-model RUN [--arm ARM] --out FILE.pt`: writes a run's trained model (the
+/// final weights the run kept) as a TorchScript file for plain PyTorch (ModelExporter).
+class ExportModelCommand : public StoreCommand {
+ public:
+  explicit ExportModelCommand(CLI::App& parent);
+  int execute() override;
+
+ private:
+  std::string id_;
+  std::string arm_;
+  std::string out_;
+};
+
 /// `accumlab-cli list`: lists stored runs (or, with --sweeps, sweeps), newest first, as a
 /// table or JSON.
 class ListCommand : public StoreCommand {

@@ -64,6 +64,7 @@ void forEachConfigField(Visit&& visit, C&... c) {
   visit("threads", c.threads...);
   visit("arm_threads", c.arm_threads...);
   visit("workers", c.workers...);
+  visit("keep_weights", c.keep_weights...);
 }
 
 }  // namespace accumlab

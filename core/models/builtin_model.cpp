@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "accumlab/input_error.h"
+#include "models/scripted_net.h"
 
 namespace accumlab {
 
@@ -37,6 +38,8 @@ void BuiltinModel::save(const std::string& path) {
   net_->save(archive);
   archive.save_to(path);
 }
+
+void BuiltinModel::saveScripted(std::ostream& out) { scriptedNet(*net_, spec_).save(out); }
 
 namespace {
 

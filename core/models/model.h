@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,10 @@ class Model {
   /// layers' shapes (multiply-adds ×2 of the matrix products and convolutions); 0 when not
   /// known (a TorchScript model).
   virtual double flopsPerSample() const { return 0; }
+  /// Writes the model as a TorchScript archive that plain PyTorch loads (`torch.jit.load`):
+  /// a copy of its weights on the CPU, in eval mode, whose forward gives forward()'s outputs
+  /// (ArmWeights). Throws InputError when the model cannot be written so.
+  virtual void saveScripted(std::ostream& out) = 0;
 
   /// Copies parameters and buffers from another replica of the same model.
   void copyStateFrom(Model& other);

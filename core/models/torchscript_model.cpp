@@ -180,6 +180,13 @@ void TorchScriptModel::to(const torch::Device& device, torch::Dtype dtype) {
 
 void TorchScriptModel::save(const std::string& path) { module_.save(path); }
 
+void TorchScriptModel::saveScripted(std::ostream& out) {
+  torch::jit::Module copy = module_.deepcopy();
+  copy.to(torch::kCPU);
+  copy.eval();
+  copy.save(out);
+}
+
 std::unique_ptr<ModelFactory> makeTorchScriptFactory(const std::string& spec,
                                                      const ModelSample& sample) {
   if (spec.rfind(kPrefix, 0) != 0) return nullptr;

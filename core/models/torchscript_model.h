@@ -36,6 +36,8 @@ class TorchScriptModel : public Model {
   std::string spec() const override { return spec_; }
   /// Saves the trained module as a TorchScript archive (loadable with torch.jit.load).
   void save(const std::string& path) override;
+  /// A copy of the trained module, on the CPU and in eval mode, as a TorchScript archive.
+  void saveScripted(std::ostream& out) override;
 
  private:
   torch::jit::Module module_;

@@ -121,6 +121,17 @@ const std::vector<RecordField<ArmSummary>>& armSummaryFields() {
   return kFields;
 }
 
+const std::vector<RecordField<PooledProbe>>& pooledProbeFields() {
+  using P = PooledProbe;
+  static const std::vector<RecordField<P>> kFields = {
+      realField("ratio", &P::ratio),      realField("ci_low", &P::ci_low),
+      realField("ci_high", &P::ci_high),  realField("theory", &P::theory),
+      integerField("pooled", &P::probes), integerField("micro_batch", &P::micro_batch),
+      integerField("accum", &P::accum),   flagField("batch_dependent", &P::batch_dependent),
+  };
+  return kFields;
+}
+
 const std::vector<RecordField<GradCheckTally>>& gradCheckFields() {
   using G = GradCheckTally;
   static const std::vector<RecordField<G>> kFields = {

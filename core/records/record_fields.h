@@ -44,6 +44,12 @@ const std::vector<RecordField<ProbeRecord>>& probeFields();
 /// JSON summary of `run --json`, kept with each stored run.
 const std::vector<RecordField<ArmSummary>>& armSummaryFields();
 
+/// PooledProbe: the fixed-weight probes of a run pooled into its headline ratio with its 90%
+/// interval, under the names of `run --json`'s `variance_probe` (`probes` there is the count
+/// of probes made; the count pooled is `pooled`). The exports write it per run: JSON in each
+/// run's summary as `variance_probe`, CSV as `probe_…` columns on the rows of probed steps.
+const std::vector<RecordField<PooledProbe>>& pooledProbeFields();
+
 /// GradCheckTally, under the names an arm's checkpoint keeps it by.
 const std::vector<RecordField<GradCheckTally>>& gradCheckFields();
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accumlab/run_store.h"
+#include "accumlab/variance_ratio.h"
 #include "records/record_fields.h"
 #include "store/schema.h"
 #include "store/summary_json.h"
@@ -62,6 +63,18 @@ std::string csvCell(const std::string& s) {
   return q + "\"";
 }
 
+/// The run's headline after each of its probes: the probes up to and including the i-th
+/// pooled (poolProbes), so the last one is the run's own `variance_probe`.
+std::vector<PooledProbe> pooledAfterEachProbe(const std::vector<ProbeRecord>& probes) {
+  std::vector<PooledProbe> out;
+  std::vector<ProbeRecord> so_far;
+  for (const ProbeRecord& p : probes) {
+    so_far.push_back(p);
+    out.push_back(poolProbes(so_far).value_or(PooledProbe{}));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string exportCsv(const std::vector<ExportedRun>& runs) {
@@ -70,22 +83,28 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
   std::string out = "run_id,arm";
   for (const auto& c : columns) out += std::string(",") + c.name;
   for (const auto& c : withoutAxes(eval_columns)) out += std::string(",val_") + c.name;
-  out += ",val_text_sample\n";
+  out += ",val_text_sample";
+  for (const auto& c : pooledProbeFields()) out += std::string(",probe_") + c.name;
+  out += '\n';
   for (const ExportedRun& run : runs) {
     std::string prefix;
     appendInteger(prefix, run.detail.row.id);
     prefix += "," + csvCell(toString(run.detail.row.arm));
     const auto& steps = run.series.steps;
     const auto& evals = run.series.evals;
-    size_t s = 0, e = 0;
+    const auto& probes = run.series.probes;
+    const std::vector<PooledProbe> headline = pooledAfterEachProbe(probes);
+    size_t s = 0, e = 0, p = 0;
     // Merge the two step-ordered lists: a step row carries the evaluation at its step.
     while (s < steps.size() || e < evals.size()) {
       out += prefix;
       const bool take_step =
           s < steps.size() && (e >= evals.size() || steps[s].step <= evals[e].step);
       const EvalRecord* eval = nullptr;
+      int64_t row_step = 0;
       if (take_step) {
         const StepRecord& r = steps[s++];
+        row_step = r.step;
         for (const auto& c : columns) {
           out += ',';
           appendField(out, c, r);
@@ -94,6 +113,7 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
       } else {
         // An evaluation without a step row: its step, samples_seen and wall_ms only.
         eval = &evals[e++];
+        row_step = eval->step;
         for (size_t i = 0; i < columns.size(); ++i) {
           out += ',';
           if (i < kAxisFields) appendField(out, eval_columns[i], *eval);
@@ -105,6 +125,14 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
       }
       out += ',';
       if (eval) out += csvCell(eval->text_sample);
+      // The headline as it stood after the probe taken at this step (the last probe of a
+      // step when several were; probes are taken after their step's window).
+      const PooledProbe* pooled = nullptr;
+      while (p < probes.size() && probes[p].step <= row_step) pooled = &headline[p++];
+      for (const auto& c : pooledProbeFields()) {
+        out += ',';
+        if (pooled) appendField(out, c, *pooled);
+      }
       out += '\n';
     }
   }
@@ -138,6 +166,14 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
                         {"arm", armName(e)},
                         {"message", e.message}});
     }
+    // The summary with the run's headline, its probes pooled (as `run --json` gives it).
+    json summary = json::parse(d.summary_json);
+    if (const auto pooled = poolProbes(run.series.probes)) {
+      json headline = json::object();
+      fieldsToJson(headline, *pooled, pooledProbeFields());
+      headline["probes"] = static_cast<int64_t>(run.series.probes.size());
+      summary["variance_probe"] = std::move(headline);
+    }
     // The runs-list row (`list --json`), then what only an export holds.
     json one = rowToJson(r);
     one.update({
@@ -147,7 +183,7 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
         {"model_description", d.model_description},
         {"note", d.note},
         {"config", json::parse(d.config_json)},
-        {"summary", json::parse(d.summary_json)},
+        {"summary", std::move(summary)},
         {"events", std::move(events)},
         {"metrics", std::move(metrics)},
         {"evals", std::move(evals)},

@@ -327,6 +327,33 @@ RunDetail RunStore::run(int64_t run_id) {
   });
 }
 
+std::optional<ArmWeights> RunStore::weights(int64_t run_id) {
+  return impl_->conn.guarded("reading run " + std::to_string(run_id) + "'s weights", [&] {
+    SQLite::Transaction tx(impl_->db());
+    const RunRow row = impl_->row(run_id);
+    SQLite::Statement q(impl_->db(), "SELECT format, data FROM run_weights WHERE run_id = ?");
+    q.bind(1, run_id);
+    std::optional<ArmWeights> w;
+    if (q.executeStep()) {
+      w.emplace();
+      w->arm = row.arm;
+      w->format = q.getColumn(0).getString();
+      const SQLite::Column data = q.getColumn(1);
+      w->data.assign(static_cast<const char*>(data.getBlob()),
+                     static_cast<size_t>(data.getBytes()));
+    }
+    return w;
+  });
+}
+
+int64_t RunStore::weightsBytes(int64_t run_id) {
+  return impl_->conn.guarded("reading run " + std::to_string(run_id) + "'s weights", [&] {
+    SQLite::Statement q(impl_->db(), "SELECT bytes FROM run_weights WHERE run_id = ?");
+    q.bind(1, run_id);
+    return q.executeStep() ? q.getColumn(0).getInt64() : int64_t{0};
+  });
+}
+
 RunSeries RunStore::series(int64_t run_id) {
   return impl_->conn.guarded("reading run " + std::to_string(run_id) + "'s metrics", [&] {
     // One read transaction: a writer committing meanwhile cannot split steps from evals.

@@ -292,14 +292,28 @@ void addRunIdentity(SQLite::Database& db) {
   db.exec("CREATE UNIQUE INDEX runs_by_uid ON runs(uid)");
 }
 
+/// Version 14: each run's final weights as a model to take away (ArmWeights: a TorchScript
+/// archive in `data`, its size in `bytes`), at most one per run, gone with the run.
+void addRunWeights(SQLite::Database& db) {
+  db.exec(R"SQL(
+    CREATE TABLE run_weights (
+      run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+      format TEXT NOT NULL,
+      bytes INTEGER NOT NULL,
+      data BLOB NOT NULL);
+  )SQL");
+}
+
 /// kMigrations[v] takes a file from version v to v + 1.
 const std::vector<std::function<void(SQLite::Database&)>> kMigrations = {
-    createVersion1,     autoincrementIds,         addStepColumnsOfVersion3,
-    addVarianceProbes,  addStepColumnsOfVersion5, addSweeps,
-    addLessonResults,   addStepColumnsOfVersion8, addStepColumnsOfVersion9,
-    addProbeHistograms, addTextColumns,           addColumnsOfVersion12,
-    addRunIdentity};
-static_assert(kSchemaVersion == 13, "add the migration to kMigrations");
+    createVersion1,           autoincrementIds,
+    addStepColumnsOfVersion3, addVarianceProbes,
+    addStepColumnsOfVersion5, addSweeps,
+    addLessonResults,         addStepColumnsOfVersion8,
+    addStepColumnsOfVersion9, addProbeHistograms,
+    addTextColumns,           addColumnsOfVersion12,
+    addRunIdentity,           addRunWeights};
+static_assert(kSchemaVersion == 14, "add the migration to kMigrations");
 
 /// Turns foreign-key enforcement off for its lifetime (outside any transaction, where
 /// SQLite ignores the pragma) and back on afterwards.

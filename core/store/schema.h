@@ -13,8 +13,9 @@ namespace accumlab::store {
 /// 8: steps record the all-reduce time. 9: steps record the float64 repeat of a gradient check.
 /// 10: probes record their pool and the histogram of their mean losses. 11: text columns.
 /// 12: probes keep the excess kurtosis their interval assumed. 13: each run has a stable
-/// identity (`runs.uid`), so that merging a store twice adds nothing.
-inline constexpr int kSchemaVersion = 13;
+/// identity (`runs.uid`), so that merging a store twice adds nothing. 14: each run keeps its
+/// arm's final weights as a TorchScript model (`run_weights`).
+inline constexpr int kSchemaVersion = 14;
 
 /// Creates or upgrades the tables. Every step from the file's version to kSchemaVersion runs
 /// in one IMMEDIATE transaction, so a failed migration leaves the file as it was.

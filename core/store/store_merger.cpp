@@ -244,7 +244,7 @@ void mergeOne(SQLite::Database& from, SQLite::Database& to, MergedStore& out) {
                         {{"experiment_id", &experiments}});
   MergeTableCopy run(from, to, "runs", "WHERE id = ?", {{"experiment_id", &experiments}});
   std::vector<MergeTableCopy> rows;
-  for (const char* table : {"step_metrics", "evals", "probes", "tags", "notes"}) {
+  for (const char* table : {"step_metrics", "evals", "probes", "tags", "notes", "run_weights"}) {
     rows.emplace_back(from, to, table, "WHERE run_id = ?",
                       std::map<std::string, const MergeIdMap*>{{"run_id", &runs}});
   }

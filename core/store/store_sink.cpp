@@ -206,6 +206,10 @@ void StoreSink::resumeExperiment(int64_t experiment_id) {
   impl_->resume_experiment = experiment_id;
 }
 
+void StoreSink::onArmWeights(const ArmWeights& weights) {
+  append([&](RecordBatch& b) { b.arm_weights.push_back(weights); }, Urgency::kNow);
+}
+
 void StoreSink::append(const std::function<void(RecordBatch&)>& add, Urgency urgency) {
   impl_->handOver([&](store::WriteBatch& b) { add(b.records); }, urgency == Urgency::kNow);
 }

@@ -84,6 +84,7 @@ void StoreWriter::writeTransaction(const WriteBatch& batch, const std::string& d
     if (r.finished) {
       for (const ArmSummary& s : r.finished->arms) finishArm(s);
     }
+    for (const ArmWeights& w : r.arm_weights) keepWeights(w);
     if (experiment_id_ != 0) {
       auto& hb = statement(heartbeat_,
                            "UPDATE runs SET heartbeat_at = ? WHERE experiment_id = ? AND "
@@ -288,6 +289,21 @@ void StoreWriter::finishArm(const ArmSummary& s) {
   up.bind(10, run_id);
   up.exec();
   up.reset();
+}
+
+void StoreWriter::keepWeights(const ArmWeights& w) {
+  const int64_t run_id = runIdOf(w.arm);
+  if (run_id == 0) return;
+  // A resumed run ends again: its weights replace any kept before.
+  auto& ins = statement(weights_,
+                        "INSERT OR REPLACE INTO run_weights (run_id, format, bytes, data) "
+                        "VALUES (?, ?, ?, ?)");
+  ins.bind(1, run_id);
+  ins.bind(2, w.format);
+  ins.bind(3, static_cast<int64_t>(w.data.size()));
+  ins.bindNoCopy(4, w.data.data(), static_cast<int>(w.data.size()));
+  ins.exec();
+  ins.reset();
 }
 
 void StoreWriter::abandonRunning(const std::string& message) {

@@ -56,6 +56,7 @@ class StoreWriter {
   void insertEvents(const std::vector<EventRecord>& events);
   void insertProbes(const std::vector<ProbeRecord>& probes);
   void finishArm(const ArmSummary& summary);
+  void keepWeights(const ArmWeights& weights);
   int64_t runIdOf(ArmKind arm) const;
   /// Inserts with `ins` (insertFieldsSql) each record of a run this writer stores: binds the
   /// run id and the fields, then `rest(run_id, record, next parameter)` binds what follows,
@@ -72,7 +73,7 @@ class StoreWriter {
   std::vector<StoredRun> runs_;
   // Prepared once, reused for every batch.
   std::unique_ptr<SQLite::Statement> insert_step_, insert_eval_, insert_event_, insert_probe_,
-      progress_, eval_progress_, finish_, heartbeat_;
+      progress_, eval_progress_, finish_, heartbeat_, weights_;
 };
 
 }  // namespace accumlab::store

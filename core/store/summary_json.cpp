@@ -100,20 +100,12 @@ nlohmann::json varianceProbeToJson(const ProbeRecord& latest, const PooledProbe&
                                    int64_t probes) {
   nlohmann::json latest_json = probeToJson(latest, probes);
   latest_json.erase("probes");
-  return {
-      {"arm", toString(latest.arm)},
-      {"micro_batch", pooled.micro_batch},
-      {"accum", pooled.accum},
-      {"ratio", jsonNumber(pooled.ratio)},
-      {"ci_low", jsonNumber(pooled.ci_low)},
-      {"ci_high", jsonNumber(pooled.ci_high)},
-      {"theory", jsonNumber(pooled.theory)},
-      {"batch_dependent", pooled.batch_dependent},
-      {"probes", probes},
-      {"pooled", pooled.probes},
-      {"method", "weighted mean of log-ratios"},
-      {"latest", std::move(latest_json)},
-  };
+  nlohmann::json j = {{"arm", toString(latest.arm)}};
+  fieldsToJson(j, pooled, pooledProbeFields());
+  j["probes"] = probes;
+  j["method"] = "weighted mean of log-ratios";
+  j["latest"] = std::move(latest_json);
+  return j;
 }
 
 }  // namespace accumlab::store

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "train/run_checkpoint.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +17,12 @@ namespace accumlab {
 namespace {
 
 constexpr char kCheckpointMark[] = "accumlab.trainer_checkpoint";
+
+/// The folder of a checkpoint file ("" when `path` names none).
+std::string checkpointFolder(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
 
 }  // namespace
 
@@ -46,6 +55,9 @@ void RunCheckpoint::save(const RunParts& parts, double elapsed_ms, MetricsSink& 
   for (size_t i = 0; i < arms.size(); ++i) arms[i]->save(a, "arm" + std::to_string(i));
   // Written aside and renamed: a kill while saving leaves the previous checkpoint whole.
   const std::string aside = path_ + ".partial";
+  // The folder beside the store exists only while it holds a checkpoint (discard()).
+  const std::string folder = checkpointFolder(path_);
+  if (!folder.empty()) ::mkdir(folder.c_str(), 0755);  // a failure shows as the save's below
   try {
     a.save_to(aside);
   } catch (const std::exception& e) {
@@ -88,7 +100,12 @@ double RunCheckpoint::load(RunParts& parts) {
 }
 
 void RunCheckpoint::discard() {
-  if (!path_.empty()) std::remove(path_.c_str());
+  if (path_.empty()) return;
+  std::remove(path_.c_str());
+  // The folder goes with its last checkpoint: rmdir leaves one that still holds another
+  // experiment's (or anything else) alone.
+  const std::string folder = checkpointFolder(path_);
+  if (!folder.empty()) ::rmdir(folder.c_str());
 }
 
 }  // namespace accumlab

@@ -15,6 +15,7 @@
 #include "stats/weight_diff.h"
 #include "train/device_select.h"
 #include "train/evaluator.h"
+#include "train/kept_weights.h"
 #include "train/model_fit.h"
 #include "train/trainer_impl.h"
 
@@ -244,6 +245,16 @@ void Trainer::Impl::finishArm(ArmRun& arm, ArmStatus status, const std::string& 
   }
   // Summarised when told: in a round, after the arm's records have reached its recorder.
   publish(&arm, [this, &arm] { sink->onArmFinished(arm.summary(device)); });
+  if (config.keep_weights && leads() && keepsWeights(status)) {
+    const ArmKind kind = arm.stepper->kind();
+    try {
+      ArmWeights weights = keptWeights(kind, arm.stepper->model());
+      publish(&arm, [this, weights = std::move(weights)] { sink->onArmWeights(weights); });
+    } catch (const InputError& e) {
+      emitEvent(EventKind::kModel, kind, std::string("final weights not kept: ") + e.what(),
+                arm.stepper->samplesSeen());
+    }
+  }
 }
 
 void Trainer::Impl::evaluateArm(ArmRun& arm) {

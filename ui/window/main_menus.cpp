@@ -136,6 +136,7 @@ void MainMenus::buildFileMenu() {
   file->addAction(tr("Run &database…"), this, [this] { t_.choose_database(); });
   file->addSeparator();
   file->addMenu(export_menu_);
+  if (t_.save_model) file->addAction(t_.save_model);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, w, &QWidget::close);
 }

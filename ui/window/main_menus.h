@@ -6,6 +6,7 @@
 #include <functional>
 
 class QMainWindow;
+class QAction;
 class QMenu;
 
 namespace accumlab::ui {
@@ -33,6 +34,7 @@ struct MenuTargets {
   std::function<void()> open_experiment;             ///< File → Open experiment…
   std::function<void()> save_experiment;             ///< File → Save experiment…
   std::function<void()> reset_experiment;            ///< File → Reset to the default demo
+  QAction* save_model = nullptr;  ///< File → Save trained model… (ModelSaveAction)
 };
 
 /// The window's menu bar (File, Run, View, Help), its Training toolbar, and the plots'

@@ -19,6 +19,7 @@
 #include "experiment/source_catalog.h"
 #include "files/experiment_file.h"
 #include "files/file_dialogs.h"
+#include "files/model_save_action.h"
 #include "lessons/lesson_panel.h"
 #include "plots/plot_grid.h"
 #include "runs/run_loader.h"
@@ -67,6 +68,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   experiment_->setRunActions(actions_->run(), actions_->pause(), actions_->stop());
   presentation_ = new PresentationMode(this, plots_);
   buildDocks();
+  auto* save_model = new ModelSaveAction(
+      this, [this] { return runs_->selectedRunIds(); }, [this] { return store(); });
+  connect(save_model, &ModelSaveAction::errorOccurred, this, &MainWindow::showError);
+  connect(save_model, &ModelSaveAction::saved, this,
+          [this](const QString& path) { status_->showMessage(tr("Saved %1").arg(path), 5000); });
   menus_ = new MainMenus(
       {this, &settings_, actions_, export_, plots_, presentation_,
        [this](const QString& path) { openPath(path); },
@@ -101,7 +107,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
            showError(QString::fromStdString(e.what()));
          }
        },
-       [this] { experiment_->setConfig(defaultExperiment()); }});
+       [this] { experiment_->setConfig(defaultExperiment()); }, save_model->action()});
   live_session_ =
       new LiveSession({controller_, new LiveRun(this), shown_, plots_, status_, experiment_, runs_,
                        [this](const QString& message) { showError(message); },

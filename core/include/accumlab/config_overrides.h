@@ -69,6 +69,7 @@ struct ConfigOverrides {
   std::optional<int> threads;
   std::optional<int> arm_threads;
   std::optional<int64_t> workers;
+  std::optional<bool> keep_weights;  ///< --keep-weights on|off
 };
 
 /// The config a command line starts from: `config_file`'s, else the preset's, else

@@ -135,6 +135,10 @@ struct ExperimentConfig {
   /// samples; every worker accumulates its K micro-batches alone, then one all-reduce of the
   /// gradient sums gives every worker the same update. 1 = one process.
   int64_t workers = 1;
+  /// Keep each arm's final weights in the store when it finishes or is stopped, as a
+  /// TorchScript model (`accumlab-cli export-model`, File → Save trained model…); off saves
+  /// their bytes (docs/store.md).
+  bool keep_weights = true;
 };
 
 /// Where Debian's dataset-fashion-mnist package installs the files.

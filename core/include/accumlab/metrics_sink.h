@@ -21,6 +21,9 @@ class MetricsSink {
   virtual void onProbe(const ProbeRecord& record) {}
   /// Called once per arm when it ends (finished, stopped, diverged or failed).
   virtual void onArmFinished(const ArmSummary& summary) {}
+  /// Called after onArmFinished for an arm that finished or was stopped, when the run keeps
+  /// its weights (ExperimentConfig::keep_weights): its final weights as a model.
+  virtual void onArmWeights(const ArmWeights& weights) {}
   virtual void onRunFinished(const RunSummary& summary) {}
   /// Called before the trainer saves a checkpoint: a sink that keeps records elsewhere makes
   /// everything so far durable (a run resumed from the checkpoint redoes only what follows).
@@ -44,6 +47,7 @@ class FanOutSink : public MetricsSink {
   void onEvent(const EventRecord& r) override { all(&MetricsSink::onEvent, r); }
   void onProbe(const ProbeRecord& r) override { all(&MetricsSink::onProbe, r); }
   void onArmFinished(const ArmSummary& s) override { all(&MetricsSink::onArmFinished, s); }
+  void onArmWeights(const ArmWeights& w) override { all(&MetricsSink::onArmWeights, w); }
   void onRunFinished(const RunSummary& s) override { all(&MetricsSink::onRunFinished, s); }
   void flush() override { all(&MetricsSink::flush); }
 

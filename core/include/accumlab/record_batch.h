@@ -18,12 +18,14 @@ struct RecordBatch {
   std::vector<EventRecord> events;
   std::vector<ProbeRecord> probes;
   std::vector<ArmSummary> arm_summaries;  ///< arms that ended, after their rows
-  std::optional<RunSummary> finished;     ///< set by the batch that saw onRunFinished
+  /// The final weights of arms that ended (only the store's sink collects them).
+  std::vector<ArmWeights> arm_weights;
+  std::optional<RunSummary> finished;  ///< set by the batch that saw onRunFinished
 
   /// True when there is nothing to hand over.
   bool empty() const {
     return !started && steps.empty() && evals.empty() && events.empty() && probes.empty() &&
-           arm_summaries.empty() && !finished;
+           arm_summaries.empty() && arm_weights.empty() && !finished;
   }
 };
 

@@ -362,6 +362,17 @@ std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief = fals
 /// possibilities. A clause without a capital or a full stop.
 std::string partingCause(const ExperimentConfig& config);
 
+/// An arm's final weights as a model to take away: a TorchScript archive (what
+/// `torch.jit.save` writes) that plain PyTorch loads with `torch.jit.load`, on the CPU, in eval
+/// mode, whose forward gives the arm's own outputs (docs/store.md#trained-models). Made by the
+/// engine when an arm finishes or is stopped (ExperimentConfig::keep_weights); kept by the
+/// store, one per run.
+struct ArmWeights {
+  ArmKind arm = ArmKind::kNoAccum;
+  std::string format = "torchscript";  ///< what `data` holds
+  std::string data;                    ///< the archive's bytes
+};
+
 /// What the run was: the resolved config and where it ran.
 struct RunInfo {
   ExperimentConfig config;

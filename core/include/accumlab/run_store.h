@@ -150,6 +150,12 @@ class RunStore {
   RunDetail run(int64_t run_id);
   /// One run's steps and evals; throws InputError when there is no such run.
   RunSeries series(int64_t run_id);
+  /// The final weights the run kept (docs/store.md#trained-models); nullopt when it kept none
+  /// (it failed, diverged, is still running, or ran with keep_weights off or before
+  /// AccumLab kept them). Throws InputError when there is no such run.
+  std::optional<ArmWeights> weights(int64_t run_id);
+  /// The size in bytes of the weights the run kept; 0 when none.
+  int64_t weightsBytes(int64_t run_id);
   /// The number of stored step rows in the whole file.
   int64_t stepRowCount();
 
@@ -203,6 +209,8 @@ class StoreSink : public BatchingSink {
   void onRunStarted(const RunInfo& info) override;
   /// Stores the final summaries and waits for the last commit.
   void onRunFinished(const RunSummary& summary) override;
+  /// Keeps an arm's final weights with its run (table run_weights), committed with its end.
+  void onArmWeights(const ArmWeights& weights) override;
   /// Waits until everything so far is committed (before a checkpoint); throws as finish().
   void flush() override { finish(); }
   /// The next run continues stored experiment `experiment_id` (a run resumed from a

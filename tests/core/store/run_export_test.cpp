@@ -6,6 +6,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/run_exporter.h"
+#include "accumlab/variance_ratio.h"
 #include "store_fixture.h"
 
 namespace accumlab {
@@ -20,8 +21,26 @@ using testing::StoreTest;
 constexpr int64_t kSteps = 120;
 constexpr char kWritten[] = "say \"hi\" twice";  ///< the text sample of each arm's step-40 eval
 
+/// The fixed-weight probe of accum's weights stored at `step` (every 40 steps): ratios near K.
+ProbeRecord exportProbe(int64_t step) {
+  ProbeRecord p;
+  p.arm = ArmKind::kAccum;
+  p.step = step;
+  p.samples_seen = step * 8;
+  p.micro_batch = 4;
+  p.accum = 2;
+  p.repeats = 2048;
+  p.ratio = 1.9 + static_cast<double>(step) / 400;
+  p.ci_low = p.ratio * 0.8;
+  p.ci_high = p.ratio * 1.25;
+  p.theory = 2;
+  p.kurtosis = 0;
+  return p;
+}
+
 /// A finished two-arm experiment with evals (one before the first step, one with a line the
-/// model wrote), events, NaNs, a tag and a note; returns the run ids.
+/// model wrote), events, NaNs, three probes of accum's weights, a tag and a note; returns the
+/// run ids.
 std::vector<int64_t> storeRich(const std::string& db) {
   std::vector<int64_t> ids;
   {
@@ -36,7 +55,10 @@ std::vector<int64_t> storeRich(const std::string& db) {
         sink.onEval({arm, s, s * 8, s * 0.25, 1.0 / (s + 1), s == 0 ? kNaN : 0.5 + s * 1e-3,
                      s == 40 ? kWritten : ""});
       }
-      for (int64_t s = 1; s <= kSteps; ++s) sink.onStep(makeStep(arm, s));
+      for (int64_t s = 1; s <= kSteps; ++s) {
+        sink.onStep(makeStep(arm, s));
+        if (arm == ArmKind::kAccum && s % 40 == 0) sink.onProbe(exportProbe(s));
+      }
       sink.onEvent({kSteps * 8, 30.0, EventKind::kAccum, arm, "K 2 → 4"});
       ArmSummary a;
       a.arm = arm;
@@ -74,7 +96,26 @@ TEST_F(StoreTest, JsonExportReadsBackAsExactlyWhatTheStoreHolds) {
     EXPECT_EQ(run["arm"], toString(d.row.arm));
     EXPECT_EQ(run["status"], "finished");
     EXPECT_EQ(run["config"], json::parse(d.config_json));
-    EXPECT_EQ(run["summary"], json::parse(d.summary_json));
+    // The stored summary, with the run's headline: its probes pooled (accum's weights only).
+    json summary = run["summary"];
+    if (d.row.arm == ArmKind::kAccum) {
+      ASSERT_TRUE(summary.contains("variance_probe")) << summary;
+      const PooledProbe pooled = poolProbes(s.probes).value();
+      const json& v = summary["variance_probe"];
+      EXPECT_TRUE(sameJsonNumber(v["ratio"], pooled.ratio));
+      EXPECT_TRUE(sameJsonNumber(v["ci_low"], pooled.ci_low));
+      EXPECT_TRUE(sameJsonNumber(v["ci_high"], pooled.ci_high));
+      EXPECT_LT(v["ci_low"].get<double>(), v["ratio"].get<double>());
+      EXPECT_LT(v["ratio"].get<double>(), v["ci_high"].get<double>());
+      EXPECT_EQ(v["theory"], 2.0);
+      EXPECT_EQ(v["probes"], 3);
+      EXPECT_EQ(v["pooled"], 3);
+      EXPECT_EQ(v["accum"], 2);
+      summary.erase("variance_probe");
+    } else {
+      EXPECT_FALSE(summary.contains("variance_probe")) << "no probe of no-accum's weights";
+    }
+    EXPECT_EQ(summary, json::parse(d.summary_json));
     EXPECT_EQ(run["tags"].get<std::vector<std::string>>(), d.row.tags);
     EXPECT_EQ(run["note"], d.note);
     ASSERT_EQ(run["events"].size(), d.events.size());
@@ -128,7 +169,10 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
   std::getline(csv, line);
   EXPECT_EQ(line.rfind("run_id,arm,step,samples_seen,wall_ms,micro_batch,", 0), 0u) << line;
   EXPECT_NE(line.find(",loss,"), std::string::npos);
-  EXPECT_EQ(line.substr(line.size() - 37), "val_loss,val_accuracy,val_text_sample");
+  EXPECT_NE(line.find(",val_loss,val_accuracy,val_text_sample,probe_ratio,probe_ci_low,"
+                      "probe_ci_high,probe_theory,probe_pooled,"),
+            std::string::npos)
+      << line;
   std::vector<std::vector<std::string>> rows;
   while (std::getline(csv, line)) {
     std::vector<std::string> cells;
@@ -136,7 +180,8 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
     std::string c;
     while (std::getline(in, c, ',')) cells.push_back(c);
     if (!line.empty() && line.back() == ',') cells.push_back("");
-    ASSERT_EQ(cells.size(), 39u) << line;  // run_id, arm, 34 step columns, 3 eval columns
+    // run_id, arm, 34 step columns, 3 eval columns, 8 of the probes' headline
+    ASSERT_EQ(cells.size(), 47u) << line;
     rows.push_back(cells);
   }
   // Per run: kSteps rows plus one for the evaluation at step 0, which has no step row.
@@ -156,6 +201,26 @@ TEST_F(StoreTest, CsvExportIsLongFormWithOneRowPerStep) {
     EXPECT_EQ(row[38], r.step == 40 ? "\"say \"\"hi\"\" twice\"" : "");  // CSV quotes
   }
   EXPECT_EQ(std::stod(rows[40][37]), 0.5 + 40 * 1e-3);
+  // The probes' headline: on accum's probed steps, the probes so far pooled; the last is the
+  // run's own (the JSON summary's variance_probe).
+  const size_t accum_first = kSteps + 1;
+  ASSERT_EQ(rows[accum_first][1], "accum");
+  const RunSeries a = store.series(ids[1]);
+  ASSERT_EQ(a.probes.size(), 3u);
+  for (int64_t k = 1; k <= kSteps; ++k) {
+    const auto& row = rows[accum_first + k];
+    EXPECT_EQ(row[39].empty(), k % 40 != 0) << "step " << k;
+    EXPECT_TRUE(rows[k][39].empty()) << "no-accum was not probed";
+  }
+  EXPECT_EQ(std::stod(rows[accum_first + 40][39]), a.probes[0].ratio) << "one probe: its own";
+  EXPECT_EQ(rows[accum_first + 80][43], "2");  // pooled
+  const PooledProbe all = poolProbes(a.probes).value();
+  const auto& last = rows[accum_first + kSteps];
+  EXPECT_EQ(std::stod(last[39]), all.ratio);
+  EXPECT_EQ(std::stod(last[40]), all.ci_low);
+  EXPECT_EQ(std::stod(last[41]), all.ci_high);
+  EXPECT_EQ(std::stod(last[42]), 2.0);
+  EXPECT_EQ(last[43], "3");
 }
 
 TEST_F(StoreTest, ExportOfAMissingRunOrToABadPathFailsCleanly) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <thread>
 
+#include "accumlab/input_error.h"
 #include "accumlab/lesson_store.h"
 #include "accumlab/run_exporter.h"
 #include "accumlab/sweep_store.h"
@@ -48,6 +49,7 @@ void rewindTo(SQLite::Database& raw, int version) {
   if (version < 12) {
     raw.exec("DROP TRIGGER runs_uid; DROP INDEX runs_by_uid; ALTER TABLE runs DROP COLUMN uid");
   }
+  if (version < 14) raw.exec("DROP TABLE run_weights");
   raw.exec("PRAGMA user_version = " + std::to_string(version));
 }
 
@@ -420,6 +422,63 @@ TEST_F(StoreTest, VersionTenEvalsGainNoTextAndStepsNoTokensPerSecond) {
   EXPECT_EQ(fresh.steps[0].tokens_per_s, 1234.5);
   ASSERT_EQ(fresh.evals.size(), 1u);
   EXPECT_EQ(fresh.evals[0].text_sample, "the fox");
+}
+
+/// ArmWeights of `arm` whose bytes are every byte value, NULs included, `n` times.
+ArmWeights someWeights(ArmKind arm, int n) {
+  ArmWeights w;
+  w.arm = arm;
+  for (int i = 0; i < n * 256; ++i) w.data.push_back(static_cast<char>(i % 256));
+  return w;
+}
+
+TEST_F(StoreTest, ArmWeightsRoundTripAndGoWithTheirRun) {
+  StoreSink sink(db_);
+  const RunInfo info = makeInfo();
+  sink.onRunStarted(info);
+  RunSummary summary;
+  summary.info = info;
+  for (ArmKind arm : info.config.arms) {
+    sink.onStep(makeStep(arm, 1));
+    ArmSummary a;
+    a.arm = arm;
+    a.status = ArmStatus::kFinished;
+    sink.onArmFinished(a);
+    summary.arms.push_back(a);
+  }
+  const ArmWeights kept = someWeights(ArmKind::kAccum, 40);
+  sink.onArmWeights(kept);
+  sink.onArmWeights(kept);  // a resumed run ends again: the weights are replaced, not doubled
+  sink.onRunFinished(summary);
+  sink.finish();
+  const int64_t no_accum = sink.runs()[0].run_id, accum = sink.runs()[1].run_id;
+  RunStore store(db_);
+  EXPECT_FALSE(store.weights(no_accum).has_value()) << "no-accum kept none";
+  EXPECT_EQ(store.weightsBytes(no_accum), 0);
+  const std::optional<ArmWeights> back = store.weights(accum);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->arm, ArmKind::kAccum);
+  EXPECT_EQ(back->format, "torchscript");
+  EXPECT_EQ(back->data, kept.data) << "every byte, NULs included";
+  EXPECT_EQ(store.weightsBytes(accum), 40 * 256);
+  EXPECT_THROW(store.weights(accum + 100), InputError);
+  store.deleteRuns({accum});
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
+  EXPECT_EQ(count(raw, "SELECT count(*) FROM run_weights"), 0) << "deleted with the run";
+}
+
+TEST_F(StoreTest, VersionThirteenFileGainsRunWeightsAndKeepsItsRuns) {
+  const int64_t id = storeOneRun(db_, 3);
+  {
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
+    rewindTo(raw, 13);
+  }
+  RunStore store(db_);
+  EXPECT_EQ(store.series(id).steps.size(), 3u);
+  EXPECT_FALSE(store.weights(id).has_value()) << "runs of older files kept no weights";
+  SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READONLY, 0);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), RunStore::schemaVersion());
+  EXPECT_EQ(count(raw, "SELECT count(*) FROM run_weights"), 0);
 }
 
 }  // namespace

@@ -47,6 +47,10 @@ std::vector<StoredRun> storeMergeExperiment(const std::string& db, int64_t steps
     a.steps = steps;
     sink.onArmFinished(a);
     summary.arms.push_back(a);
+    ArmWeights w;
+    w.arm = arm;
+    w.data = std::string("model of ") + toString(arm) + " in " + name + std::string(3, '\0');
+    sink.onArmWeights(w);
   }
   sink.onRunFinished(summary);
   sink.finish();
@@ -111,6 +115,8 @@ TEST_F(StoreMergerTest, RunsComeOverWithEveryRowUnderNewIds) {
     }
     ASSERT_EQ(sb.evals.size(), 1u);
     EXPECT_EQ(sb.evals[0].accuracy, 0.75);
+    ASSERT_TRUE(dest.weights(r.id).has_value()) << "the run's trained model came along";
+    EXPECT_EQ(dest.weights(r.id)->data, src.weights(r.source_id)->data);
   }
   EXPECT_EQ(dest.run(merged[0].runs[0].id).row.experiment_id,
             dest.run(merged[0].runs[1].id).row.experiment_id)
@@ -136,6 +142,7 @@ TEST_F(StoreMergerTest, MergingTheSameStoreTwiceAddsNothing) {
   EXPECT_EQ(countRows(db_, "experiments"), 2);
   EXPECT_EQ(countRows(db_, "events"), 2);
   EXPECT_EQ(countRows(db_, "tags"), 4);
+  EXPECT_EQ(countRows(db_, "run_weights"), 4) << "each run's model once";
 }
 
 TEST_F(StoreMergerTest, SweepsAndLessonResultsPointAtTheMergedRuns) {
@@ -182,8 +189,9 @@ TEST_F(StoreMergerTest, SweepsAndLessonResultsPointAtTheMergedRuns) {
 TEST_F(StoreMergerTest, AnOlderSourceIsUpgradedOnTheWayInAndLeftAsItWas) {
   storeMergeExperiment(source("old"), 6);
   {
-    // What schema version 12 wrote: no run identity.
+    // What schema version 12 wrote: no run identity, no trained models.
     SQLite::Database raw = store::openStoreFile(source("old"), SQLite::OPEN_READWRITE, 0);
+    raw.exec("DROP TABLE run_weights");
     raw.exec("DROP TRIGGER runs_uid; DROP INDEX runs_by_uid; ALTER TABLE runs DROP COLUMN uid");
     raw.exec("PRAGMA user_version = 12; PRAGMA wal_checkpoint(TRUNCATE)");
   }
@@ -193,6 +201,7 @@ TEST_F(StoreMergerTest, AnOlderSourceIsUpgradedOnTheWayInAndLeftAsItWas) {
   EXPECT_EQ(merged[0].source_version, 12);
   EXPECT_EQ(merged[0].runs_added, 2);
   EXPECT_EQ(merged[0].runs[0].uid.size(), 32u);
+  EXPECT_FALSE(dest.weights(merged[0].runs[0].id).has_value()) << "an older run kept none";
   EXPECT_EQ(testing::fileBytes(source("old")), before) << "the source file is only read";
   // The identity of an older run is a hash of what made it, the same at every upgrade.
   const auto again = StoreMerger(dest).merge({source("old")});

@@ -146,6 +146,9 @@ TEST(RunSession, CheckpointsBesideTheStoreAndResumesTheStoredExperiment) {
   }
   const std::string checkpoint = checkpointPath(options.store_path, experiment);
   ASSERT_NE(::access(checkpoint.c_str(), F_OK), 0) << "the ended run left its checkpoint";
+  EXPECT_FALSE(std::filesystem::exists(options.store_path + ".checkpoints"))
+      << "the ended run left its checkpoints folder behind, empty";
+  std::filesystem::create_directory(options.store_path + ".checkpoints");
   std::filesystem::copy_file(dir / "kept.pt", checkpoint);
   options.resume_experiment = experiment;
   RunSession second(c, options);
@@ -156,6 +159,21 @@ TEST(RunSession, CheckpointsBesideTheStoreAndResumesTheStoredExperiment) {
   ASSERT_FALSE(sink.steps.empty());
   EXPECT_GE(sink.steps.front().samples_seen, 1000) << "it went on from the checkpoint";
   for (const ArmSummary& arm : summary.arms) EXPECT_EQ(arm.samples_seen, c.samples);
+  EXPECT_FALSE(std::filesystem::exists(options.store_path + ".checkpoints"))
+      << "the resumed run left its checkpoints folder behind";
+}
+
+TEST(RunSession, LeavesNoCheckpointsFolderWhenItWritesNoCheckpoint) {
+  testing::TempDir dir;
+  RunSessionOptions options;
+  options.store_path = dir / "runs.sqlite";
+  options.checkpoint_every = 1000000;  // due after the run's end: never written
+  RunSession session(smallSessionConfig(), options);
+  session.run({});
+  session.finish();
+  EXPECT_EQ(checkpointPath(options.store_path, 3),
+            options.store_path + ".checkpoints/experiment-3.pt");
+  EXPECT_FALSE(std::filesystem::exists(options.store_path + ".checkpoints"));
 }
 
 }  // namespace
