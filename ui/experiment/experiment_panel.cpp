@@ -160,6 +160,7 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   memory_estimator_ = new MemoryEstimator(this);
   connect(memory_estimator_, &MemoryEstimator::modelReady, this,
           &ExperimentPanel::updateDerivedLabels);
+  connect(memory_estimator_, &MemoryEstimator::modelReady, this, &ExperimentPanel::checkOpenedFile);
   memory_probe_timer_ = new QTimer(this);
   memory_probe_timer_->setSingleShot(true);
   memory_probe_timer_->setInterval(kMemoryProbeDelayMs);
@@ -269,9 +270,17 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
   workers_row->addWidget(workers_spin_);
   workers_row->addWidget(arms_at_once_, 1);
   form->addRow(tr("Workers"), workers_row);
+  keep_weights_ = new QCheckBox(tr("keep each arm's final weights"), box);
+  keep_weights_->setObjectName("keepWeights");
+  keep_weights_->setToolTip(
+      tr("Store each arm's trained model with its run (about the size of its weights: 0.5 MB "
+         "an arm for the default MLP), for File → Save trained model… and accumlab-cli "
+         "export-model (--keep-weights)"));
+  form->addRow(tr("Trained model"), keep_weights_);
+  connect(keep_weights_, &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
   locked_while_running_ << policy_combo_ << dtype_combo_ << budget_kind_combo_ << epochs_spin_
                         << samples_spin_ << eval_spin_ << seed_spin_ << device_combo_
-                        << workers_spin_ << arms_at_once_;
+                        << workers_spin_ << arms_at_once_ << keep_weights_;
   connect(arms_at_once_, &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
   connect(budget_kind_combo_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this](int i) {
     epochs_spin_->setVisible(i == 0);
@@ -330,6 +339,7 @@ ExperimentConfig ExperimentPanel::config() const {
   c.seed = static_cast<uint64_t>(seed_spin_->value());
   c.device = device_combo_->currentData().toString().toStdString();
   c.workers = workers_spin_->value();
+  c.keep_weights = keep_weights_->isChecked();
   // A count of threads from a config file is kept while the box stays ticked.
   c.arm_threads = !arms_at_once_->isChecked() ? 1 : base_.arm_threads != 1 ? base_.arm_threads : 0;
   c.memory_budget = 0;
@@ -374,8 +384,28 @@ void ExperimentPanel::setConfig(const ExperimentConfig& c) {
   device_combo_->setCurrentIndex(std::max(0, device));
   workers_spin_->setValue(static_cast<int>(c.workers));
   arms_at_once_->setChecked(c.arm_threads != 1);
+  keep_weights_->setChecked(c.keep_weights);
   updateDerivedLabels();
   scheduleMemoryProbe();
+}
+
+void ExperimentPanel::checkOpenedFile() {
+  // The probe read the file the user just opened: a file that does not load is said at once,
+  // in the dialog every bad input gets, and leaves the picker (not only when Run is pressed).
+  const QString spec = sources_->uncheckedSpec();
+  if (spec.isEmpty()) return;
+  const ExperimentConfig c = config();
+  if (QString::fromStdString(c.data) != spec && QString::fromStdString(c.model) != spec) return;
+  const QString failure = memory_estimator_->failure();
+  if (failure.isEmpty()) {
+    if (memory_estimator_->current()) sources_->acceptUnchecked();
+    return;
+  }
+  // Whether it is the file itself (its message names it) or the pair it makes with the
+  // other picker (a model for other inputs): the entry goes only in the first case.
+  const QString path = spec.section(':', 1);
+  if (failure.contains(path)) sources_->rejectUnchecked();
+  emit openFailed(failure);
 }
 
 void ExperimentPanel::scheduleMemoryProbe() { memory_probe_timer_->start(); }

@@ -74,6 +74,8 @@ class ExperimentPanel : public QWidget {
   void updateDerivedLabels();
   /// Asks the estimator for the current model and data (soon, not on every keystroke).
   void scheduleMemoryProbe();
+  /// Once the probe read a file the user opened: keeps it, or says why it does not load.
+  void checkOpenedFile();
   /// Sets m and K so that an update's predicted tensors fit the budget field, keeping m·K.
   void fitMemoryBudget();
   /// After m or K changed from `before` (the config then): the labels, and a signal for
@@ -107,6 +109,7 @@ class ExperimentPanel : public QWidget {
   QComboBox* device_combo_;
   QSpinBox* workers_spin_ = nullptr;   ///< data-parallel processes (ExperimentConfig::workers)
   QCheckBox* arms_at_once_ = nullptr;  ///< ExperimentConfig::arm_threads: 1 unticked
+  QCheckBox* keep_weights_ = nullptr;  ///< ExperimentConfig::keep_weights
   QWidget* run_buttons_ = nullptr;
   QList<QWidget*> locked_while_running_;
   QList<QWidget*> groups_;  ///< the form's group boxes (locked while a lesson trains)

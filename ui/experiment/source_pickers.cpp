@@ -150,7 +150,11 @@ bool SourcePickers::openPath(const QString& path, QString* error) {
   }
   OpenedSource source;
   if (!openSource(path, &source, error)) return false;
-  selectSpec(source.is_model ? model_combo_ : data_combo_, source.spec, source.label);
+  QComboBox* combo = source.is_model ? model_combo_ : data_combo_;
+  unchecked_before_ = combo->currentData().toString();
+  unchecked_combo_ = combo;
+  unchecked_spec_ = source.spec;
+  selectSpec(combo, source.spec, source.label);
   if (!source.is_model) matchModelToData();
   updateCsvFields();
   emit pathOpened(path);
@@ -210,6 +214,21 @@ QString SourcePickers::dataToolTip(int row) {
   }
   return "<p>" + about.toHtmlEscaped() + "</p><p>" + tr("Sequence lengths in bytes:") + "</p>" +
          *known;
+}
+
+void SourcePickers::acceptUnchecked() { unchecked_spec_.clear(); }
+
+void SourcePickers::rejectUnchecked() {
+  if (unchecked_spec_.isEmpty() || !unchecked_combo_) return;
+  QComboBox* combo = unchecked_combo_;
+  const int broken = combo->findData(unchecked_spec_);
+  if (broken >= 0) combo->removeItem(broken);
+  const int before = combo->findData(unchecked_before_);
+  combo->setCurrentIndex(std::max(0, before));
+  combo->setProperty("last", combo->currentIndex());
+  unchecked_spec_.clear();
+  updateCsvFields();
+  emit edited();
 }
 
 void SourcePickers::matchModelToData() {

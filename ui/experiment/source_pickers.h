@@ -45,6 +45,14 @@ class SourcePickers : public QGroupBox {
   QString dataToolTip();
   /// The same for the picker's entry `row` (the tooltip of that entry in the open list).
   QString dataToolTip(int row);
+  /// The spec of the file or folder the user opened last, until it is known to load (a
+  /// probe of the experiment reads it at once); empty when none waits.
+  QString uncheckedSpec() const { return unchecked_spec_; }
+  /// The opened file loads: it stays.
+  void acceptUnchecked();
+  /// The opened file does not load: its entry leaves the picker, which shows what it showed
+  /// before, and edited() is emitted.
+  void rejectUnchecked();
 
  signals:
   /// The user picked another dataset, model or CSV task.
@@ -73,6 +81,9 @@ class SourcePickers : public QGroupBox {
   QWidget* text_label_;
   QHash<QString, QString> lengths_html_;  ///< by data, split and max_len: their histogram
   QString store_path_;
+  QString unchecked_spec_;                ///< uncheckedSpec()
+  QComboBox* unchecked_combo_ = nullptr;  ///< the picker it was put in
+  QString unchecked_before_;              ///< the spec that picker showed before
 };
 
 }  // namespace accumlab::ui

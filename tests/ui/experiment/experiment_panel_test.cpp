@@ -114,6 +114,7 @@ class ExperimentPanelTest : public QObject {
     c.optimizer.step_gamma = 0.5;
     c.optimizer.warmup_samples = 3000;
     c.optimizer.clip_norm = 1.5;
+    c.keep_weights = false;
     c.arms.push_back(ArmKind::kPitfallClipEach);
     c.arms.push_back(ArmKind::kPitfallSchedulePerMicro);
     panel.setConfig(c);
@@ -157,6 +158,29 @@ class ExperimentPanelTest : public QObject {
     pick("spirals");
     QVERIFY2(panel.config().model.rfind("charlm", 0) != 0, panel.config().model.c_str());
     validateConfig(panel.config());
+  }
+
+  void aFileThatDoesNotLoadIsSaidAtOnceAndLeavesThePicker() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("broken.csv");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("x1,x2,label\n0.5,0.25,1\n0.1,oops,0\n");
+    f.close();
+    ExperimentPanel panel;
+    panel.setConfig(defaultExperiment());
+    const std::string before = panel.config().data;
+    QSignalSpy failed(&panel, &ExperimentPanel::openFailed);
+    QString error;
+    QVERIFY2(panel.openPath(path, &error), qPrintable(error));  // a CSV by its name
+    QCOMPARE(QString::fromStdString(panel.config().data), "csv:" + path);
+    // The probe reads it at once; its error names the file, and the entry is gone.
+    QVERIFY(failed.wait(20000) || failed.count() == 1);
+    const QString message = failed.front().front().toString();
+    QVERIFY2(message.contains(path), qPrintable(message));
+    QCOMPARE(panel.config().data, before);
+    auto* data = panel.findChild<QComboBox*>("dataset");
+    QCOMPARE(data->findData("csv:" + path), -1);
   }
 
   void armsAtOnceFollowTheConfig() {
