@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Every tab at the screen size CTest gives this test (a projector's 1024×768, a laptop's
-// 1366×768, 1920×1080: tests/ui/screens/), idle, running and after a run, in the normal
-// window and in presentation mode. Each state fails when a label's text does not fit its
-// rectangle (and is not elided with the whole text in its tooltip), a pane needs horizontal
-// scrolling, a legend covers plotted points, tick labels run into each other, or an axis
+// 1366×768, 1920×1080: tests/ui/screens/), idle, running, after a run and comparing two
+// runs, in the normal window and in presentation mode. Each state fails when a label's text does
+// not fit its rectangle (and is not elided with the whole text in its tooltip), a pane needs
+// horizontal scrolling, a legend covers plotted points, tick labels run into each other, or an axis
 // label, a caption, a note or a placeholder text is cut (elided: a plot has no tooltip to
 // give the rest). The screenshots it checks are kept in
 // $ACCUMLAB_LAYOUT_SHOTS (one PNG per state and tab) to be looked at.
@@ -25,16 +25,19 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <set>
 
 #include "accumlab/run_store.h"
 #include "accumlab/sweep.h"
 #include "accumlab/sweep_spec.h"
 #include "accumlab/sweep_store.h"
+#include "accumlab/trainer.h"
 #include "controller/training_controller.h"
 #include "experiment/experiment_panel.h"
 #include "lessons/lesson_panel.h"
 #include "plots/metric_canvas.h"
 #include "plots/plot_grid.h"
+#include "runs/runs_panel.h"
 #include "ui_test_support.h"
 #include "window/app_options.h"
 #include "window/main_window.h"
@@ -341,6 +344,13 @@ class LayoutTest : public QObject {
     db_ = dir_.filePath("runs.sqlite");
     RunStore store(db_.toStdString());
     storeSweep(store);
+    {
+      // A stored experiment to compare the test's own run with.
+      ExperimentConfig other = test::smallExperiment(4096);
+      other.accum = 2;
+      StoreSink sink(db_.toStdString());
+      Trainer(other).run(sink);
+    }
   }
 
   void everyTabInEveryStateFitsTheScreen() {
@@ -412,6 +422,25 @@ class LayoutTest : public QObject {
     QVERIFY(test::waitUntil([&] { return finished.count() == 1; }, 30000));
     window.plots()->replotNow();
     check(window, "after-run");
+
+    // Comparing two stored runs (as the Runs dock's Compare does), normal and presenting.
+    // One run of each of two experiments (runs of one experiment are drawn as one).
+    std::vector<int64_t> ids;
+    std::set<int64_t> experiments;
+    for (const RunRow& r : RunStore(db_.toStdString()).listRuns()) {
+      if (experiments.insert(r.experiment_id).second) ids.push_back(r.id);
+    }
+    QVERIFY(ids.size() >= 2);
+    auto* runs = window.findChild<RunsPanel*>();
+    QVERIFY(runs);
+    emit runs->compareRequested({ids[0], ids[1]});
+    QTRY_VERIFY2(!window.plots()->compareKey().isEmpty(), qPrintable(window.lastError()));
+    window.plots()->replotNow();
+    check(window, "comparing", {0});
+    window.presentationMode()->setActive(true);
+    QTRY_COMPARE(window.size(), QGuiApplication::primaryScreen()->geometry().size());
+    check(window, "comparing-presenting", {0});
+    window.presentationMode()->setActive(false);
     for (const QString& p : problems_) qWarning().noquote() << p;
     QVERIFY2(problems_.isEmpty(),
              qPrintable(QString("%1 layout problems (above)").arg(problems_.size())));
