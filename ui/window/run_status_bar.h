@@ -55,7 +55,7 @@ class RunStatusBar : public QStatusBar {
   QString throughputText() const;
   /// What the throughput read-out's tooltip says it counts (for tests).
   QString throughputTip() const;
-  /// "ETA 0:12", "took 0:40" or "stopped at 12,000 of 60,000 after 0:08" (for tests).
+  /// "ETA 0:12", "took 0:40" or "stopped at 20% after 0:08" (for tests).
   QString etaText() const;
   /// Whether the progress bar is on screen (a status message must not hide it).
   bool progressShown() const;
