@@ -139,6 +139,18 @@ std::string exportCsv(const std::vector<ExportedRun>& runs) {
   return out;
 }
 
+std::string exportedSummaryJson(const ExportedRun& run) {
+  using nlohmann::json;
+  json summary = json::parse(run.detail.summary_json);
+  if (const auto pooled = poolProbes(run.series.probes)) {
+    json headline = json::object();
+    fieldsToJson(headline, *pooled, pooledProbeFields());
+    headline["probes"] = static_cast<int64_t>(run.series.probes.size());
+    summary["variance_probe"] = std::move(headline);
+  }
+  return summary.dump();
+}
+
 std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
   using nlohmann::json;
   json list = json::array();
@@ -166,14 +178,7 @@ std::string exportJson(const std::vector<ExportedRun>& runs, int indent) {
                         {"arm", armName(e)},
                         {"message", e.message}});
     }
-    // The summary with the run's headline, its probes pooled (as `run --json` gives it).
-    json summary = json::parse(d.summary_json);
-    if (const auto pooled = poolProbes(run.series.probes)) {
-      json headline = json::object();
-      fieldsToJson(headline, *pooled, pooledProbeFields());
-      headline["probes"] = static_cast<int64_t>(run.series.probes.size());
-      summary["variance_probe"] = std::move(headline);
-    }
+    const json summary = json::parse(exportedSummaryJson(run));
     // The runs-list row (`list --json`), then what only an export holds.
     json one = rowToJson(r);
     one.update({

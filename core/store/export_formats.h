@@ -19,6 +19,11 @@ struct ExportedRun {
 /// evaluation at a step with no step row gets a row of its own). Empty cells are NaN.
 std::string exportCsv(const std::vector<ExportedRun>& runs);
 
+/// The run's summary as an export gives it: the stored summary with the run's headline, its
+/// probes pooled, under "variance_probe" (as `run --json` gives it). The JSON export and the
+/// TensorBoard log's summary text both write this.
+std::string exportedSummaryJson(const ExportedRun& run);
+
 /// JSON: {"format": "accumlab-runs", "schema_version", "runs": [{ids, names, status, times,
 /// config, summary, device, descriptions, tags, note, events, "metrics": {column: [values]},
 /// "evals": {column: [values]}}]}. NaN is null.

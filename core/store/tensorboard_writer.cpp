@@ -331,7 +331,7 @@ void writeRun(const ExportedRun& run, const fs::path& folder, const std::string&
   if (d.summary_json != "{}" && !t.by_step.empty()) {
     const auto& [last_step, last] = *t.by_step.rbegin();
     tensorflow::Event summary = event(start + last.wall_ms / 1000.0, last_step);
-    addText(*summary.mutable_summary(), "summary", markdownTable(d.summary_json));
+    addText(*summary.mutable_summary(), "summary", markdownTable(exportedSummaryJson(run)));
     file.write(summary.SerializeAsString());
   }
   file.commit();
