@@ -62,8 +62,9 @@ int main(int argc, char** argv) {
   // stops at the next window boundary and is stored as `stopped`. The watcher thread queues
   // the close onto the GUI thread.
   accumlab::app::StopOnSignal on_signal(
-      "accumlab", "closing; a run stops at the next window boundary",
-      [&window] { QMetaObject::invokeMethod(&window, "close", Qt::QueuedConnection); });
+      "accumlab", "closing; a run stops at the next window boundary", [&window] {
+        QMetaObject::invokeMethod(&window, "closeWithoutAsking", Qt::QueuedConnection);
+      });
   window.applyOptions(options);
   window.show();
   const int exit_code = QApplication::exec();

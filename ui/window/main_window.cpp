@@ -254,10 +254,8 @@ bool MainWindow::applyOptions(const AppOptions& options) {
   if (!options.screenshot.isEmpty()) {
     scheduleScreenshot(options.screenshot, options.quit_after > 0 ? options.quit_after : 5.0, true);
   } else if (options.quit_after > 0) {
-    QTimer::singleShot(static_cast<int>(options.quit_after * 1000), this, [this] {
-      quit_unattended_ = true;
-      close();
-    });
+    QTimer::singleShot(static_cast<int>(options.quit_after * 1000), this,
+                       &MainWindow::closeWithoutAsking);
   }
   return ok;
 }
@@ -391,11 +389,13 @@ void MainWindow::scheduleScreenshot(const QString& path, double seconds, bool qu
     plots_->replotNow();
     if (!grab().save(path))
       std::fprintf(stderr, "accumlab: could not write %s\n", qPrintable(path));
-    if (quit) {
-      quit_unattended_ = true;
-      close();
-    }
+    if (quit) closeWithoutAsking();
   });
+}
+
+void MainWindow::closeWithoutAsking() {
+  quit_unattended_ = true;
+  close();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

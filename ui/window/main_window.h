@@ -73,6 +73,9 @@ class MainWindow : public QMainWindow {
   QString lastError() const { return last_error_; }
 
  public slots:
+  /// Closes as Quit does, without asking about a run that trains: for a signal, --quit-after
+  /// and --screenshot, where nobody is there to answer.
+  void closeWithoutAsking();
   /// Shows `message` in a non-blocking dialog; the app keeps running.
   void showError(const QString& message);
 
