@@ -196,22 +196,11 @@ void Trainer::Impl::scheduleSizeChange() {
   const auto new_m = acceptedSize(control.takeMicroBatch(), m, "micro-batch");
   const auto new_k = acceptedSize(control.takeAccum(), k, "K");
   if (!new_m && !new_k) return;
-  if (group) {
-    emitEvent(EventKind::kRejected, std::nullopt,
-              "change of m or K ignored: the " + std::to_string(config.workers) +
-                  " workers would all have to change at the same window; start a new run",
-              schedule.next()->stepper->samplesSeen());
-    return;
-  }
   const int64_t to_m = new_m.value_or(m);
   const int64_t to_k = new_k.value_or(k);
-  if (config.window_policy == WindowPolicy::kDrop && to_m * to_k > data.trainSize()) {
-    emitEvent(EventKind::kRejected, std::nullopt,
-              "change to " + sizesText(to_m, to_k) +
-                  " ignored: policy drop would "
-                  "discard every window of the " +
-                  std::to_string(data.trainSize()) + " training samples; choose a smaller m or K",
-              schedule.next()->stepper->samplesSeen());
+  if (const std::string why = refusedSizeChange(config, to_m, to_k, data.trainSize());
+      !why.empty()) {
+    emitEvent(EventKind::kRejected, std::nullopt, why, schedule.next()->stepper->samplesSeen());
     return;
   }
   const SizeChange& change = schedule.change(to_m, to_k);

@@ -31,12 +31,6 @@ inline double msSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-/// "m·K = 64 (m = 8, K = 8)", for the sentences that refuse a size.
-inline std::string sizesText(int64_t m, int64_t k) {
-  return "m·K = " + std::to_string(m * k) + " (m = " + std::to_string(m) +
-         ", K = " + std::to_string(k) + ")";
-}
-
 struct Trainer::Impl {
   explicit Impl(ExperimentConfig c) : config(std::move(c)) {}
 

@@ -27,6 +27,7 @@
 #include "experiment/enum_combo.h"
 #include "experiment/memory_estimator.h"
 #include "experiment/optimizer_form.h"
+#include "experiment/option_tips.h"
 #include "experiment/pitfall_picker.h"
 #include "experiment/source_pickers.h"
 #include "plots/arm_style.h"
@@ -42,39 +43,6 @@ constexpr int64_t kMaxAccum = 256;
 constexpr std::array kComparedArms = {ArmKind::kNoAccum, ArmKind::kAccum, ArmKind::kBigBatch};
 /// Quiet time after an edit before the tensor memory of a new model or dataset is probed.
 constexpr int kMemoryProbeDelayMs = 400;
-
-/// The tooltip of an arm of the comparison's check box.
-QString comparedArmTip(ArmKind arm) {
-  switch (arm) {
-    case ArmKind::kNoAccum:
-      return ExperimentPanel::tr("m samples per update: the noisy baseline");
-    case ArmKind::kAccum:
-      return ExperimentPanel::tr("K micro-batches of m per update (effective batch m·K)");
-    case ArmKind::kBigBatch:
-      return ExperimentPanel::tr("one real batch of m·K per update: what accum must equal");
-    default:
-      return QString();
-  }
-}
-
-/// The tooltip of a window policy's item.
-QString windowPolicyTip(WindowPolicy policy) {
-  switch (policy) {
-    case WindowPolicy::kStream:
-      return ExperimentPanel::tr(
-          "Windows run across epoch ends: nothing is dropped or under-scaled");
-    case WindowPolicy::kFlushExact:
-      return ExperimentPanel::tr(
-          "The short last window of an epoch updates with its true sample count");
-    case WindowPolicy::kFlushDivideByK:
-      return ExperimentPanel::tr(
-          "The short last window is divided by K as if full (Lightning/Accelerate): "
-          "under-scaled, for teaching");
-    case WindowPolicy::kDrop:
-      return ExperimentPanel::tr("The short last window of an epoch is discarded");
-  }
-  return QString();
-}
 
 }  // namespace
 

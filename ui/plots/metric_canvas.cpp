@@ -16,8 +16,10 @@
 
 #include "plots/arm_style.h"
 #include "plots/compact_ticker.h"
+#include "plots/hover_text.h"
 #include "plots/log_ticker.h"
 #include "plots/plot_fit.h"
+#include "plots/series_look.h"
 
 namespace accumlab::ui {
 
@@ -31,20 +33,6 @@ constexpr double kLogMargin = 1.3;
 quint32 graphKey(int source, ArmKind arm, int series) {
   return (static_cast<quint32>(source) << 16) | (static_cast<quint32>(arm) << 8) |
          static_cast<quint32>(series);
-}
-
-QColor faint(const QColor& c) {
-  // A light tint instead of an alpha pen: opaque pens draw faster on big series.
-  constexpr double kTint = 0.35;
-  return QColor::fromRgbF(1 - kTint * (1 - c.redF()), 1 - kTint * (1 - c.greenF()),
-                          1 - kTint * (1 - c.blueF()));
-}
-
-QString formatValue(double v) {
-  if (std::isnan(v)) return QStringLiteral("–");
-  const double a = std::fabs(v);
-  if (a != 0 && (a < 1e-3 || a >= 1e6)) return QString::number(v, 'e', 3);
-  return QString::number(v, 'g', 5);
 }
 
 }  // namespace
@@ -261,38 +249,7 @@ QCPGraph* MetricCanvas::graphFor(int source, ArmKind arm, int series, const QStr
   // Alone, a run's arms have their colours; compared (labelled), each run has its colour and
   // each arm its line style, as the legend says.
   QPen pen = run_label.isEmpty() ? armPen(arm) : comparePen(arm, source);
-  // Wide dashed pens cost Qt's stroker ~25× more than 1 px ones (800 vs 30 ms for 6 × 1M
-  // points), so dashes stay 1 px and only solid lines are drawn bold.
-  const bool dashed = pen.style() != Qt::SolidLine;
-  switch (def.look) {
-    case SeriesLook::kNormal:
-      pen.setWidthF(1.0);
-      // Noisy series zig-zag across many pixels; antialiasing them costs ~2× the drawing
-      // time and shows little. Smooth (bold) lines keep it.
-      g->setAntialiased(false);
-      break;
-    case SeriesLook::kFaint:
-      pen.setColor(faint(pen.color()));
-      pen.setStyle(Qt::SolidLine);
-      g->setAntialiased(false);
-      break;
-    case SeriesLook::kBold:
-      pen.setWidthF(dashed ? 1.0 : 2.0);
-      break;
-    case SeriesLook::kReference:
-      pen = QPen(QColor(40, 40, 40), 1.5, Qt::DashDotLine);
-      g->setLineStyle(QCPGraph::lsStepLeft);
-      break;
-    case SeriesLook::kMarkers:
-      g->setLineStyle(QCPGraph::lsNone);
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, pen.color(), pen.color(), 9));
-      break;
-  }
-  g->setPen(pen);
-  if (def.eval_value) {
-    // Evaluations are sparse (often one per epoch): a marker per point keeps them visible.
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, pen.color(), 5));
-  }
+  styleSeries(g, def, pen);
   QString name = def.look == SeriesLook::kReference ? def.legend : armLegendName(arm);
   if (def.look != SeriesLook::kReference && !def.legend.isEmpty()) name += " " + def.legend;
   // A reference line (theory K, m·K, the process's RSS) looks the same for every run compared:
@@ -533,25 +490,10 @@ void MetricCanvas::showHover(const QPoint& pos) {
     QToolTip::hideText();
     return;
   }
-  const double key = rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
-  QString text = QString("<b>%1</b> %2")
-                     .arg(formatValue(key), panes_.back()->axis(QCPAxis::atBottom)->label());
-  QList<QCPGraph*> hovered = graphs_.values();
-  hovered += interval_graphs_.values();
-  for (QCPGraph* g : hovered) {
-    if (g->keyAxis()->axisRect() != rect || g->dataCount() == 0) continue;
-    if (g->property("faint").toBool()) continue;  // the smoothed line says it better
-    auto it = g->data()->findBegin(key, false);
-    if (it == g->data()->constEnd()) --it;
-    if (it != g->data()->constBegin()) {
-      auto prev = it - 1;
-      if (std::fabs(prev->key - key) < std::fabs(it->key - key)) it = prev;
-    }
-    // Skip lines whose nearest point is off screen (e.g. a run that ended earlier).
-    if (std::fabs(g->keyAxis()->coordToPixel(it->key) - pos.x()) > 40) continue;
-    text += QString("<br><span style='color:%1'>■</span> %2: %3")
-                .arg(g->pen().color().name(), g->name().toHtmlEscaped(), formatValue(it->value));
-  }
+  QList<QCPGraph*> lines = graphs_.values();
+  lines += interval_graphs_.values();
+  const QString text =
+      hoverText(rect, pos.x(), panes_.back()->axis(QCPAxis::atBottom)->label(), lines);
   QToolTip::showText(plot_->mapToGlobal(pos + QPoint(14, 10)), text, plot_);
 }
 
