@@ -95,6 +95,14 @@ QVector<double> LogTicker::createTickVector(double tick_step, const QCPRange& ra
   } else if (ticks.size() < 2) {
     // Less than a step of 1, 2, 5 (a ratio between 6 and 11): every digit, else linear.
     ticks = ladder({1, 2, 3, 4, 5, 6, 7, 8, 9}, 1, lo, hi);
+    // Digits sit close on a short pane: every second or third, so that `wanted` fit.
+    if (wanted >= 2 && ticks.size() > static_cast<size_t>(wanted)) {
+      const size_t every =
+          (ticks.size() + static_cast<size_t>(wanted) - 1) / static_cast<size_t>(wanted);
+      std::vector<double> thinned;
+      for (size_t i = 0; i < ticks.size(); i += every) thinned.push_back(ticks[i]);
+      ticks = thinned;
+    }
     if (ticks.size() < 2 || ticks.size() > limit) {
       const QVector<double> linear = QCPAxisTicker::createTickVector(tick_step, range);
       ticks.clear();
@@ -107,7 +115,11 @@ QVector<double> LogTicker::createTickVector(double tick_step, const QCPRange& ra
   for (double m : marked_) {
     if (m >= lo && m <= hi) marks.push_back(m);
   }
-  if (!marks.empty() && wanted == 1) return QVector<double>(marks.begin(), marks.end());
+  // Room for one label, or several marks (each compared run's K): the marks alone, the values
+  // that matter; a ladder tick squeezed between two of them touched its neighbours.
+  if (!marks.empty() && (wanted == 1 || marks.size() > 1)) {
+    return QVector<double>(marks.begin(), marks.end());
+  }
   if (!marks.empty()) {
     // In decades: the span shared evenly by the wanted ticks, and the part of it kept clear.
     const double crowd = kCrowdShare * std::log10(hi / lo) / (std::max(2, tickCount()) + 1);
