@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store_subcommands.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -10,6 +12,14 @@
 #include "accumlab/audit_verdict.h"
 #include "accumlab/input_error.h"
 #include "text_table.h"
+
+namespace accumlab {
+
+// `audit --json`'s verdict: each field under its member's name, NaN as null (docs/audit.md).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(AuditVerdict, verdict, accumulation, sentence, note, windows,
+                                   audited, largest_rel_diff, scale, cosine, rel_diff)
+
+}  // namespace accumlab
 
 namespace accumlab::cli {
 namespace {
@@ -53,22 +63,13 @@ int AuditCommand::execute() {
               {"run_ids", {{"reference", a.reference_run}, {kAuditLoopName, a.loop_run}}}};
   }
   if (json_) {
-    nlohmann::json j = {{"file", f.path},
-                        {"verdict", v.verdict},
-                        {"accumulation", v.accumulation},
-                        {"sentence", v.sentence},
-                        {"note", v.note},
-                        {"windows", v.windows},
-                        {"audited", v.audited},
-                        {"largest_rel_diff", jsonNumber(v.largest_rel_diff)},
-                        {"scale", jsonNumber(v.scale)},
-                        {"cosine", jsonNumber(v.cosine)},
-                        {"rel_diff", jsonNumber(v.rel_diff)},
-                        {"batch_dependent", f.batch_dependent},
-                        {"model", f.model},
-                        {"loss", f.loss},
-                        {"optimizer", f.optimizer},
-                        {"dtype", f.dtype}};
+    nlohmann::json j = v;
+    j.update({{"file", f.path},
+              {"batch_dependent", f.batch_dependent},
+              {"model", f.model},
+              {"loss", f.loss},
+              {"optimizer", f.optimizer},
+              {"dtype", f.dtype}});
     if (!stored.is_null()) j["stored"] = stored;
     std::cout << j.dump(2) << std::endl;
     return 0;

@@ -75,6 +75,16 @@ CLI::Option* ConfigOptions::addText(
   return opt;
 }
 
+template <typename E, typename Access>
+CLI::Option* ConfigOptions::addEnum(const char* name, Access access, const char* help) {
+  std::string& text = enum_texts_.emplace_back();
+  return completeWith(addText(name, text, help,
+                              [access](ConfigOverrides& dst, const std::string& t) {
+                                access(dst) = kNames<E>.parse(t);
+                              }),
+                      {enumNames<E>()});
+}
+
 CLI::Option* ConfigOptions::option(const std::string& name) const {
   if (skip_.count(name) > 0) return nullptr;
   return app_->get_option(name);
@@ -102,27 +112,23 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
                {kDataWords});
   add(
       "--label", [](auto& c) -> auto& { return c.label; }, "CSV label column (name or index)");
-  completeWith(addText("--task", task_, "classification | regression (CSV)",
-                       [](auto& c, const std::string& t) { c.task = parseTask(t); }),
-               {enumNames<Task>()});
+  addEnum<Task>(
+      "--task", [](auto& c) -> auto& { return c.task; }, "classification | regression (CSV)");
   add(
       "--val-fraction", [](auto& c) -> auto& { return c.val_fraction; },
       "Held-out share when the dataset has no test split");
-  completeWith(
-      addText("--text-split", text_split_, "Text data: a sequence per line (default) or paragraph",
-              [](auto& c, const std::string& t) { c.text_split = parseTextSplit(t); }),
-      {enumNames<TextSplit>()});
+  addEnum<TextSplit>(
+      "--text-split", [](auto& c) -> auto& { return c.text_split; },
+      "Text data: a sequence per line (default) or paragraph");
   if (auto* o = add(
           "--max-len", [](auto& c) -> auto& { return c.max_len; },
           "Text data: bytes kept of each sequence (default 256)")) {
     o->check(CLI::Range(int64_t{1}, kMaxTextLength));
   }
-  completeWith(
-      addText("--token-loss", token_loss_,
-              "Text data: tokens (default: the window's per-token mean, exact) | sequences (each "
-              "sequence's mean, then their mean: another objective)",
-              [](auto& c, const std::string& t) { c.token_loss = parseTokenLoss(t); }),
-      {enumNames<TokenLoss>()});
+  addEnum<TokenLoss>(
+      "--token-loss", [](auto& c) -> auto& { return c.token_loss; },
+      "Text data: tokens (default: the window's per-token mean, exact) | sequences (each "
+      "sequence's mean, then their mean: another objective)");
   add(
       "--synthetic-samples", [](auto& c) -> auto& { return c.synthetic_samples; },
       "Size of a synthetic dataset");
@@ -151,10 +157,8 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
               "pitfall:no-zero, pitfall:schedule-per-micro: docs/pitfalls.md)",
               [](auto& c, const std::string& t) { c.arms = parseArms(t); }),
       {enumNames<ArmKind>(), true});
-  completeWith(
-      addText("--optimizer", optimizer_, "sgd | adam | adamw",
-              [](auto& c, const std::string& t) { c.optimizer.kind = parseOptimizerKind(t); }),
-      {enumNames<OptimizerKind>()});
+  addEnum<OptimizerKind>(
+      "--optimizer", [](auto& c) -> auto& { return c.optimizer.kind; }, "sgd | adam | adamw");
   add(
       "--lr", [](auto& c) -> auto& { return c.optimizer.lr; },
       "Base learning rate (the no-accum arm's)");
@@ -170,14 +174,12 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
       "--beta1", [](auto& c) -> auto& { return c.optimizer.beta1; }, "Adam β1");
   add(
       "--beta2", [](auto& c) -> auto& { return c.optimizer.beta2; }, "Adam β2");
-  completeWith(
-      addText("--lr-scaling", scaling_, "LR rule for accum/big-batch: none | linear | sqrt",
-              [](auto& c, const std::string& t) { c.optimizer.scaling = parseLrScaling(t); }),
-      {enumNames<LrScaling>()});
-  completeWith(
-      addText("--lr-schedule", schedule_, "constant | step | cosine",
-              [](auto& c, const std::string& t) { c.optimizer.schedule = parseLrSchedule(t); }),
-      {enumNames<LrSchedule>()});
+  addEnum<LrScaling>(
+      "--lr-scaling", [](auto& c) -> auto& { return c.optimizer.scaling; },
+      "LR rule for accum/big-batch: none | linear | sqrt");
+  addEnum<LrSchedule>(
+      "--lr-schedule", [](auto& c) -> auto& { return c.optimizer.schedule; },
+      "constant | step | cosine");
   add(
       "--warmup-samples", [](auto& c) -> auto& { return c.optimizer.warmup_samples; },
       "Linear LR warm-up, in samples");
@@ -190,13 +192,11 @@ ConfigOptions::ConfigOptions(CLI::App& app, std::set<std::string> skip)
   add(
       "--clip-norm", [](auto& c) -> auto& { return c.optimizer.clip_norm; },
       "Clip the accumulated gradient to this norm (0: off)");
-  completeWith(
-      addText("--window-policy", policy_, "stream | flush-exact | flush-divide-by-K | drop",
-              [](auto& c, const std::string& t) { c.window_policy = parseWindowPolicy(t); }),
-      {enumNames<WindowPolicy>()});
-  completeWith(addText("--dtype", dtype_, "float32 | float64",
-                       [](auto& c, const std::string& t) { c.dtype = parseDType(t); }),
-               {enumNames<DType>()});
+  addEnum<WindowPolicy>(
+      "--window-policy", [](auto& c) -> auto& { return c.window_policy; },
+      "stream | flush-exact | flush-divide-by-K | drop");
+  addEnum<DType>(
+      "--dtype", [](auto& c) -> auto& { return c.dtype; }, "float32 | float64");
   if (auto* o = add(
           "--device", [](auto& c) -> auto& { return c.device; }, "auto | cpu | cuda | cuda:N")) {
     o->description(deviceHelp());

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <deque>
 #include <functional>
 #include <set>
 #include <string>
@@ -39,6 +40,10 @@ class ConfigOptions {
   /// Registers an option read into `text` and parsed into the overrides by `apply`.
   CLI::Option* addText(const char* name, std::string& text, const char* help,
                        std::function<void(ConfigOverrides&, const std::string&)> apply);
+  /// Registers an option that names a value of the enum E (its kNames<E>), parsed into the
+  /// field `access` selects of the overrides, and completed with E's names.
+  template <typename E, typename Access>
+  CLI::Option* addEnum(const char* name, Access access, const char* help);
   bool skipped(const char* name) const;
 
   CLI::App* app_;
@@ -46,8 +51,8 @@ class ConfigOptions {
   ExperimentConfig given_;  ///< values bound to the options
   std::string config_file_;
   std::string preset_;  ///< --preset NAME: the config the options apply to, instead of a file
-  std::string memory_budget_, arms_, optimizer_, scaling_, schedule_, policy_, dtype_, task_;
-  std::string text_split_, token_loss_, keep_weights_;
+  std::string memory_budget_, arms_, keep_weights_;
+  std::deque<std::string> enum_texts_;  ///< what addEnum's options read (stable addresses)
   bool no_noise_ = false;
   /// Each registered option and how, when given, it sets its field of the overrides.
   std::vector<std::pair<CLI::Option*, std::function<void(ConfigOverrides&)>>> setters_;

@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "store_subcommands.h"
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 
 #include "accumlab/store_merger.h"
+
+namespace accumlab {
+
+// `merge --json`'s objects: each field under its member's name (docs/clusters.md).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MergedRun, source_id, id, uid, added)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MergedStore, path, schema_version, runs, experiments_added,
+                                   runs_added, runs_skipped, step_rows_added, sweeps_added,
+                                   sweeps_skipped, lesson_results_added, lesson_results_skipped)
+
+}  // namespace accumlab
 
 namespace accumlab::cli {
 
@@ -31,25 +43,7 @@ int MergeCommand::execute() {
   RunStore store(db_.empty() ? RunStore::defaultPath() : db_);
   const std::vector<MergedStore> merged = StoreMerger(store).merge(sources_);
   if (json_) {
-    nlohmann::json out = {{"db", store.path()}, {"sources", nlohmann::json::array()}};
-    for (const MergedStore& m : merged) {
-      nlohmann::json runs = nlohmann::json::array();
-      for (const MergedRun& r : m.runs) {
-        runs.push_back(
-            {{"source_id", r.source_id}, {"id", r.id}, {"uid", r.uid}, {"added", r.added}});
-      }
-      out["sources"].push_back({{"path", m.path},
-                                {"schema_version", m.source_version},
-                                {"experiments_added", m.experiments_added},
-                                {"runs_added", m.runs_added},
-                                {"runs_skipped", m.runs_skipped},
-                                {"step_rows_added", m.step_rows_added},
-                                {"sweeps_added", m.sweeps_added},
-                                {"sweeps_skipped", m.sweeps_skipped},
-                                {"lesson_results_added", m.lesson_results_added},
-                                {"lesson_results_skipped", m.lesson_results_skipped},
-                                {"runs", runs}});
-    }
+    const nlohmann::json out = {{"db", store.path()}, {"sources", merged}};
     std::cout << out.dump(2) << "\n";
     return 0;
   }

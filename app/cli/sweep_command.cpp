@@ -15,6 +15,7 @@
 #include "accumlab/executable_path.h"
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
+#include "accumlab/output_file.h"
 #include "accumlab/run_store.h"
 #include "accumlab/sweep_array.h"
 #include "accumlab/sweep_check.h"

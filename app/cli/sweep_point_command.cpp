@@ -10,6 +10,7 @@
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
 #include "accumlab/metrics_sink.h"
+#include "accumlab/output_file.h"
 #include "accumlab/run_session.h"
 #include "accumlab/run_store.h"
 #include "accumlab/sweep_array.h"

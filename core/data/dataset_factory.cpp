@@ -2,9 +2,9 @@
 #include "data/dataset_factory.h"
 
 #include <filesystem>
-#include <sstream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/integer_list.h"
 #include "data/cifar10_reader.h"
 #include "data/csv_reader.h"
 #include "data/idx_reader.h"
@@ -21,19 +21,8 @@ constexpr int64_t kLinregDim = 10;
 
 // "1x28x28" → {1, 28, 28}
 std::vector<int64_t> parseShape(const std::string& spec, const std::string& text) {
-  std::vector<int64_t> shape;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, 'x')) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(part, &used);
-      if (used != part.size() || v < 1) throw std::invalid_argument(part);
-      shape.push_back(v);
-    } catch (const std::exception&) {
-      throw InputError("dataset '" + spec + "': the sample shape must look like 32 or 1x28x28");
-    }
-  }
+  auto shape = parsePositiveIntegers(
+      text, 'x', "dataset '" + spec + "': the sample shape must look like 32 or 1x28x28");
   if (shape.empty()) throw InputError("dataset '" + spec + "': the sample shape is empty");
   return shape;
 }

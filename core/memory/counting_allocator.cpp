@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "memory/counting_allocator.h"
 
-#include <c10/core/Allocator.h>
-#include <c10/core/CPUAllocator.h>
 #include <c10/util/Exception.h>
 
-#include <cstring>
 #include <new>
 #include <string>
 #include <utility>
 
 #include "accumlab/format_bytes.h"
 #include "accumlab/memory_model.h"
+#include "memory/wrapped_cpu_allocator.h"
 
 namespace accumlab {
 
@@ -43,7 +41,6 @@ static_assert(sizeof(Header) <= kHeaderBytes, "the header must fit in front of t
 /// after main() returns, and their deleter still needs it.
 struct State {
   TensorLedger process;
-  c10::Allocator* inner = nullptr;
   std::atomic<bool> installed{false};
   std::atomic<bool> disabled{false};
 };
@@ -85,37 +82,26 @@ void countingDelete(void* data) {
 }
 
 /// Wraps c10's CPU allocator. Each allocation carries a header in front of its data (no
-/// lock, no table: the allocator sits on every tensor's path). Its DataPtrs have data ==
-/// context, the raw_allocate contract that oneDNN's scratch allocations rely on.
-class CountingAllocator final : public c10::Allocator {
+/// lock, no table: the allocator sits on every tensor's path).
+class CountingAllocator final : public WrappedCpuAllocator {
  public:
-  // No `override` on either allocate(): LibTorch 1.13 declares it const, 2.x non-const, and
-  // whichever matches overrides it (the other is an unused overload).
-  c10::DataPtr allocate(size_t n) const {
-    State& s = state();
+  CountingAllocator() : WrappedCpuAllocator(&countingDelete) {}
+
+ protected:
+  c10::DataPtr allocateWrapped(size_t n) const override {
     checkLimit(t_charged.get(), static_cast<int64_t>(n));
-    c10::DataPtr inner = s.inner->allocate(n + kHeaderBytes);
-    char* base = static_cast<char*>(inner.get());
-    if (base == nullptr || inner.get_deleter() == nullptr) return inner;  // nothing to free
-    const c10::Device device = inner.device();
-    const c10::DeleterFnPtr deleter = inner.get_deleter();
-    void* context = inner.release_context();
+    c10::DataPtr block = inner()->allocate(n + kHeaderBytes);
+    char* base = static_cast<char*>(block.get());
+    if (base == nullptr || block.get_deleter() == nullptr) return block;  // nothing to free
+    const c10::Device device = block.device();
+    const c10::DeleterFnPtr deleter = block.get_deleter();
+    void* context = block.release_context();
     const int64_t bytes = static_cast<int64_t>(n);
     auto* h = new (base) Header{context, deleter, bytes, t_charged};
     if (h->ledger) h->ledger->add(bytes);
-    s.process.add(bytes);
+    state().process.add(bytes);
     void* data = base + kHeaderBytes;
     return {data, data, &countingDelete, device};
-  }
-  c10::DataPtr allocate(size_t n) {
-    return static_cast<const CountingAllocator*>(this)->allocate(n);
-  }
-
-  c10::DeleterFnPtr raw_deleter() const override { return &countingDelete; }
-
-  // Pure virtual since LibTorch 2.3 (storage copies); an unused extra member in 1.13.
-  void copy_data(void* dest, const void* src, std::size_t count) const {
-    std::memcpy(dest, src, count);
   }
 };
 
@@ -126,9 +112,7 @@ bool installCountingAllocator() {
     State& s = state();
     if (s.disabled) return false;
     static CountingAllocator* counting = new CountingAllocator;
-    s.inner = c10::GetCPUAllocator();
-    c10::SetCPUAllocator(counting, kCountingPriority);
-    const bool installed = c10::GetCPUAllocator() == counting;
+    const bool installed = counting->install(kCountingPriority);
     s.installed = installed;
     return installed;
   }();

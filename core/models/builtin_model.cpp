@@ -3,9 +3,9 @@
 
 #include <functional>
 #include <mutex>
-#include <sstream>
 
 #include "accumlab/input_error.h"
+#include "accumlab/integer_list.h"
 #include "models/scripted_net.h"
 
 namespace accumlab {
@@ -71,21 +71,8 @@ class BuiltinFactory : public ModelFactory {
 };
 
 std::vector<int64_t> parseHidden(const std::string& spec, const std::string& list) {
-  std::vector<int64_t> hidden;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      size_t used = 0;
-      const long long v = std::stoll(item, &used);
-      if (used != item.size() || v < 1) throw std::invalid_argument(item);
-      hidden.push_back(v);
-    } catch (const std::exception&) {
-      throw InputError("model '" + spec + "': hidden sizes must be positive integers like " +
-                       "mlp:256,128, found '" + item + "'");
-    }
-  }
-  return hidden;
+  return parsePositiveIntegers(
+      list, ',', "model '" + spec + "': hidden sizes must be positive integers like mlp:256,128");
 }
 
 }  // namespace

@@ -19,7 +19,7 @@
 #include <sstream>
 
 #include "accumlab/input_error.h"
-#include "models/torchscript_check_allocator.h"
+#include "memory/allocation_sizes.h"
 #include "models/torchscript_model.h"
 
 namespace accumlab {
@@ -208,23 +208,24 @@ bool isAllocationFailure(const std::exception& e) {
 void checkRepeatable(Model& model, const torch::Tensor& x, const std::string& path) {
   torch::NoGradGuard no_grad;
   model.setTraining(false);
+  // One forward pass from the seed; an error other than an allocation failure is returned.
+  const auto forward = [&](torch::Tensor* out) -> std::string {
+    try {
+      torch::manual_seed(kForwardSeed);
+      *out = model.forward(x).contiguous();
+      return "";
+    } catch (const std::exception& e) {
+      if (isAllocationFailure(e)) throw;
+      return e.what();
+    }
+  };
   torch::Tensor first;
-  try {
-    torch::manual_seed(kForwardSeed);
-    first = model.forward(x).contiguous();
-  } catch (const std::exception& e) {
-    if (isAllocationFailure(e)) throw;
-    // A sample the model cannot take: the dry run before training names both shapes.
-    return;
-  }
+  // A sample the model cannot take: the dry run before training names both shapes.
+  if (!forward(&first).empty()) return;
   torch::Tensor second;
-  try {
-    torch::manual_seed(kForwardSeed);
-    second = model.forward(x).contiguous();
-  } catch (const std::exception& e) {
-    if (isAllocationFailure(e)) throw;
+  if (const std::string error = forward(&second); !error.empty()) {
     refuse(path, "of two forward passes of one sample, the first gave " +
-                     checkedShapeText(first.sizes()) + " and the second failed (" + e.what() + ")");
+                     checkedShapeText(first.sizes()) + " and the second failed (" + error + ")");
   }
   if (first.sizes() != second.sizes() || first.scalar_type() != second.scalar_type()) {
     refuse(path, "two forward passes of one sample gave outputs of shapes " +

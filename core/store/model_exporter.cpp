@@ -3,12 +3,8 @@
 // TorchScript archive (core/train/kept_weights.cpp), so taking it away is copying bytes.
 #include "accumlab/model_exporter.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-
 #include "accumlab/input_error.h"
+#include "accumlab/output_file.h"
 
 namespace accumlab {
 
@@ -68,23 +64,7 @@ int64_t ModelExporter::write(int64_t run_id, const std::string& out_path) {
     throw InputError("cannot write the model to " + out_path +
                      ": it is the run database being read; choose another file");
   }
-  // Written beside the target and renamed, so a failed write never leaves half a model.
-  const std::string tmp = out_path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(weights->data.data(), static_cast<std::streamsize>(weights->data.size()));
-    out.close();
-    if (!out) {
-      const std::string why = std::strerror(errno);
-      std::remove(tmp.c_str());
-      throw InputError("cannot write the model to " + out_path + " (" + why + ")");
-    }
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw InputError("cannot write the model to " + out_path + " (" + why + ")");
-  }
+  writeFileWhole(out_path, weights->data, "the model to");
   return static_cast<int64_t>(weights->data.size());
 }
 

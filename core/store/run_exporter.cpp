@@ -2,12 +2,8 @@
 // The runs of a store as CSV, JSON or TensorBoard logs, written whole or not at all.
 #include "accumlab/run_exporter.h"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-
 #include "accumlab/input_error.h"
+#include "accumlab/output_file.h"
 #include "store/export_formats.h"
 #include "store/summary_json.h"
 #include "store/tensorboard_writer.h"
@@ -48,24 +44,7 @@ void RunExporter::write(const std::vector<int64_t>& run_ids, ExportFormat format
     store::writeTensorBoard(exportedRuns(store_, run_ids), out_path);
     return;
   }
-  const std::string out_text = text(run_ids, format);
-  // Write beside the target and rename, so a failed export never leaves half a file.
-  const std::string tmp = out_path + ".partial";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (out) out.write(out_text.data(), static_cast<std::streamsize>(out_text.size()));
-    out.close();
-    if (!out) {
-      const std::string why = std::strerror(errno);
-      std::remove(tmp.c_str());
-      throw InputError("cannot write the export file " + out_path + " (" + why + ")");
-    }
-  }
-  if (std::rename(tmp.c_str(), out_path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    throw InputError("cannot write the export file " + out_path + " (" + why + ")");
-  }
+  writeFileWhole(out_path, text(run_ids, format), "the export file");
 }
 
 }  // namespace accumlab

@@ -338,7 +338,7 @@ std::vector<MergedStore> StoreMerger::merge(const std::vector<std::string>& sour
     for (size_t i = 0; i < sources.size(); ++i) {
       MergedStore out;
       out.path = sources[i];
-      out.source_version = versions[i];
+      out.schema_version = versions[i];
       SQLite::Database from = store::openStoreFile(
           ":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX, 0);
       loadMergeSource(sources[i], from);

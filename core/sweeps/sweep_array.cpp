@@ -12,6 +12,7 @@
 
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
+#include "accumlab/output_file.h"
 #include "accumlab/store_merger.h"
 #include "accumlab/sweep_job.h"
 #include "accumlab/sweep_runner.h"

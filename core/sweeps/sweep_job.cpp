@@ -5,13 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <fstream>
 
 #include "accumlab/input_error.h"
 #include "accumlab/input_file.h"
+#include "accumlab/output_file.h"
 #include "accumlab/sweep_runner.h"
 
 namespace accumlab {
@@ -111,24 +109,6 @@ std::optional<SweepJobOutcome> readSweepJobOutcome(const std::string& path) {
   const json& error = j.value("error", json());
   if (error.is_string()) outcome.error = error.get<std::string>();
   return outcome;
-}
-
-void writeFileWhole(const std::string& path, const std::string& text) {
-  const std::string part = path + ".part";
-  {
-    std::ofstream out(part, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      std::remove(part.c_str());
-      throw InputError("cannot write " + path + ": " + std::strerror(errno));
-    }
-  }
-  if (std::rename(part.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(part.c_str());
-    throw InputError("cannot write " + path + ": " + reason);
-  }
 }
 
 }  // namespace accumlab

@@ -11,6 +11,7 @@
 
 #include "accumlab/child_process.h"
 #include "accumlab/input_error.h"
+#include "accumlab/output_file.h"
 #include "accumlab/run_store.h"
 #include "accumlab/sweep_job.h"
 #include "accumlab/sweep_store.h"

@@ -31,6 +31,7 @@
 #include "experiment/pitfall_picker.h"
 #include "experiment/source_pickers.h"
 #include "plots/arm_style.h"
+#include "widgets/named.h"
 
 namespace accumlab::ui {
 
@@ -74,20 +75,15 @@ ExperimentPanel::ExperimentPanel(QWidget* parent) : QWidget(parent) {
 QWidget* ExperimentPanel::buildBatchGroup() {
   auto* box = new QGroupBox(tr("Batching"), this);
   auto* form = new QFormLayout(box);
-  micro_slider_ = new BatchSlider(BatchSlider::Scale::kLogarithmic, 1, kMaxMicroBatch, box);
-  micro_slider_->setObjectName("microBatch");
-  micro_slider_->setToolTip(
-      tr("m: samples per forward/backward pass (memory scales with m). "
-         "During a run a change applies at the next window."));
-  accum_slider_ = new BatchSlider(BatchSlider::Scale::kLinear, 1, kMaxAccum, box);
-  accum_slider_->setObjectName("accum");
-  accum_slider_->setToolTip(
-      tr("K: micro-batches whose gradients are added up before one "
-         "optimizer step. During a run a change applies at the next "
-         "window."));
+  micro_slider_ =
+      named(new BatchSlider(BatchSlider::Scale::kLogarithmic, 1, kMaxMicroBatch, box), "microBatch",
+            tr("m: samples per forward/backward pass (memory scales with m). During a run a change "
+               "applies at the next window."));
+  accum_slider_ = named(new BatchSlider(BatchSlider::Scale::kLinear, 1, kMaxAccum, box), "accum",
+                        tr("K: micro-batches whose gradients are added up before one optimizer "
+                           "step. During a run a change applies at the next window."));
   effective_label_ = new QLabel(box);
-  memory_label_ = new QLabel(box);
-  memory_label_->setObjectName("memoryEstimate");
+  memory_label_ = named(new QLabel(box), "memoryEstimate");
   memory_label_->setWordWrap(true);
   memory_tip_ =
       tr("Peak tensor memory of one update, predicted from short probes of this model and "
@@ -99,14 +95,12 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   form->addRow(tr("Accumulate K"), accum_slider_);
   form->addRow(QString(), effective_label_);
   form->addRow(QString(), memory_label_);
-  budget_edit_ = new QLineEdit(box);
-  budget_edit_->setObjectName("memoryBudget");
+  budget_edit_ =
+      named(new QLineEdit(box), "memoryBudget",
+            tr("Tensor memory an arm may hold at once (KiB, MiB, GiB, KB, MB, GB or bytes). Fit "
+               "keeps m·K and picks the largest m that fits. On the CPU the budget is enforced: a "
+               "micro-batch that does not fit is split in halves and the update stays the same."));
   budget_edit_->setPlaceholderText(tr("e.g. 200MiB"));
-  budget_edit_->setToolTip(
-      tr("Tensor memory an arm may hold at once (KiB, MiB, GiB, KB, MB, GB "
-         "or bytes). Fit keeps m·K and picks the largest m that fits. On "
-         "the CPU the budget is enforced: a micro-batch that does not fit "
-         "is split in halves and the update stays the same."));
   auto* fit = new QPushButton(tr("Fit"), box);
   fit->setObjectName("fitBudget");
   fit->setToolTip(
@@ -116,8 +110,7 @@ QWidget* ExperimentPanel::buildBatchGroup() {
   budget_row->addWidget(budget_edit_, 1);
   budget_row->addWidget(fit);
   form->addRow(tr("Memory budget"), budget_row);
-  budget_label_ = new QLabel(box);
-  budget_label_->setObjectName("budgetFit");
+  budget_label_ = named(new QLabel(box), "budgetFit");
   budget_label_->setWordWrap(true);
   form->addRow(QString(), budget_label_);
   connect(fit, &QPushButton::clicked, this, &ExperimentPanel::fitMemoryBudget);
@@ -228,22 +221,19 @@ QWidget* ExperimentPanel::buildTrainingGroup() {
          "gives all of them the same update, which big-batch (m·K·N) must match. Pause and "
          "mid-run changes of m and K are off while N > 1."));
   form->addRow(tr("Device"), device_combo_);
-  arms_at_once_ = new QCheckBox(tr("arms at once"), box);
-  arms_at_once_->setObjectName("arms_at_once");
-  arms_at_once_->setToolTip(
-      tr("Each arm trains on its own core between the points that tie them (a change of m or "
-         "K, big-batch's comparison with accum, pause, stop): the same numbers to the last "
-         "digit, sooner on a machine with several cores (--arm-threads, docs/performance.md)."));
+  arms_at_once_ = named(
+      new QCheckBox(tr("arms at once"), box), "arms_at_once",
+      tr("Each arm trains on its own core between the points that tie them (a change of m or K, "
+         "big-batch's comparison with accum, pause, stop): the same numbers to the last digit, "
+         "sooner on a machine with several cores (--arm-threads, docs/performance.md)."));
   auto* workers_row = new QHBoxLayout;
   workers_row->addWidget(workers_spin_);
   workers_row->addWidget(arms_at_once_, 1);
   form->addRow(tr("Workers"), workers_row);
-  keep_weights_ = new QCheckBox(tr("keep each arm's final weights"), box);
-  keep_weights_->setObjectName("keepWeights");
-  keep_weights_->setToolTip(
-      tr("Store each arm's trained model with its run (about the size of its weights: 0.5 MB "
-         "an arm for the default MLP), for File → Save trained model… and accumlab-cli "
-         "export-model (--keep-weights)"));
+  keep_weights_ = named(new QCheckBox(tr("keep each arm's final weights"), box), "keepWeights",
+                        tr("Store each arm's trained model with its run (about the size of its "
+                           "weights: 0.5 MB an arm for the default MLP), for File → Save trained "
+                           "model… and accumlab-cli export-model (--keep-weights)"));
   form->addRow(tr("Trained model"), keep_weights_);
   connect(keep_weights_, &QCheckBox::toggled, this, &ExperimentPanel::configEdited);
   locked_while_running_ << policy_combo_ << dtype_combo_ << budget_kind_combo_ << epochs_spin_

@@ -12,6 +12,7 @@
 
 #include "accumlab/training_rules.h"
 #include "experiment/enum_combo.h"
+#include "widgets/named.h"
 
 namespace accumlab::ui {
 
@@ -53,68 +54,53 @@ QWidget* pair(QWidget* parent, QWidget* a, QWidget* b, QWidget* c = nullptr) {
 OptimizerForm::OptimizerForm(QWidget* parent) : QGroupBox(tr("Optimizer"), parent) {
   setObjectName("optimizerForm");
   form_ = new QFormLayout(this);
-  kind_ = new QComboBox(this);
-  kind_->setObjectName("optimizer");
+  kind_ = named(new QComboBox(this), "optimizer");
   addEnumItems(kind_, {OptimizerKind::kSgd, OptimizerKind::kAdam, OptimizerKind::kAdamW});
-  lr_ = factorSpin(1e-6, 10.0, 6, this);
-  lr_->setObjectName("lr");
-  lr_->setToolTip(tr("The base learning rate, used as is by no-accum"));
-  momentum_ = factorSpin(0.0, 0.999, 3, this);
-  momentum_->setObjectName("momentum");
+  lr_ = named(factorSpin(1e-6, 10.0, 6, this), "lr",
+              tr("The base learning rate, used as is by no-accum"));
+  momentum_ = named(factorSpin(0.0, 0.999, 3, this), "momentum",
+                    tr("SGD's momentum: the share of the last update carried into the next"));
   momentum_->setSingleStep(0.05);
-  momentum_->setToolTip(tr("SGD's momentum: the share of the last update carried into the next"));
-  nesterov_ = new QCheckBox(tr("Nesterov"), this);
-  nesterov_->setObjectName("nesterov");
-  nesterov_->setToolTip(tr("Nesterov momentum: the gradient is taken one momentum step ahead"));
+  nesterov_ = named(new QCheckBox(tr("Nesterov"), this), "nesterov",
+                    tr("Nesterov momentum: the gradient is taken one momentum step ahead"));
   sgd_row_ = pair(this, momentum_, nesterov_);
-  beta1_ = factorSpin(0.0, 0.9999, 4, this);
-  beta1_->setObjectName("beta1");
+  beta1_ = named(factorSpin(0.0, 0.9999, 4, this), "beta1",
+                 tr("Adam's β₁: how long the mean of the gradients remembers"));
   beta1_->setPrefix("β₁ ");
-  beta1_->setToolTip(tr("Adam's β₁: how long the mean of the gradients remembers"));
-  beta2_ = factorSpin(0.0, 0.99999, 5, this);
-  beta2_->setObjectName("beta2");
+  beta2_ = named(factorSpin(0.0, 0.99999, 5, this), "beta2",
+                 tr("Adam's β₂: how long the mean of the squared gradients remembers"));
   beta2_->setPrefix("β₂ ");
-  beta2_->setToolTip(tr("Adam's β₂: how long the mean of the squared gradients remembers"));
   betas_row_ = pair(this, beta1_, beta2_);
-  weight_decay_ = factorSpin(0.0, 1.0, 6, this);
-  weight_decay_->setObjectName("weightDecay");
+  weight_decay_ = named(factorSpin(0.0, 1.0, 6, this), "weightDecay",
+                        tr("Weight decay: an L2 penalty added to the gradient for SGD and Adam, "
+                           "decoupled from it for AdamW"));
   weight_decay_->setSpecialValueText(tr("none"));
-  weight_decay_->setToolTip(
-      tr("Weight decay: an L2 penalty added to the gradient for SGD and Adam, decoupled from "
-         "it for AdamW"));
-  scaling_ = new QComboBox(this);
-  scaling_->setObjectName("lrScaling");
+  scaling_ = named(new QComboBox(this), "lrScaling");
   addEnumItems(scaling_, {LrScaling::kNone, LrScaling::kLinear, LrScaling::kSqrt});
   scaling_->setToolTip(
       tr("How accum and big-batch scale the base LR for their K-times larger batch: none "
          "(same LR), linear (×K, Goyal et al.) or sqrt (×√K)"));
-  schedule_ = new QComboBox(this);
-  schedule_->setObjectName("lrSchedule");
+  schedule_ = named(new QComboBox(this), "lrSchedule");
   addEnumItems(schedule_, {LrSchedule::kConstant, LrSchedule::kStep, LrSchedule::kCosine});
   schedule_->setToolTip(
       tr("How the LR changes over the run, by samples seen: constant, step (× the factor "
          "every period) or cosine (down to 0 at the end of the budget). The schedule steps once "
          "per update, never once per micro-batch (see the wrong recipe schedule-per-micro)."));
-  step_every_ = samplesSpin(tr("each epoch"), this);
-  step_every_->setObjectName("stepEvery");
+  step_every_ = named(samplesSpin(tr("each epoch"), this), "stepEvery",
+                      tr("The step schedule's period, in samples seen"));
   step_every_->setPrefix(tr("every "));
-  step_every_->setToolTip(tr("The step schedule's period, in samples seen"));
-  step_gamma_ = factorSpin(0.0001, 1.0, 4, this);
-  step_gamma_->setObjectName("stepGamma");
+  step_gamma_ = named(factorSpin(0.0001, 1.0, 4, this), "stepGamma",
+                      tr("The factor the step schedule multiplies the LR by each period"));
   step_gamma_->setPrefix("× ");
-  step_gamma_->setToolTip(tr("The factor the step schedule multiplies the LR by each period"));
   step_row_ = pair(this, step_every_, step_gamma_);
-  warmup_ = samplesSpin(tr("none"), this);
-  warmup_->setObjectName("warmup");
-  warmup_->setToolTip(tr("A linear warm-up of the LR from 0 over this many samples seen"));
-  clip_norm_ = factorSpin(0.0, 1e6, 3, this);
-  clip_norm_->setObjectName("clipNorm");
+  warmup_ = named(samplesSpin(tr("none"), this), "warmup",
+                  tr("A linear warm-up of the LR from 0 over this many samples seen"));
+  clip_norm_ =
+      named(factorSpin(0.0, 1e6, 3, this), "clipNorm",
+            tr("Clip the accumulated gradient of each update to this norm (0: off). Clipping each "
+               "micro-batch's gradient instead is a wrong recipe (clip-each)."));
   clip_norm_->setSpecialValueText(tr("off"));
-  clip_norm_->setToolTip(
-      tr("Clip the accumulated gradient of each update to this norm (0: off). Clipping each "
-         "micro-batch's gradient instead is a wrong recipe (clip-each)."));
-  rule_ = new QLabel(this);
-  rule_->setObjectName("lrRule");
+  rule_ = named(new QLabel(this), "lrRule");
   rule_->setWordWrap(true);
 
   form_->addRow(tr("Optimizer"), kind_);

@@ -7,27 +7,24 @@
 #include <QSpinBox>
 
 #include "experiment/enum_combo.h"
+#include "widgets/named.h"
 
 namespace accumlab::ui {
 
 TextOptions::TextOptions(QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);
-  split_ = new QComboBox(this);
-  split_->setObjectName("text_split");
+  split_ = named(new QComboBox(this), "text_split");
   addEnumItems(split_, {TextSplit::kLine, TextSplit::kParagraph});
   split_->setToolTip(
       tr("What one sequence is: a non-empty line of the file, or a paragraph (lines up to a "
          "blank line). The fortunes are always one quote each (--text-split)."));
-  max_len_ = new QSpinBox(this);
-  max_len_->setObjectName("max_len");
+  max_len_ = named(new QSpinBox(this), "max_len",
+                   tr("Bytes kept of each sequence; longer ones are cut and counted. Activations "
+                      "grow with m × this length (--max-len)."));
   max_len_->setRange(1, static_cast<int>(kMaxTextLength));
   max_len_->setSuffix(tr(" bytes"));
-  max_len_->setToolTip(
-      tr("Bytes kept of each sequence; longer ones are cut and counted. Activations grow with "
-         "m × this length (--max-len)."));
-  token_loss_ = new QComboBox(this);
-  token_loss_->setObjectName("token_loss");
+  token_loss_ = named(new QComboBox(this), "token_loss");
   addEnumItems(token_loss_, {TokenLoss::kTokens, TokenLoss::kSequences});
   token_loss_->setToolTip(
       tr("<b>tokens</b>: every token's loss summed and divided by the target tokens of the "

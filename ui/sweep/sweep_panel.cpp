@@ -41,6 +41,7 @@
 #include "sweep/sweep_thread.h"
 
 #include "series/number_text.h"
+#include "widgets/named.h"
 
 namespace accumlab::ui {
 
@@ -84,8 +85,7 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
 
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("Sweep"), this));
-  picker_ = new QComboBox(this);
-  picker_->setObjectName("sweepPicker");
+  picker_ = named(new QComboBox(this), "sweepPicker");
   picker_->setMinimumContentsLength(20);
   top->addWidget(picker_, 1);
   auto* refresh = new QPushButton(tr("Refresh"), this);
@@ -103,35 +103,26 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
 
   // Two rows, so that the B list shows whole on a 1024×768 screen: what to train, then how.
   auto* grid = new QGridLayout;
-  batches_ = new QLineEdit("8,16,32,64,128,256,512,1024", this);
-  batches_->setObjectName("sweepBatches");
-  batches_->setToolTip(tr("Effective batches B = m·K to train, comma-separated"));
-  micro_ = new QLineEdit("32", this);
-  micro_->setObjectName("sweepMicroBatch");
+  batches_ = named(new QLineEdit("8,16,32,64,128,256,512,1024", this), "sweepBatches",
+                   tr("Effective batches B = m·K to train, comma-separated"));
+  micro_ = named(
+      new QLineEdit("32", this), "sweepMicroBatch",
+      tr("Micro-batch sizes m, comma-separated: each B runs with each m and K = B/m (a B below m "
+         "is one batch of B). Several m at one B show memory against speed for the same update."));
   micro_->setMaximumWidth(120);
-  micro_->setToolTip(
-      tr("Micro-batch sizes m, comma-separated: each B runs with each m and "
-         "K = B/m (a B below m is one batch of B). Several m at one B show "
-         "memory against speed for the same update."));
-  lrs_ = new QLineEdit(this);
-  lrs_->setObjectName("sweepLrs");
+  lrs_ =
+      named(new QLineEdit(this), "sweepLrs",
+            tr("Learning rates to try at each B, comma-separated; each B is fitted at its best"));
   lrs_->setPlaceholderText(tr("the experiment's"));
-  lrs_->setToolTip(
-      tr("Learning rates to try at each B, comma-separated; each B is fitted at "
-         "its best"));
-  target_ = new QDoubleSpinBox(this);
-  target_->setObjectName("sweepTarget");
+  target_ = named(new QDoubleSpinBox(this), "sweepTarget",
+                  tr("Target: the smoothed training loss each point trains down to"));
   target_->setDecimals(3);
   target_->setRange(0.001, 100);
   target_->setValue(0.55);
-  target_->setToolTip(tr("Target: the smoothed training loss each point trains down to"));
-  jobs_ = new QSpinBox(this);
-  jobs_->setObjectName("sweepJobs");
+  jobs_ = named(new QSpinBox(this), "sweepJobs", tr("Points trained at once, one thread each"));
   jobs_->setRange(1, 64);
   jobs_->setValue(std::max(1, QThread::idealThreadCount()));
-  jobs_->setToolTip(tr("Points trained at once, one thread each"));
-  recipe_ = new QComboBox(this);
-  recipe_->setObjectName("sweepRecipe");
+  recipe_ = named(new QComboBox(this), "sweepRecipe");
   // As narrow as "accum (right)": the longest recipe's name would widen the tab past 1024 px
   // (its list still shows whole).
   recipe_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -144,11 +135,9 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   recipe_->setToolTip(
       tr("The recipe every point trains: accum, the right one, or a common mistake (Help → "
          "Common mistakes), to see how the mistake moves the steps to the target"));
-  run_ = new QPushButton(tr("Run sweep"), this);
-  run_->setObjectName("runSweep");
-  run_->setToolTip(
-      tr("Train every B of the grid on the experiment in the left panel (its data, "
-         "model, optimizer, LR rule and budget per point) until the target"));
+  run_ = named(new QPushButton(tr("Run sweep"), this), "runSweep",
+               tr("Train every B of the grid on the experiment in the left panel (its data, model, "
+                  "optimizer, LR rule and budget per point) until the target"));
   stop_ = new QPushButton(tr("Stop"), this);
   stop_->setEnabled(false);
   micro_->setMaximumWidth(QWIDGETSIZE_MAX);
@@ -170,8 +159,7 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   grid->setColumnStretch(7, 2);
   layout->addLayout(grid);
 
-  summary_ = new QLabel(this);
-  summary_->setObjectName("sweepSummary");
+  summary_ = named(new QLabel(this), "sweepSummary");
   summary_->setWordWrap(true);
   summary_->setTextFormat(Qt::RichText);
   layout->addWidget(summary_);
@@ -185,8 +173,7 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   plots_ = new SweepPlots(scroll);
   scroll->setWidget(plots_);
-  table_ = new QTableWidget(split);
-  table_->setObjectName("sweepPoints");
+  table_ = named(new QTableWidget(split), "sweepPoints");
   table_->setColumnCount(10);
   table_->setHorizontalHeaderLabels(
       {tr("B"), tr("m × K"), tr("LR"), tr("status"), tr("steps to target"), tr("samples to target"),

@@ -20,6 +20,7 @@
 #include "plots/metric_canvas.h"
 #include "plots/plot_exporter.h"
 #include "plots/plot_grid.h"
+#include "widgets/named.h"
 #include "window/app_settings.h"
 #include "window/export_actions.h"
 #include "window/presentation_mode.h"
@@ -109,27 +110,25 @@ void MainMenus::buildFileMenu() {
   reset->setObjectName("resetExperiment");
   reset->setToolTip(tr("Every setting of the experiment back to the default demo's"));
   file->addSeparator();
-  QAction* audit = file->addAction(tr("Import &audit…"), this, [this, w] {
-    const QString path =
-        file_dialogs::openFile(w, tr("Import an audit of your own loop"), QString(),
-                               tr("Audit files (*.jsonl);;All files (*)"));
-    if (!path.isEmpty() && t_.import_audit) t_.import_audit(path);
-  });
-  audit->setObjectName("importAudit");
-  audit->setToolTip(
-      tr("An audit file that accumlab.audit wrote of your own PyTorch loop: "
-         "store it and show it against its exact big batch (Help → Audit your "
-         "own loop)"));
-  QAction* merge = file->addAction(tr("&Merge a run store…"), this, [this, w] {
-    const QString path =
-        file_dialogs::openFile(w, tr("Merge the runs of another run store"), QString(),
-                               tr("Run stores (*.sqlite);;All files (*)"));
-    if (!path.isEmpty() && t_.merge_store) t_.merge_store(path);
-  });
-  merge->setObjectName("mergeStore");
-  merge->setToolTip(
-      tr("Copy the runs of a store made elsewhere (another machine, a cluster job) into this "
-         "one; runs it already holds are skipped (Help → On a cluster)"));
+  // An action that asks for a file to open and hands its path to `use`, when it is set.
+  const auto addOpenAction = [this, w, file](const QString& text, const QString& title,
+                                             const QString& filter,
+                                             const std::function<void(const QString&)>& use) {
+    return file->addAction(text, this, [w, title, filter, use] {
+      const QString path = file_dialogs::openFile(w, title, QString(), filter);
+      if (!path.isEmpty() && use) use(path);
+    });
+  };
+  named(addOpenAction(tr("Import &audit…"), tr("Import an audit of your own loop"),
+                      tr("Audit files (*.jsonl);;All files (*)"), t_.import_audit),
+        "importAudit",
+        tr("An audit file that accumlab.audit wrote of your own PyTorch loop: store it and show "
+           "it against its exact big batch (Help → Audit your own loop)"));
+  named(addOpenAction(tr("&Merge a run store…"), tr("Merge the runs of another run store"),
+                      tr("Run stores (*.sqlite);;All files (*)"), t_.merge_store),
+        "mergeStore",
+        tr("Copy the runs of a store made elsewhere (another machine, a cluster job) into this "
+           "one; runs it already holds are skipped (Help → On a cluster)"));
   recent_menu_ = file->addMenu(tr("Open &recent"));
   updateRecent();
   file->addSeparator();

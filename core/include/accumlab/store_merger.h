@@ -20,7 +20,7 @@ struct MergedRun {
 /// What merging one source store added to the destination and what it skipped.
 struct MergedStore {
   std::string path;             ///< the source file
-  int source_version = 0;       ///< its schema version (upgraded in memory when older)
+  int schema_version = 0;       ///< its schema version (upgraded in memory when older)
   std::vector<MergedRun> runs;  ///< every run of the source, in source id order
   int64_t experiments_added = 0;
   int64_t runs_added = 0;

@@ -49,8 +49,4 @@ std::string sweepJobOutcomeToJson(const SweepJobOutcome& outcome);
 /// process died before it wrote one).
 std::optional<SweepJobOutcome> readSweepJobOutcome(const std::string& path);
 
-/// Writes `text` to `path` whole: to a file beside it, then renamed over it, so that a reader
-/// never sees half a file. Throws InputError naming `path` when it cannot.
-void writeFileWhole(const std::string& path, const std::string& text);
-
 }  // namespace accumlab

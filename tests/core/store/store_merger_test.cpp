@@ -198,7 +198,7 @@ TEST_F(StoreMergerTest, AnOlderSourceIsUpgradedOnTheWayInAndLeftAsItWas) {
   const std::string before = testing::fileBytes(source("old"));
   RunStore dest(db_);
   const auto merged = StoreMerger(dest).merge({source("old")});
-  EXPECT_EQ(merged[0].source_version, 12);
+  EXPECT_EQ(merged[0].schema_version, 12);
   EXPECT_EQ(merged[0].runs_added, 2);
   EXPECT_EQ(merged[0].runs[0].uid.size(), 32u);
   EXPECT_FALSE(dest.weights(merged[0].runs[0].id).has_value()) << "an older run kept none";

@@ -12,6 +12,7 @@
 
 #include "../data/temp_files.h"
 #include "accumlab/input_error.h"
+#include "accumlab/output_file.h"
 #include "accumlab/sweep_job.h"
 #include "accumlab/sweep_runner.h"
 

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "models/torchscript_check_allocator.h"
-
-#include <c10/core/Allocator.h>
-#include <c10/core/CPUAllocator.h>
+#include "memory/allocation_sizes.h"
 
 #include <atomic>
-#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "memory/wrapped_cpu_allocator.h"
 
 namespace accumlab {
 namespace {
@@ -28,13 +26,42 @@ struct RecordedBlock {
 struct RecordingState {
   std::mutex mutex;  ///< guards blocks
   std::unordered_map<const void*, RecordedBlock> blocks;
-  c10::Allocator* inner = nullptr;
   std::atomic<bool> recording{false};
 };
 
 RecordingState& recordingState() {
   static RecordingState* s = new RecordingState;
   return *s;
+}
+
+void recordedDelete(void* data);
+
+/// Wraps c10's CPU allocator; while recording, each block's DataPtr has the recorder's
+/// deleter, which forgets the block and frees it through the wrapped allocator.
+class RecordingAllocator final : public WrappedCpuAllocator {
+ public:
+  RecordingAllocator() : WrappedCpuAllocator(&recordedDelete) {}
+
+ protected:
+  c10::DataPtr allocateWrapped(size_t n) const override {
+    RecordingState& s = recordingState();
+    c10::DataPtr block = inner()->allocate(n);
+    void* data = block.get();
+    if (!s.recording.load() || data == nullptr || block.get_deleter() == nullptr) return block;
+    const c10::Device device = block.device();
+    const c10::DeleterFnPtr deleter = block.get_deleter();
+    void* context = block.release_context();
+    {
+      const std::lock_guard<std::mutex> lock(s.mutex);
+      s.blocks[data] = RecordedBlock{context, deleter, n};
+    }
+    return {data, data, &recordedDelete, device};
+  }
+};
+
+RecordingAllocator& recorder() {
+  static RecordingAllocator* r = new RecordingAllocator;
+  return *r;
 }
 
 void recordedDelete(void* data) {
@@ -45,7 +72,7 @@ void recordedDelete(void* data) {
     const auto it = s.blocks.find(data);
     if (it == s.blocks.end()) {
       // Handed out while not recording, then freed through raw_deleter(): the inner one's.
-      c10::DeleterFnPtr inner = s.inner->raw_deleter();
+      c10::DeleterFnPtr inner = recorder().inner()->raw_deleter();
       if (inner != nullptr) inner(data);
       return;
     }
@@ -55,47 +82,8 @@ void recordedDelete(void* data) {
   block.deleter(block.context);
 }
 
-/// Wraps c10's CPU allocator; while recording, each block's DataPtr has data == context (the
-/// raw_allocate contract that oneDNN's scratch allocations rely on) and the recorder's
-/// deleter, which forgets the block and frees it through the wrapped allocator.
-class RecordingAllocator final : public c10::Allocator {
- public:
-  // No `override` on either allocate(): LibTorch 1.13 declares it const, 2.x non-const, and
-  // whichever matches overrides it (the other is an unused overload).
-  c10::DataPtr allocate(size_t n) const {
-    RecordingState& s = recordingState();
-    c10::DataPtr inner = s.inner->allocate(n);
-    void* data = inner.get();
-    if (!s.recording.load() || data == nullptr || inner.get_deleter() == nullptr) return inner;
-    const c10::Device device = inner.device();
-    const c10::DeleterFnPtr deleter = inner.get_deleter();
-    void* context = inner.release_context();
-    {
-      const std::lock_guard<std::mutex> lock(s.mutex);
-      s.blocks[data] = RecordedBlock{context, deleter, n};
-    }
-    return {data, data, &recordedDelete, device};
-  }
-  c10::DataPtr allocate(size_t n) {
-    return static_cast<const RecordingAllocator*>(this)->allocate(n);
-  }
-
-  c10::DeleterFnPtr raw_deleter() const override { return &recordedDelete; }
-
-  // Pure virtual since LibTorch 2.3 (storage copies); an unused extra member in 1.13.
-  void copy_data(void* dest, const void* src, std::size_t count) const {
-    std::memcpy(dest, src, count);
-  }
-};
-
 void installOnce() {
-  static const bool installed = [] {
-    RecordingState& s = recordingState();
-    static RecordingAllocator* recorder = new RecordingAllocator;
-    s.inner = c10::GetCPUAllocator();
-    c10::SetCPUAllocator(recorder, kRecordingPriority);
-    return c10::GetCPUAllocator() == recorder;
-  }();
+  static const bool installed = recorder().install(kRecordingPriority);
   if (!installed) throw std::logic_error("AllocationSizes: c10's CPU allocator is not replaceable");
 }
 
