@@ -79,4 +79,14 @@ int bindColumns(SQLite::Statement& q, int first, const T&... values) {
   return first;
 }
 
+/// Binds the statement's parameters from 1 on to `values…`, runs it and resets it for its next
+/// use; returns the number of rows it changed.
+template <typename... T>
+int execWith(SQLite::Statement& q, const T&... values) {
+  bindColumns(q, 1, values...);
+  const int changed = q.exec();
+  q.reset();
+  return changed;
+}
+
 }  // namespace accumlab::store

@@ -89,10 +89,7 @@ void StoreWriter::writeTransaction(const WriteBatch& batch, const std::string& d
       auto& hb = statement(heartbeat_,
                            "UPDATE runs SET heartbeat_at = ? WHERE experiment_id = ? AND "
                            "status = 'running'");
-      hb.bind(1, unixSecondsNow());
-      hb.bind(2, experiment_id_);
-      hb.exec();
-      hb.reset();
+      store::execWith(hb, unixSecondsNow(), experiment_id_);
     }
     tx.commit();
   });
@@ -106,17 +103,9 @@ void StoreWriter::createExperiment(const RunInfo& info) {
                         "INSERT INTO experiments (name, created_at, device, dataset_description, "
                         "model_description, train_samples, val_samples, budget_samples, "
                         "parameters, class_names_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  exp.bind(1, info.config.name);
-  exp.bind(2, now);
-  exp.bind(3, info.device);
-  exp.bind(4, info.dataset);
-  exp.bind(5, info.model);
-  exp.bind(6, info.train_samples);
-  exp.bind(7, info.val_samples);
-  exp.bind(8, info.budget_samples);
-  exp.bind(9, info.parameters);
-  exp.bind(10, nlohmann::json(info.class_names).dump());
-  exp.exec();
+  store::execWith(exp, info.config.name, now, info.device, info.dataset, info.model,
+                  info.train_samples, info.val_samples, info.budget_samples, info.parameters,
+                  nlohmann::json(info.class_names).dump());
   experiment_id_ = conn_.db().getLastInsertRowid();
 
   const std::string config_json = configToJson(info.config, -1);
@@ -126,21 +115,10 @@ void StoreWriter::createExperiment(const RunInfo& info) {
                         "owner_pid, owner_start, heartbeat_at) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)");
   for (ArmKind arm : info.config.arms) {
-    run.bind(1, experiment_id_);
-    run.bind(2, toString(arm));
-    run.bind(3, info.config.data);
-    run.bind(4, info.config.model);
-    run.bind(5, armMicroBatch(arm, info.config.micro_batch, info.config.accum));
-    run.bind(6, armAccum(arm, info.config.micro_batch, info.config.accum));
-    run.bind(7, config_json);
-    run.bind(8, now);
-    run.bind(9, self_.host);
-    run.bind(10, self_.boot_id);
-    run.bind(11, self_.pid);
-    run.bind(12, self_.start_ticks);
-    run.bind(13, unixSecondsNow());
-    run.exec();
-    run.reset();
+    store::execWith(run, experiment_id_, arm, info.config.data, info.config.model,
+                    armMicroBatch(arm, info.config.micro_batch, info.config.accum),
+                    armAccum(arm, info.config.micro_batch, info.config.accum), config_json, now,
+                    self_.host, self_.boot_id, self_.pid, self_.start_ticks, unixSecondsNow());
     const int64_t id = conn_.db().getLastInsertRowid();
     run_ids_[arm] = id;
     runs_.push_back({arm, id});
@@ -171,15 +149,11 @@ void StoreWriter::resumeExperiment(int64_t experiment_id, const RunInfo& info) {
     SQLite::Statement drop(conn_.db(), std::string("DELETE FROM ") + table +
                                            " WHERE wall_ms > ? AND run_id IN "
                                            "(SELECT id FROM runs WHERE experiment_id = ?)");
-    drop.bind(1, after);
-    drop.bind(2, experiment_id);
-    drop.exec();
+    store::execWith(drop, after, experiment_id);
   }
   SQLite::Statement events(conn_.db(),
                            "DELETE FROM events WHERE experiment_id = ? AND wall_ms > ?");
-  events.bind(1, experiment_id);
-  events.bind(2, after);
-  events.exec();
+  store::execWith(events, experiment_id, after);
   SQLite::Statement own(conn_.db(),
                         "UPDATE runs SET status = 'running', ended_at = NULL, owner_host = ?, "
                         "owner_boot = ?, owner_pid = ?, owner_start = ?, heartbeat_at = ? "
@@ -215,12 +189,7 @@ void StoreWriter::insertSteps(const std::vector<StepRecord>& steps) {
                        "UPDATE runs SET steps = ?, samples_seen = ?, final_loss = ? "
                        "WHERE id = ? AND status = 'running'");
   for (const auto& [run_id, r] : last) {
-    up.bind(1, r->step);
-    up.bind(2, r->samples_seen);
-    up.bind(3, r->loss);
-    up.bind(4, run_id);
-    up.exec();
-    up.reset();
+    store::execWith(up, r->step, r->samples_seen, r->loss, run_id);
   }
 }
 
@@ -243,11 +212,7 @@ void StoreWriter::insertEvals(const std::vector<EvalRecord>& evals) {
                        "WHERE id = ? AND status = 'running'");
   insertRecords(ins, evals, evalFields(), [&](int64_t run_id, const EvalRecord& e, int i) {
     bindTextOrNull(ins, i, e.text_sample);
-    up.bind(1, e.loss);
-    up.bind(2, e.accuracy);
-    up.bind(3, run_id);
-    up.exec();
-    up.reset();
+    store::execWith(up, e.loss, e.accuracy, run_id);
   });
 }
 
@@ -257,14 +222,7 @@ void StoreWriter::insertEvents(const std::vector<EventRecord>& events) {
                         "INSERT INTO events (experiment_id, arm, samples_seen, wall_ms, kind, "
                         "message) VALUES (?, ?, ?, ?, ?, ?)");
   for (const EventRecord& e : events) {
-    ins.bind(1, experiment_id_);
-    ins.bind(2, armName(e));
-    ins.bind(3, e.samples_seen);
-    ins.bind(4, e.wall_ms);
-    ins.bind(5, toString(e.kind));
-    ins.bind(6, e.message);
-    ins.exec();
-    ins.reset();
+    store::execWith(ins, experiment_id_, armName(e), e.samples_seen, e.wall_ms, e.kind, e.message);
   }
 }
 
@@ -277,18 +235,8 @@ void StoreWriter::finishArm(const ArmSummary& s) {
                        "summary_json = ?, steps = ?, samples_seen = ?, "
                        "final_loss = COALESCE(?, final_loss), val_loss = COALESCE(?, val_loss), "
                        "val_accuracy = COALESCE(?, val_accuracy) WHERE id = ?");
-  up.bind(1, toString(s.status));
-  up.bind(2, s.message);
-  up.bind(3, isoUtcNow());
-  up.bind(4, armSummaryToJson(s).dump());
-  up.bind(5, s.steps);
-  up.bind(6, s.samples_seen);
-  up.bind(7, s.final_train_loss);
-  up.bind(8, s.val_loss);
-  up.bind(9, s.val_accuracy);
-  up.bind(10, run_id);
-  up.exec();
-  up.reset();
+  store::execWith(up, s.status, s.message, isoUtcNow(), armSummaryToJson(s).dump(), s.steps,
+                  s.samples_seen, s.final_train_loss, s.val_loss, s.val_accuracy, run_id);
 }
 
 void StoreWriter::keepWeights(const ArmWeights& w) {
@@ -312,10 +260,7 @@ void StoreWriter::abandonRunning(const std::string& message) {
     SQLite::Statement up(conn_.db(),
                          "UPDATE runs SET status = 'failed', message = ?, ended_at = ? "
                          "WHERE experiment_id = ? AND status = 'running'");
-    up.bind(1, message);
-    up.bind(2, isoUtcNow());
-    up.bind(3, experiment_id_);
-    up.exec();
+    store::execWith(up, message, isoUtcNow(), experiment_id_);
   });
 }
 
