@@ -61,6 +61,20 @@ std::string partingCause(const ExperimentConfig& config) {
          amplifier;
 }
 
+namespace {
+
+/// |g − G| / |G| as a share of the true gradient, which a student reads without the formula:
+/// 1.79 → "gradient 179% off the true one".
+std::string gradientOff(double rel_diff) {
+  const double percent = rel_diff * 100;
+  const char* format = percent >= 100 ? "gradient %.0f%% off the true one"
+                       : percent >= 1 ? "gradient %.3g%% off the true one"
+                                      : "gradient %.2g%% off the true one";
+  return printed(format, percent);
+}
+
+}  // namespace
+
 std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief) {
   if (!isPitfall(s.arm) || s.grad_equivalence_checks <= 0) return "";
   const double level = roundingLevel(dtype);
@@ -74,7 +88,7 @@ std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief) {
     case ArmKind::kPitfallSum:
       // Σ g_i = K·G on a full window: |K·G − G| / |G| = K − 1, so the update is (1 + d)·G.
       if (std::isfinite(mean)) {
-        return brief ? printed("×%.2f", 1 + mean)
+        return brief ? printed("updates ×%.2f the true one", 1 + mean)
                      : printed("×%.2f the big-batch gradient on full windows (theory: ×%.0f, K)",
                                1 + mean, static_cast<double>(s.accum));
       }
@@ -97,17 +111,17 @@ std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief) {
                            largest);
       }
       if (exact_on_full) {
-        return brief
-                   ? printed("exact, %.2f off at uneven windows", s.grad_equivalence_largest_uneven)
-                   : printed("exact on full windows (%.1e), %.2f off at %.0f uneven window",
-                             std::isfinite(mean) ? mean : 0.0, s.grad_equivalence_largest_uneven,
-                             uneven) +
-                         (uneven == 1 ? "" : "s") + " (an epoch's or the run's end)";
+        return brief ? "exact, " + gradientOff(s.grad_equivalence_largest_uneven) +
+                           " at uneven windows"
+                     : printed("exact on full windows (%.1e), %.2f off at %.0f uneven window",
+                               std::isfinite(mean) ? mean : 0.0, s.grad_equivalence_largest_uneven,
+                               uneven) +
+                           (uneven == 1 ? "" : "s") + " (an epoch's or the run's end)";
       }
       break;
     case ArmKind::kPitfallNoZero:
       if (s.grad_equivalence_checks > 1 && s.grad_equivalence_last > s.grad_equivalence_first) {
-        return brief ? printed("%.3g off, growing", s.grad_equivalence_last)
+        return brief ? gradientOff(s.grad_equivalence_last) + ", growing"
                      : printed(
                            "%.3g off the big-batch gradient at the first check, %.3g at the "
                            "last: every update adds all earlier gradients again",
@@ -117,7 +131,7 @@ std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief) {
     default:
       break;
   }
-  if (brief) return printed("%.2f off", std::isfinite(mean) ? mean : largest);
+  if (brief) return gradientOff(std::isfinite(mean) ? mean : largest);
   if (std::isfinite(mean)) {
     return printed(
         "typically %.2f off the big-batch gradient (|g − G| / |G|, the mean of %.0f "

@@ -190,9 +190,7 @@ PaneReadout equivalenceReadout(const RunData& run) {
     const std::string brief = pitfallDeviation(s, run.info.config.dtype, true);
     if (brief.empty()) continue;
     const QString name = QString::fromStdString(toString(arm.arm)).remove("pitfall:");
-    wrong << QObject::tr("%1 %2")
-                 .arg(name, plainDeviation(QString::fromStdString(brief)))
-                 .toHtmlEscaped();
+    wrong << QObject::tr("%1 %2").arg(name, QString::fromStdString(brief)).toHtmlEscaped();
     more << QObject::tr("%1: %2").arg(
         QString::fromStdString(toString(arm.arm)),
         QString::fromStdString(pitfallDeviation(s, run.info.config.dtype)).toHtmlEscaped());
@@ -201,22 +199,6 @@ PaneReadout equivalenceReadout(const RunData& run) {
   out.text = parts.join(" · ");
   out.more = more.join("<br>");
   return out;
-}
-
-QString plainDeviation(const QString& brief) {
-  // "1.79 off" is |g − G| / |G|: said as a share of the true gradient, which a student reads
-  // without the formula ("its gradient is 179% off the true one").
-  static const QRegularExpression off(QStringLiteral("([0-9.]+(?:e[-+]?[0-9]+)?) off"));
-  QString words = brief;
-  const QRegularExpressionMatch m = off.match(words);
-  if (m.hasMatch()) {
-    const double share = m.captured(1).toDouble() * 100;
-    words.replace(m.capturedStart(), m.capturedLength(),
-                  QObject::tr("gradient %1% off the true one")
-                      .arg(QString::number(share, 'g', share >= 1 ? 3 : 2)));
-  }
-  if (words.startsWith(QChar(u'×'))) words = QObject::tr("updates %1 the true one").arg(words);
-  return words;
 }
 
 PaneReadout varianceReadout(const RunData& run) {

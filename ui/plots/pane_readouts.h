@@ -37,9 +37,4 @@ PaneReadout textSampleReadout(const RunData& run);
 /// is, both where compared runs mix them.
 QString throughputLabel(const std::vector<const RunData*>& runs);
 
-/// A wrong recipe's short deviation from the big batch (pitfallDeviation's brief form) in
-/// words a student reads: "1.79 off" → "gradient 179% off the true one", "×8.00" → "updates
-/// ×8.00 the true one"; "exact …" as it is.
-QString plainDeviation(const QString& brief);
-
 }  // namespace accumlab::ui

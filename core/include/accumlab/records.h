@@ -351,7 +351,8 @@ inline GradCheckTally tallyGradChecks(const std::vector<StepRecord>& steps) {
 /// How far pitfall arm `s` (docs/pitfalls.md) is from the big batch, in words, from its
 /// gradient checks: "×4.00 the big-batch gradient (theory: ×4)", "exact on full windows
 /// (2.1e-16), 0.50 off at 1 uneven window", "typically 0.88 off the big-batch gradient".
-/// `brief`: the figure alone, for a read-out ("×4.00", "0.88 off"). Empty without checks.
+/// `brief`: a few plain words for a read-out ("updates ×4.00 the true one", "gradient 88% off
+/// the true one"). Empty without checks.
 std::string pitfallDeviation(const ArmSummary& s, DType dtype, bool brief = false);
 
 /// Why accum's and big-batch's weights parted when every gradient check was rounding, for

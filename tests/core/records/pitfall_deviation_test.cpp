@@ -43,7 +43,7 @@ TEST(PitfallDeviation, SaysEachMistakeInWords) {
   // sum on full windows: |K·G − G| / |G| = K − 1, so ×K; its short window (×2) is left out.
   const ArmSummary sum = summaryOf(ArmKind::kPitfallSum,
                                    {checked(3.0, 64, 4), checked(3.0, 64, 4), checked(1.0, 32, 2)});
-  EXPECT_EQ(pitfallDeviation(sum, DType::kFloat32, true), "×4.00");
+  EXPECT_EQ(pitfallDeviation(sum, DType::kFloat32, true), "updates ×4.00 the true one");
   EXPECT_EQ(pitfallDeviation(sum, DType::kFloat32),
             "×4.00 the big-batch gradient on full windows (theory: ×4, K)");
 
@@ -53,6 +53,8 @@ TEST(PitfallDeviation, SaysEachMistakeInWords) {
   EXPECT_EQ(pitfallDeviation(mean_of_means, DType::kFloat32),
             "exact on full windows (1.1e-07), 0.50 off at 1 uneven window (an epoch's or the "
             "run's end)");
+  EXPECT_EQ(pitfallDeviation(mean_of_means, DType::kFloat32, true),
+            "exact, gradient 50% off the true one at uneven windows");
   const ArmSummary all_full =
       summaryOf(ArmKind::kPitfallMeanOfMeans, {checked(1e-7, 64, 4), checked(1e-7, 64, 4)});
   EXPECT_EQ(pitfallDeviation(all_full, DType::kFloat32, true), "exact");
@@ -62,10 +64,12 @@ TEST(PitfallDeviation, SaysEachMistakeInWords) {
   EXPECT_EQ(pitfallDeviation(no_zero, DType::kFloat32),
             "3.3 off the big-batch gradient at the first check, 137 at the last: every update "
             "adds all earlier gradients again");
+  EXPECT_EQ(pitfallDeviation(no_zero, DType::kFloat32, true),
+            "gradient 13700% off the true one, growing");
 
   const ArmSummary last_only =
       summaryOf(ArmKind::kPitfallLastOnly, {checked(0.5, 64, 4), checked(1.5, 64, 4)});
-  EXPECT_EQ(pitfallDeviation(last_only, DType::kFloat32, true), "1.00 off");
+  EXPECT_EQ(pitfallDeviation(last_only, DType::kFloat32, true), "gradient 100% off the true one");
   EXPECT_EQ(pitfallDeviation(last_only, DType::kFloat32),
             "typically 1.00 off the big-batch gradient (|g − G| / |G|, the mean of 2 checks of "
             "full windows; the largest 1.50)");
@@ -75,6 +79,7 @@ TEST(PitfallDeviation, SaysEachMistakeInWords) {
   EXPECT_EQ(pitfallDeviation(schedule, DType::kFloat32),
             "its gradient is exact (2.0e-07): the mistake is in its LR, which the check cannot "
             "see");
+  EXPECT_EQ(pitfallDeviation(schedule, DType::kFloat32, true), "exact (the LR is wrong)");
   // In float64 the same figure is no longer rounding.
   EXPECT_NE(pitfallDeviation(schedule, DType::kFloat64).find("off"), std::string::npos);
 }

@@ -558,13 +558,32 @@ class PlotGridTest : public QObject {
   }
 
   void wrongRecipesAreSaidInWords() {
-    QCOMPARE(plainDeviation("1.79 off"), QStringLiteral("gradient 179% off the true one"));
-    QCOMPARE(plainDeviation("3.3 off, growing"),
-             QStringLiteral("gradient 330% off the true one, growing"));
-    QCOMPARE(plainDeviation("exact, 0.50 off at uneven windows"),
-             QStringLiteral("exact, gradient 50% off the true one at uneven windows"));
-    QCOMPARE(plainDeviation("×8.00"), QStringLiteral("updates ×8.00 the true one"));
-    QCOMPARE(plainDeviation("exact (the LR is wrong)"), QStringLiteral("exact (the LR is wrong)"));
+    // last-only's checks 1.79 off, sum's ×8: the read-out says each as a share of the true
+    // gradient, in core's words (pitfallDeviation), the full sentence in its tooltip.
+    RunData run;
+    run.info.config.accum = 8;
+    for (auto [arm, equiv] :
+         {std::pair{ArmKind::kPitfallLastOnly, 1.79}, std::pair{ArmKind::kPitfallSum, 7.0}}) {
+      ArmSeries series;
+      series.arm = arm;
+      for (int i = 0; i < 3; ++i) {
+        StepRecord r;
+        r.arm = arm;
+        r.step = i + 1;
+        r.micro_batch = 8;
+        r.accum = 8;
+        r.window_samples = 64;
+        r.grad_equiv = equiv;
+        series.steps.push_back(r);
+      }
+      run.arms.push_back(series);
+    }
+    const PaneReadout out = equivalenceReadout(run);
+    QVERIFY2(out.text.contains("wrong recipes: last-only gradient 179% off the true one, "
+                               "sum updates ×8.00 the true one"),
+             qPrintable(out.text));
+    QVERIFY2(out.more.contains("pitfall:last-only: typically 1.79 off the big-batch gradient"),
+             qPrintable(out.more));
   }
 
   void oneKeyNamesTheArmsForEveryPlot() {
