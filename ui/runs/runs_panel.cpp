@@ -3,7 +3,6 @@
 
 #include <QAction>
 #include <QDateTime>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -14,20 +13,20 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <exception>
 
 #include "accumlab/run_store.h"
 #include "runs/runs_model.h"
+#include "series/store_watch.h"
 
 namespace accumlab::ui {
 
 RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
-  auto* watch = new QTimer(this);
-  watch->setInterval(kWatchMs);
-  connect(watch, &QTimer::timeout, this, &RunsPanel::refreshIfChanged);
-  watch->start();
+  // Another program's writes (accumlab-cli run or merge, a sweep beside the app) show
+  // without Refresh.
+  watch_ = new StoreWatch([this] { return store_ != nullptr && isVisible(); }, this);
+  connect(watch_, &StoreWatch::changed, this, &RunsPanel::refresh);
   model_ = new RunsModel(this);
   proxy_ = new QSortFilterProxyModel(this);
   proxy_->setSourceModel(model_);
@@ -113,30 +112,7 @@ RunsPanel::RunsPanel(QWidget* parent) : QWidget(parent) {
 
 void RunsPanel::setStore(RunStore* store) {
   store_ = store;
-  files_seen_ = filesSignature();
-  refresh();
-}
-
-QString RunsPanel::filesSignature() const {
-  // From the file system's own record of the store's files, never by opening them (closing
-  // a descriptor of the store would drop this process's locks on it).
-  if (!store_) return QString();
-  QString signature;
-  const QString path = QString::fromStdString(store_->path());
-  for (const QString& file : {path, path + "-wal"}) {
-    const QFileInfo info(file);
-    signature += QString("%1:%2;").arg(info.size()).arg(info.lastModified().toMSecsSinceEpoch());
-  }
-  return signature;
-}
-
-void RunsPanel::refreshIfChanged() {
-  // Another program's writes (accumlab-cli run or merge, a sweep beside the app) show
-  // without Refresh; a look every few seconds costs two stat() calls.
-  if (!store_ || !isVisible()) return;
-  const QString now = filesSignature();
-  if (now == files_seen_) return;
-  files_seen_ = now;
+  watch_->follow(store ? store->path() : std::string());
   refresh();
 }
 

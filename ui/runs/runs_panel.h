@@ -19,6 +19,7 @@ class RunStore;
 namespace accumlab::ui {
 
 class RunsModel;
+class StoreWatch;
 
 /// The stored runs: a sortable, filterable table; open one run's experiment, overlay several
 /// (compare), rename, tag, note and delete. Reads and writes through the GUI thread's own
@@ -60,12 +61,6 @@ class RunsPanel : public QWidget {
   void errorOccurred(const QString& message);
 
  private:
-  /// How often the panel looks whether another program changed the store.
-  static constexpr int kWatchMs = 2000;
-  /// The sizes and times of the store's files.
-  QString filesSignature() const;
-  /// Lists the runs again when the store's files changed since the last look.
-  void refreshIfChanged();
   void promptRename();
   void promptTags();
   void promptNote();
@@ -78,7 +73,7 @@ class RunsPanel : public QWidget {
   bool reportingErrors(const std::function<void()>& body);
 
   RunStore* store_ = nullptr;
-  QString files_seen_;  ///< filesSignature() at the last look
+  StoreWatch* watch_;  ///< lists the runs again when another program wrote to the store
   RunsModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* view_;

@@ -41,6 +41,7 @@
 #include "sweep/sweep_thread.h"
 
 #include "series/number_text.h"
+#include "series/store_watch.h"
 #include "widgets/named.h"
 
 namespace accumlab::ui {
@@ -81,6 +82,11 @@ SweepPanel::SweepPanel(std::function<ExperimentConfig()> experiment, QWidget* pa
       [this](const SweepEvent& e) { onSweepEvent(e); },
       [this](const QString& error, bool stopped) { onSweepEnded(error, stopped); }, this);
   setObjectName("sweepPanel");
+  // A sweep another program runs on the store (accumlab-cli sweep, a cluster's points merged
+  // in) shows without Refresh; the panel's own sweep refreshes it as its events arrive.
+  watch_ =
+      new StoreWatch([this] { return store_ != nullptr && isVisible() && !isRunning(); }, this);
+  connect(watch_, &StoreWatch::changed, this, &SweepPanel::refresh);
   auto* layout = new QVBoxLayout(this);
 
   auto* top = new QHBoxLayout;
@@ -218,6 +224,7 @@ SweepPanel::~SweepPanel() = default;
 void SweepPanel::setStore(RunStore* store, const QString& path) {
   store_ = store;
   db_path_ = path;
+  watch_->follow(store ? store->path() : std::string());
   run_->setEnabled(store_ != nullptr && !isRunning());
   refresh();
 }

@@ -22,6 +22,7 @@ class RunStore;
 
 namespace accumlab::ui {
 
+class StoreWatch;
 class SweepPlots;
 class SweepThread;
 
@@ -70,6 +71,7 @@ class SweepPanel : public QWidget {
 
   std::function<ExperimentConfig()> experiment_;
   RunStore* store_ = nullptr;
+  StoreWatch* watch_;  ///< lists the sweeps again when another program wrote to the store
   QString db_path_;
   QComboBox* picker_;
   QLineEdit* batches_;

@@ -100,6 +100,30 @@ class SweepPanelTest : public QObject {
     QCOMPARE(errors.count(), 1);
   }
 
+  void sweepsAnotherProgramStoresShowWithoutRefresh() {
+    const QString path = dir_.filePath("watched.sqlite");
+    RunStore store(path.toStdString());
+    SweepPanel panel([] { return ExperimentConfig{}; });
+    panel.setStore(&store, path);
+    panel.show();
+    QCOMPARE(panel.shownSweep(), int64_t{0});
+    int64_t id = 0;
+    {
+      // As accumlab-cli sweep does beside the app: its own connection to the same file.
+      RunStore other(path.toStdString());
+      SweepPoint p;
+      p.micro_batch = 8;
+      p.accum = 2;
+      p.lr = 0.01;
+      id = SweepStore(other).create("from the command line", SweepSpec{}, {p});
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(panel.shownSweep(), id, 8000);
+    auto* picker = panel.findChild<QComboBox*>("sweepPicker");
+    QVERIFY(picker != nullptr);
+    QVERIFY2(picker->currentText().contains("from the command line"),
+             qPrintable(picker->currentText()));
+  }
+
   void runsASweepFromTheGridAndShowsItAsItGoes() {
     if (qEnvironmentVariableIsEmpty("ACCUMLAB_CLI")) QSKIP("ACCUMLAB_CLI is not set");
     RunStore store(path_.toStdString());
