@@ -19,7 +19,8 @@ struct CallTiming {
 };
 
 /// Times `body`: one call to warm it (allocations, packing buffers, caches), then `repeats`
-/// timings, each over enough calls to last `min_seconds / repeats` (doubling from one call).
+/// timings, each over enough calls to last `min_seconds / repeats` (doubling from one call);
+/// a body whose warm-up call alone lasts `min_seconds` is timed once more, alone.
 /// The roofline's ceilings (bench/roofline.cpp) and a run's own (measureCeiling).
 CallTiming timeCalls(const std::function<void()>& body, double min_seconds, int repeats);
 
