@@ -12,7 +12,8 @@
 //       this software stack; the first layer's forward GEMM alone is the yardstick.
 //   build/bench/roofline square --size N
 //       an N×N by N×N GEMM, the BLAS's best case.
-// Each prints one JSON object. FLOPs: 2 per multiply-add.
+// Each prints one JSON object. FLOPs: 2 per multiply-add. The timing and each layer's forward
+// are the engine's own (train/layer_ceiling.h), which a run's measured ceiling uses too.
 #include <dlfcn.h>
 #include <torch/torch.h>
 
@@ -24,32 +25,19 @@
 #include <string>
 #include <vector>
 
+#include "train/layer_ceiling.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr double kMinSeconds = 0.25;  // each timing runs at least this long
-constexpr int kRepeats = 5;           // and is repeated; the best is kept
+constexpr double kMinSeconds = 0.25;  // the timings of one call run this long in all
+constexpr int kRepeats = 5;           // in this many repeats; the best is kept
 
-// The best of kRepeats timings of `body` per call, each over enough calls for kMinSeconds.
+// The best of kRepeats timings of `body` per call, each over enough calls for
+// kMinSeconds / kRepeats, after a warm-up call.
 double secondsPerCall(const std::function<void()>& body) {
-  body();  // warm: allocations, packing buffers, caches
-  int64_t calls = 1;
-  for (;;) {
-    const auto start = Clock::now();
-    for (int64_t i = 0; i < calls; ++i) body();
-    const double s = std::chrono::duration<double>(Clock::now() - start).count();
-    if (s >= kMinSeconds / kRepeats) break;
-    calls *= 2;
-  }
-  double best = 1e30;
-  for (int r = 0; r < kRepeats; ++r) {
-    const auto start = Clock::now();
-    for (int64_t i = 0; i < calls; ++i) body();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count() /
-                              static_cast<double>(calls));
-  }
-  return best;
+  return accumlab::timeCalls(body, kMinSeconds, kRepeats).best_s;
 }
 
 // --- the FMA loop --------------------------------------------------------------------------
@@ -147,11 +135,16 @@ void printOps(const std::string& model, int64_t m, const std::vector<Op>& ops) {
 void linearOps(const std::string& name, int64_t m, int64_t in, int64_t out, bool first,
                std::vector<Op>& ops) {
   const torch::Tensor x = torch::randn({m, in}), w = torch::randn({out, in});
-  const torch::Tensor b = torch::randn({out}), d = torch::randn({m, out});
-  torch::Tensor y = torch::empty({m, out}), gw = torch::zeros({out, in}),
-                gx = torch::empty({m, in});
+  const torch::Tensor d = torch::randn({m, out});
+  torch::Tensor gw = torch::zeros({out, in}), gx = torch::empty({m, in});
   const double f = 2.0 * static_cast<double>(m * in * out);
-  ops.push_back({name + " forward", f, secondsPerCall([&] { torch::addmm_out(y, b, x, w.t()); })});
+  accumlab::FirstLayer layer;
+  layer.kind = accumlab::FirstLayer::Kind::kLinear;
+  layer.in = in;
+  layer.out = out;
+  const accumlab::LayerForward forward =
+      accumlab::layerForward(layer, m, torch::kCPU, torch::kFloat);
+  ops.push_back({name + " forward", forward.flops, secondsPerCall(forward.call)});
   ops.push_back(
       {name + " weight gradient", f, secondsPerCall([&] { torch::mm_out(gw, d.t(), x); })});
   if (!first) {
@@ -169,8 +162,17 @@ void convOps(const std::string& name, int64_t m, int64_t in, int64_t out, int64_
   const torch::Tensor y = torch::conv2d(x, weight, bias, 1, pad);
   const torch::Tensor d = torch::randn_like(y);
   const double f = 2.0 * static_cast<double>(in * k * k * out * y.size(2) * y.size(3) * m);
-  ops.push_back(
-      {name + " forward", f, secondsPerCall([&] { torch::conv2d(x, weight, bias, 1, pad); })});
+  accumlab::FirstLayer layer;
+  layer.kind = accumlab::FirstLayer::Kind::kConvolution;
+  layer.in = in;
+  layer.out = out;
+  layer.height = h;
+  layer.width = w;
+  layer.kernel = k;
+  layer.padding = pad;
+  const accumlab::LayerForward forward =
+      accumlab::layerForward(layer, m, torch::kCPU, torch::kFloat);
+  ops.push_back({name + " forward", forward.flops, secondsPerCall(forward.call)});
   const auto backward = [&](bool input, bool weights) {
     return [&, input, weights] {
       at::convolution_backward(d, x, weight, c10::nullopt, {1, 1}, {pad, pad}, {1, 1}, false,

@@ -199,6 +199,15 @@ std::string trajectoryLine(const RunSummary& summary) {
   return out.str();
 }
 
+/// An arm's GFLOP/s with its share of the measured ceiling where there is one: "39.0 (73%)".
+std::string gflopsCell(const ArmSummary& a) {
+  std::string cell = num(a.gflop_per_s, "%.1f");
+  if (std::isfinite(a.gflop_per_s) && a.ceiling_gflop_per_s > 0) {
+    cell += " (" + num(100.0 * a.gflop_per_s / a.ceiling_gflop_per_s, "%.0f") + "%)";
+  }
+  return cell;
+}
+
 std::string formatSummaryTable(const RunSummary& summary) {
   const std::vector<std::string> header = {"arm",          "status",   "m x K",      "steps",
                                            "train loss",   "val loss", "val acc",    "loss var",
@@ -211,7 +220,7 @@ std::string formatSummaryTable(const RunSummary& summary) {
          num(a.final_train_loss), num(a.val_loss), num(a.val_accuracy * 100, "%.2f%%"),
          num(a.loss_variance_detrended), num(a.noise_per_update),
          num(a.b_simple > 0 ? a.b_simple : kNaN, "%.1f"), num(a.samples_per_s, "%.0f"),
-         num(a.gflop_per_s, "%.1f"),
+         gflopsCell(a),
          a.peak_tensor_bytes >= 0 ? formatBytes(a.peak_tensor_bytes, ByteUnit::kMiB) : "-",
          formatBytes(a.peak_memory_bytes, ByteUnit::kMiB),
          num(a.grad_equivalence_rel_diff_without_kinks, kGradCheckFormat),
@@ -255,7 +264,9 @@ std::string formatSummaryTable(const RunSummary& summary) {
          "B_simple: trΣ/|G|² of the smoothed estimates, - where one is not above 0 (the noise "
          "swamps the mean gradient); GFLOP/s: samples/s times the model's floating-point "
          "operations per sample, forward and backward, counted from its layers' shapes (- "
-         "where the model does not count them: a TorchScript file); peak "
+         "where the model does not count them: a TorchScript file), and in brackets its share "
+         "of the measured ceiling: the model's first layer's forward alone at the arm's m, "
+         "timed before training on this machine (ceiling_gflop_per_s in --json); peak "
          "tensors: the most bytes of the arm's own tensors (weights, gradients, optimizer "
          "state, batches, activations) alive in one window; peak RSS: the whole process's "
          "peak resident memory, shared by all arms\n";

@@ -33,6 +33,8 @@ std::vector<std::pair<torch::Tensor, torch::Tensor>> BuiltinModel::reluStack() {
 
 double BuiltinModel::flopsPerSample() const { return net_->flopsPerSample(); }
 
+FirstLayer BuiltinModel::firstLayer() const { return net_->firstLayer(); }
+
 void BuiltinModel::save(const std::string& path) {
   torch::serialize::OutputArchive archive;
   net_->save(archive);

@@ -44,6 +44,14 @@ double MlpImpl::flopsPerSample() const {
   return flops;
 }
 
+FirstLayer MlpImpl::firstLayer() const {
+  FirstLayer f;
+  f.kind = FirstLayer::Kind::kLinear;
+  f.in = layers.front()->weight.size(1);
+  f.out = layers.front()->weight.size(0);
+  return f;
+}
+
 namespace {
 constexpr int64_t kConv1Channels = 6;
 constexpr int64_t kConv2Channels = 16;
@@ -84,6 +92,18 @@ double CnnImpl::flopsPerSample() const {
   return trainingFlops(conv(conv1, height, width), true) +
          trainingFlops(conv(conv2, h2, w2), false) + trainingFlops(linear(fc1), false) +
          trainingFlops(linear(fc2), false) + trainingFlops(linear(head), false);
+}
+
+FirstLayer CnnImpl::firstLayer() const {
+  FirstLayer f;
+  f.kind = FirstLayer::Kind::kConvolution;
+  f.in = conv1->weight.size(1);
+  f.out = conv1->weight.size(0);
+  f.height = height;
+  f.width = width;
+  f.kernel = kKernel;
+  f.padding = 2;
+  return f;
 }
 
 torch::Tensor CnnImpl::forward(torch::Tensor x) {

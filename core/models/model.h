@@ -12,6 +12,20 @@
 
 namespace accumlab {
 
+/// A model's first layer as a shape to time alone (the throughput ceiling, ArmCeiling): a
+/// Linear layer `in` → `out` features, or a convolution of `in` to `out` channels with a
+/// `kernel`×`kernel` kernel and `padding` on `height`×`width` images. kNone: not known.
+struct FirstLayer {
+  enum class Kind { kNone, kLinear, kConvolution };
+  Kind kind = Kind::kNone;
+  int64_t in = 0;
+  int64_t out = 0;
+  int64_t height = 0;
+  int64_t width = 0;
+  int64_t kernel = 0;
+  int64_t padding = 0;
+};
+
 /// A trainable model, built-in or loaded. One instance per arm, used on the training thread.
 class Model {
  public:
@@ -44,6 +58,8 @@ class Model {
   /// layers' shapes (multiply-adds ×2 of the matrix products and convolutions); 0 when not
   /// known (a TorchScript model).
   virtual double flopsPerSample() const { return 0; }
+  /// The first layer's shape where the model counts its FLOPs (kNone otherwise).
+  virtual FirstLayer firstLayer() const { return {}; }
   /// Writes the model as a TorchScript archive that plain PyTorch loads (`torch.jit.load`):
   /// a copy of its weights on the CPU, in eval mode, whose forward gives forward()'s outputs
   /// (ArmWeights). Throws InputError when the model cannot be written so.

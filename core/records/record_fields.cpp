@@ -97,6 +97,7 @@ const std::vector<RecordField<ArmSummary>>& armSummaryFields() {
       realField("tokens_per_s", &A::tokens_per_s),
       realField("flops_per_sample", &A::flops_per_sample),
       realField("gflop_per_s", &A::gflop_per_s),
+      realField("ceiling_gflop_per_s", &A::ceiling_gflop_per_s),
       integerField("peak_memory_bytes", &A::peak_memory_bytes),
       integerField("peak_tensor_bytes", &A::peak_tensor_bytes, 1, true),
       realField("equivalence_rel_diff", &A::equivalence_rel_diff),

@@ -11,10 +11,9 @@ namespace accumlab::store {
 
 nlohmann::json armSummaryToJson(const ArmSummary& a) {
   nlohmann::json j = {
-      {"arm", toString(a.arm)},
-      {"status", toString(a.status)},
-      {"message", a.message},
-      {"weights_digest", a.weights_digest},
+      {"arm", toString(a.arm)},     {"status", toString(a.status)},
+      {"message", a.message},       {"weights_digest", a.weights_digest},
+      {"ceiling_op", a.ceiling_op},
   };
   fieldsToJson(j, a, armSummaryFields());
   return j;
@@ -30,6 +29,7 @@ ArmSummary armSummaryFromJson(const nlohmann::json& j) {
   if (const auto* v = text("status")) a.status = parseArmStatus(v->get<std::string>());
   if (const auto* v = text("message")) a.message = v->get<std::string>();
   if (const auto* v = text("weights_digest")) a.weights_digest = v->get<std::string>();
+  if (const auto* v = text("ceiling_op")) a.ceiling_op = v->get<std::string>();
   fieldsFromJson(j, a, armSummaryFields());
   // Before kinks were told apart, every check counted.
   if (!j.contains("grad_equivalence_rel_diff_without_kinks")) {

@@ -92,6 +92,8 @@ ArmSummary ArmRun::summary(torch::Device device) const {
     out.flops_per_sample = flops;
     out.gflop_per_s = out.samples_per_s * flops * 1e-9;
   }
+  out.ceiling_gflop_per_s = ceiling.gflop_per_s;
+  out.ceiling_op = ceiling.op;
   out.peak_memory_bytes = peakMemory(device);
   out.peak_tensor_bytes = s.peakTensorBytes();
   out.equivalence_rel_diff = equivalence_rel_diff;

@@ -38,6 +38,7 @@ struct ArmRun {
   std::optional<EvalRecord> last_eval;
   double equivalence_rel_diff = kNaN;
   int64_t parted_at_step = -1;   ///< accum and big-batch: see ArmSummary
+  ArmCeiling ceiling;            ///< measured as the run starts (measureCeilings)
   bool awaiting_change = false;  ///< a scheduled m/K change has not reached this arm yet
   /// While the arm trains in a round: where what it tells the sink waits (else null).
   Outbox* outbox = nullptr;

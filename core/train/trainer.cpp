@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -16,6 +17,7 @@
 #include "train/device_select.h"
 #include "train/evaluator.h"
 #include "train/kept_weights.h"
+#include "train/layer_ceiling.h"
 #include "train/model_fit.h"
 #include "train/trainer_impl.h"
 
@@ -26,6 +28,30 @@
 namespace accumlab {
 
 constexpr double kMemoryPollMs = 200.0;  ///< memory is read from /proc at most this often
+
+namespace {
+
+/// Each arm's measured ceiling (ArmRun::ceiling), timed once per micro-batch: arms of one
+/// size share it. On separate tensors, drawing no random numbers: training is as without it.
+void measureCeilings(const std::vector<std::unique_ptr<ArmRun>>& arms, torch::Device device,
+                     torch::Dtype dtype) {
+  std::map<int64_t, ArmCeiling> by_size;
+  for (const auto& arm : arms) {
+    const Model& model = arm->stepper->model();
+    const int64_t m = arm->stepper->microBatch();
+    auto it = by_size.find(m);
+    if (it == by_size.end()) {
+      it = by_size
+               .emplace(m, measureCeiling(arm->stepper->kind(), model.flopsPerSample(),
+                                          model.firstLayer(), m, device, dtype))
+               .first;
+    }
+    arm->ceiling = it->second;
+    arm->ceiling.arm = arm->stepper->kind();
+  }
+}
+
+}  // namespace
 
 Trainer::Trainer(ExperimentConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 Trainer::~Trainer() = default;
@@ -429,6 +455,11 @@ RunSummary Trainer::run(MetricsSink& sink) {
   info.val_samples = d.data.valSize();
   info.budget_samples = d.budget;
   info.class_names = d.data.class_names;
+  // Before the run's clock starts: the timing is no part of any arm's wall time.
+  measureCeilings(d.schedule.arms(), d.device, d.dtype);
+  for (const auto& arm : d.schedule.arms()) {
+    if (std::isfinite(arm->ceiling.flops_per_sample)) info.ceilings.push_back(arm->ceiling);
+  }
   d.start = Clock::now();
   if (d.checkpoint.resuming()) {
     RunParts parts = d.parts();

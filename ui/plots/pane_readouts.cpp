@@ -95,6 +95,84 @@ QString throughputLabel(const std::vector<const RunData*>& runs) {
   return tokens ? QObject::tr("tokens/s") : QObject::tr("samples/s");
 }
 
+ArmCeiling armCeiling(const RunData& run, const ArmSeries& arm) {
+  ArmCeiling c;
+  c.arm = arm.arm;
+  if (arm.has_summary) {
+    c.flops_per_sample = arm.summary.flops_per_sample;
+    c.gflop_per_s = arm.summary.ceiling_gflop_per_s;
+    c.op = arm.summary.ceiling_op;
+    return c;
+  }
+  for (const ArmCeiling& told : run.info.ceilings) {
+    if (told.arm == arm.arm) return told;
+  }
+  return c;
+}
+
+double armGflops(const RunData& run, const ArmSeries& arm) {
+  if (arm.has_summary) return arm.summary.gflop_per_s;
+  const double flops = armCeiling(run, arm).flops_per_sample;
+  if (!(flops > 0) || arm.steps.empty()) return kNaN;
+  return arm.steps.back().samples_per_s * flops * 1e-9;
+}
+
+namespace {
+
+/// The share of the ceiling in whole percent ("56%"), empty without a ceiling.
+QString ceilingShare(double gflops, double ceiling) {
+  if (!std::isfinite(gflops) || !(ceiling > 0)) return QString();
+  return QString::number(100.0 * gflops / ceiling, 'f', 0) + "%";
+}
+
+QString gflopsText(double g) { return QString::number(g, 'f', g < 10 ? 2 : 1); }
+
+}  // namespace
+
+QString gflopsSentence(const RunData& run, const ArmSeries& arm) {
+  const double g = armGflops(run, arm);
+  if (!std::isfinite(g)) return QString();
+  const ArmCeiling c = armCeiling(run, arm);
+  const QString share = ceilingShare(g, c.gflop_per_s);
+  if (share.isEmpty()) return QObject::tr("%1 GFLOP/s").arg(gflopsText(g));
+  // A stored run's ceiling was measured where it trained, maybe not here.
+  const QString where = run.id_label.empty() ? QObject::tr("on this machine")
+                                             : QObject::tr("on the machine that trained it");
+  return QObject::tr(
+             "%1 GFLOP/s, %2 of the measured ceiling (the first layer's %3 alone: %4 "
+             "GFLOP/s %5)")
+      .arg(gflopsText(g), share, QString::fromStdString(c.op), gflopsText(c.gflop_per_s), where);
+}
+
+PaneReadout throughputReadout(const RunData& run) {
+  PaneReadout out;
+  QStringList shown, more;
+  for (const ArmSeries& arm : run.arms) {
+    const QString sentence = gflopsSentence(run, arm);
+    if (sentence.isEmpty()) continue;
+    more << QStringLiteral("<b>%1</b>: %2")
+                .arg(armLegendName(arm.arm).toHtmlEscaped(), sentence.toHtmlEscaped());
+    // The wrong recipes train at accum's sizes: their figures are in the tooltip, so that
+    // the line stays short at 1024×768.
+    if (isPitfall(arm.arm)) continue;
+    const double g = armGflops(run, arm);
+    const QString share = ceilingShare(g, armCeiling(run, arm).gflop_per_s);
+    shown << QStringLiteral("%1 <b>%2</b>%3")
+                 .arg(armLegendName(arm.arm).toHtmlEscaped(), gflopsText(g),
+                      share.isEmpty() ? QString() : " (" + share + ")");
+  }
+  if (shown.isEmpty()) return out;
+  out.text = QObject::tr("GFLOP/s: %1").arg(shown.join(" · "));
+  out.more = more.join("<br>") + "<br><br>" +
+             QObject::tr(
+                 "GFLOP/s: samples/s times the model's floating-point operations per sample, "
+                 "forward and backward, counted from its layers' shapes. The ceiling is its "
+                 "first layer's forward timed alone at the arm's micro-batch, through the same "
+                 "LibTorch and BLAS, just before training: the most the largest product runs "
+                 "at on this software stack (docs/performance.md, the roofline).");
+  return out;
+}
+
 /// The gradient check's headline (kGradCheckHeadline: the largest check that was not a kink,
 /// the figure the CLI, `show`, JSON and the report give) and, when the trajectories have parted,
 /// the update where they left rounding level: from there on training amplifies a rounding

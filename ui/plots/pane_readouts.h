@@ -37,4 +37,23 @@ PaneReadout textSampleReadout(const RunData& run);
 /// is, both where compared runs mix them.
 QString throughputLabel(const std::vector<const RunData*>& runs);
 
+/// What an arm's GFLOP/s are measured against: its FLOPs per sample and measured ceiling
+/// (ArmSummary::ceiling_gflop_per_s), from its summary or, while it trains, from what the run
+/// told as it started (RunInfo::ceilings). NaN fields where the model does not count FLOPs.
+ArmCeiling armCeiling(const RunData& run, const ArmSeries& arm);
+
+/// An arm's achieved GFLOP/s: its summary's (the whole arm, as `run`'s table) or, while it
+/// trains, its latest step's samples/s times its FLOPs per sample. NaN without FLOPs.
+double armGflops(const RunData& run, const ArmSeries& arm);
+
+/// An arm's GFLOP/s for people: "30.1 GFLOP/s, 56% of the measured ceiling (the first
+/// layer's GEMM 32×784 by 784×256 alone: 53.4 GFLOP/s on this machine)", the figure alone
+/// without a ceiling, empty without GFLOP/s.
+QString gflopsSentence(const RunData& run, const ArmSeries& arm);
+
+/// The throughput pane's read-out: each right arm's GFLOP/s and its share of the measured
+/// ceiling ("GFLOP/s: accum 30.1 (56%) · …"), every arm's sentence in the tooltip. Empty
+/// where the model does not count its FLOPs.
+PaneReadout throughputReadout(const RunData& run);
+
 }  // namespace accumlab::ui

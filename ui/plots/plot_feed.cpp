@@ -230,6 +230,10 @@ void PlotFeed::updateReadouts() {
       const auto [text, more] =
           every_run([](const RunData& run) { return textSampleReadout(run); });
       if (!text.isEmpty()) c->setReadout(text, more);
+    } else if (id == "throughput") {
+      const auto [text, more] =
+          every_run([](const RunData& run) { return throughputReadout(run); });
+      c->setReadout(text, more);
     } else if (id == "equivalence") {
       const auto [text, more] =
           every_run([](const RunData& run) { return equivalenceReadout(run); });

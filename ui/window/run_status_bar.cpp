@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "plots/arm_style.h"
+#include "plots/pane_readouts.h"
 #include "series/live_run.h"
 #include "widgets/elided_label.h"
 
@@ -205,6 +206,11 @@ void RunStatusBar::showProgress(const RunData& run) {
                           "per second (tok/s: each sequence's bytes and its end byte)")
                      : tr("Training samples per second of each arm");
   if (!pitfall_rates.isEmpty()) tip += tr("; the wrong recipes: %1").arg(pitfall_rates.join(", "));
+  // Each arm's GFLOP/s and its share of the measured ceiling, where the model counts FLOPs.
+  for (const ArmSeries& arm : run.arms) {
+    const QString gflops = gflopsSentence(run, arm);
+    if (!gflops.isEmpty()) tip += "\n" + armName(arm.arm) + ": " + gflops;
+  }
   throughput_->setToolTip(tip);
 }
 

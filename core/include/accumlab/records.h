@@ -284,6 +284,13 @@ struct ArmSummary {
   /// layers' shapes (Model::flopsPerSample); NaN where the model does not count them.
   double flops_per_sample = kNaN;
   double gflop_per_s = kNaN;  ///< samples_per_s × flops_per_sample / 10⁹: achieved GFLOP/s
+  /// The measured ceiling, GFLOP/s: the model's first layer's forward (its GEMM, or its
+  /// convolution) alone at this arm's first micro-batch, through the same LibTorch and BLAS on
+  /// the training thread, before training (ArmCeiling). NaN where the model does not count its
+  /// FLOPs, or on a GPU.
+  double ceiling_gflop_per_s = kNaN;
+  /// What the ceiling timed, for people: "GEMM 32×784 by 784×256"; empty without a ceiling.
+  std::string ceiling_op;
   int64_t peak_memory_bytes = 0;
   int64_t peak_tensor_bytes = -1;  ///< largest per-window peak of tensor bytes; -1: unmeasured
   double equivalence_rel_diff =
@@ -374,6 +381,16 @@ struct ArmWeights {
   std::string data;                    ///< the archive's bytes
 };
 
+/// An arm's FLOPs per sample and its measured ceiling (ArmSummary's flops_per_sample,
+/// ceiling_gflop_per_s and ceiling_op), known as the run starts: a front end shows GFLOP/s and
+/// the fraction of the ceiling before the arm's summary exists.
+struct ArmCeiling {
+  ArmKind arm = ArmKind::kNoAccum;
+  double flops_per_sample = kNaN;
+  double gflop_per_s = kNaN;
+  std::string op;
+};
+
 /// What the run was: the resolved config and where it ran.
 struct RunInfo {
   ExperimentConfig config;
@@ -388,6 +405,9 @@ struct RunInfo {
   double resumed_after_ms = -1;
   int64_t parameters = 0;
   std::vector<std::string> class_names;
+  /// Each arm's ceiling, in arm order, where the model counts its FLOPs (else empty). Told
+  /// live only: a stored run has them in its arms' summaries.
+  std::vector<ArmCeiling> ceilings;
 };
 
 struct RunSummary {

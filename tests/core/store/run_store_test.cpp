@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <thread>
 
@@ -509,6 +510,43 @@ TEST_F(StoreTest, ARunWithoutStepsListsItsStartingSizes) {
   EXPECT_EQ(row.last_micro_batch, 4);
   EXPECT_EQ(row.last_accum, 2);
   EXPECT_EQ(batchSizesText(row), "4×2");
+}
+
+TEST_F(StoreTest, TheMeasuredCeilingComesBackAndIsNoneInAnOlderSummary) {
+  // The summary is stored as JSON (runs.summary_json): a new field needs no column, and a
+  // summary written before it existed reads as no ceiling.
+  StoreSink sink(db_);
+  sink.onRunStarted(makeInfo({ArmKind::kAccum}));
+  ArmSummary a;
+  a.arm = ArmKind::kAccum;
+  a.status = ArmStatus::kFinished;
+  a.flops_per_sample = 407040;
+  a.gflop_per_s = 30.5;
+  a.ceiling_gflop_per_s = 52.25;
+  a.ceiling_op = "GEMM 32×784 by 784×256";
+  sink.onArmFinished(a);
+  sink.finish();
+  const int64_t id = sink.runs().at(0).run_id;
+  {
+    RunStore store(db_);
+    const RunDetail d = store.run(id);
+    EXPECT_EQ(d.summary.ceiling_gflop_per_s, 52.25);
+    EXPECT_EQ(d.summary.ceiling_op, a.ceiling_op);
+    EXPECT_EQ(d.summary.gflop_per_s, 30.5);
+  }
+  {
+    SQLite::Database raw = store::openStoreFile(db_, SQLite::OPEN_READWRITE, 0);
+    SQLite::Statement q(raw,
+                        "UPDATE runs SET summary_json = json_remove(summary_json, "
+                        "'$.ceiling_gflop_per_s', '$.ceiling_op') WHERE id = ?");
+    q.bind(1, id);
+    EXPECT_EQ(q.exec(), 1);
+  }
+  RunStore store(db_);
+  const RunDetail d = store.run(id);
+  EXPECT_TRUE(std::isnan(d.summary.ceiling_gflop_per_s));
+  EXPECT_TRUE(d.summary.ceiling_op.empty());
+  EXPECT_EQ(d.summary.gflop_per_s, 30.5);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
   a.status = ArmStatus::kDiverged;
   a.message = "diverged at step 9";
   a.weights_digest = "abc123";
+  a.ceiling_op = "GEMM 32×784 by 784×256";
   // Distinct values, none a default, so a field read into another member shows.
   int64_t n = 11;
   for (int64_t* v :
@@ -58,6 +59,7 @@ TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
                     &a.tokens_per_s,
                     &a.flops_per_sample,
                     &a.gflop_per_s,
+                    &a.ceiling_gflop_per_s,
                     &a.equivalence_rel_diff,
                     &a.grad_equivalence_rel_diff,
                     &a.grad_equivalence_largest_kink,
@@ -73,7 +75,7 @@ TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
   a.batch_dependent = true;
   a.stochastic = true;
   const nlohmann::json j = store::armSummaryToJson(a);
-  EXPECT_EQ(j.size(), 4u + 13u + 21u + 2u) << j.dump();
+  EXPECT_EQ(j.size(), 5u + 13u + 22u + 2u) << j.dump();
   const ArmSummary b = store::armSummaryFromJson(j);
   EXPECT_EQ(store::armSummaryToJson(b), j);
   EXPECT_EQ(b.message, a.message);
@@ -81,6 +83,8 @@ TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
   EXPECT_EQ(b.diverged_at_step, a.diverged_at_step);
   EXPECT_EQ(b.allreduce_s, a.allreduce_s);
   EXPECT_TRUE(b.stochastic);
+  EXPECT_EQ(b.ceiling_gflop_per_s, a.ceiling_gflop_per_s);
+  EXPECT_EQ(b.ceiling_op, a.ceiling_op);
 
   // A summary stored before the kinks were told apart: every check counted.
   nlohmann::json old = j;
@@ -92,6 +96,22 @@ TEST(SummaryJson, EveryFieldRoundTripsAndIsWrittenOnce) {
   const ArmSummary o = store::armSummaryFromJson(old);
   EXPECT_EQ(o.wall_s, 0.0);
   EXPECT_TRUE(std::isnan(o.val_loss));
+}
+
+TEST(SummaryJson, ASummaryStoredBeforeTheCeilingHasNone) {
+  ArmSummary a;
+  a.flops_per_sample = 1e6;
+  a.gflop_per_s = 30.0;
+  a.ceiling_gflop_per_s = 50.0;
+  a.ceiling_op = "GEMM 32×784 by 784×256";
+  nlohmann::json old = store::armSummaryToJson(a);
+  EXPECT_EQ(old["ceiling_gflop_per_s"].get<double>(), 50.0);
+  old.erase("ceiling_gflop_per_s");  // stored before the field existed
+  old.erase("ceiling_op");
+  const ArmSummary o = store::armSummaryFromJson(old);
+  EXPECT_TRUE(std::isnan(o.ceiling_gflop_per_s));
+  EXPECT_TRUE(o.ceiling_op.empty());
+  EXPECT_EQ(o.gflop_per_s, 30.0);
 }
 
 }  // namespace

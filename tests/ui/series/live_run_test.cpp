@@ -5,6 +5,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "plots/pane_readouts.h"
 #include "plots/plot_grid.h"
 #include "series/live_run.h"
 #include "series/shown_runs.h"
@@ -158,6 +159,55 @@ class LiveRunTest : public QObject {
         qPrintable(text));
     QVERIFY2(status.throughputTip().contains("target tokens per second"),
              qPrintable(status.throughputTip()));
+  }
+
+  void throughputGivesGflopsAndTheShareOfTheMeasuredCeiling() {
+    LiveRun live;
+    RunStatusBar status;
+    status.setLiveRun(&live);
+    live.begin("live");
+    RecordBatch b = stepsBatch(0, 10, true);
+    // As the run starts, each arm's FLOPs per sample and measured ceiling: 800 samples/s ×
+    // 10⁶ FLOPs = 0.80 GFLOP/s, half of the ceiling.
+    for (ArmKind arm : {ArmKind::kNoAccum, ArmKind::kAccum}) {
+      b.started->ceilings.push_back({arm, 1e6, 1.6, "GEMM 8×784 by 784×256"});
+    }
+    live.append(b);
+    const QString sentence =
+        "0.80 GFLOP/s, 50% of the measured ceiling (the first layer's GEMM 8×784 by 784×256 "
+        "alone: 1.60 GFLOP/s on this machine)";
+    QVERIFY2(status.throughputTip().contains("no-accum: " + sentence) &&
+                 status.throughputTip().contains("accum: " + sentence),
+             qPrintable(status.throughputTip()));
+    PaneReadout r = throughputReadout(live.data());
+    QVERIFY2(r.text == "GFLOP/s: no-accum <b>0.80</b> (50%) · accum <b>0.80</b> (50%)",
+             qPrintable(r.text));
+    QVERIFY2(r.more.contains(sentence), qPrintable(r.more));
+
+    // The arm's summary: its whole run's figure, and a stored run's ceiling was measured where
+    // it trained.
+    RecordBatch end;
+    ArmSummary a = summaryOf(ArmKind::kAccum, ArmStatus::kFinished, 800);
+    a.flops_per_sample = 1e6;
+    a.gflop_per_s = 39.0;
+    a.ceiling_gflop_per_s = 53.4;
+    a.ceiling_op = "GEMM 8×784 by 784×256";
+    end.arm_summaries.push_back(a);
+    live.append(end);
+    RunData stored = live.data();
+    stored.id_label = "run 4";
+    r = throughputReadout(stored);
+    QVERIFY2(r.text.endsWith("accum <b>39.0</b> (73%)"), qPrintable(r.text));
+    QVERIFY2(r.more.contains("39.0 GFLOP/s, 73% of the measured ceiling (the first layer's GEMM "
+                             "8×784 by 784×256 alone: 53.4 GFLOP/s on the machine that trained "
+                             "it)"),
+             qPrintable(r.more));
+
+    // A model that counts no FLOPs (a TorchScript file): no GFLOP/s anywhere.
+    live.begin("scripted");
+    live.append(stepsBatch(0, 10, true));
+    QVERIFY(throughputReadout(live.data()).text.isEmpty());
+    QVERIFY2(!status.throughputTip().contains("GFLOP"), qPrintable(status.throughputTip()));
   }
 
   void statusBarShowsHowTheRunEnded() {
