@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -63,10 +64,20 @@ struct Setting {
   bool nesterov;
 };
 
+// The engine's step: the fused one, or LibTorch's where the probe found ATen rounding otherwise
+// (under ATEN_CPU_CAPABILITY=default its additions round twice).
+void engineStep(torch::optim::SGD& sgd, torch::Dtype dtype) {
+  const bool fast = fusedSgdMatchesLibTorch(dtype);
+  ASSERT_EQ(fusedSgdStep(sgd), fast);
+  if (!fast) sgd.step();
+}
+
 TEST(FusedSgdStep, MatchesLibTorchBitForBit) {
   torch::manual_seed(3);
   for (const torch::Dtype dtype : {torch::kFloat32, torch::kFloat64}) {
-    ASSERT_TRUE(fusedSgdMatchesLibTorch(dtype));
+    if (!fusedSgdMatchesLibTorch(dtype)) {
+      std::cout << "ATen rounds SGD's additions otherwise here: LibTorch's step runs\n";
+    }
     for (const Setting s :
          {Setting{0.9, 0, false}, Setting{0.9, 5e-4, false}, Setting{0.9, 0, true},
           Setting{0.8, 1e-3, true}, Setting{0, 0, false}, Setting{0, 1e-2, false}}) {
@@ -87,7 +98,7 @@ TEST(FusedSgdStep, MatchesLibTorchBitForBit) {
         }
         setGradients(theirs, ours);
         reference.step();
-        ASSERT_TRUE(fusedSgdStep(fused)) << what;
+        engineStep(fused, dtype);
         expectSame(theirs, ours, reference, fused, what + ", step " + std::to_string(step));
       }
     }
@@ -109,7 +120,7 @@ TEST(FusedSgdStep, SharesLibTorchsState) {
     if (step % 2 == 0) {
       mixed.step();
     } else {
-      ASSERT_TRUE(fusedSgdStep(mixed));
+      engineStep(mixed, torch::kFloat32);
     }
     expectSame(theirs, ours, reference, mixed, "step " + std::to_string(step));
   }
