@@ -14,6 +14,7 @@
 #include "train/big_batch_check.h"
 #include "train/optimizer_factory.h"
 #include "train/pitfalls.h"
+#include "train/sgd_step.h"
 #include "train/state_archive.h"
 #include "train/window_plan.h"
 
@@ -159,6 +160,13 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe, const Window
   rec.grad_norm = std::sqrt(r.grad_sq);
   rec.grad_norm_applied = rec.grad_norm;
   rec.lr = lr_;
+  if (!sgd_probed_ && config_.optimizer.kind == OptimizerKind::kSgd && !params_.empty() &&
+      params_.front().is_cpu()) {
+    sgd_probed_ = true;
+    memory_->pause();  // the probe's few tensors are not the arm's
+    fusedSgdMatchesLibTorch(window_.dtype());
+    memory_->resume();
+  }
   try {
     if (config_.optimizer.clip_norm > 0) {
       // LibTorch's own clipping (PyTorch's rule: scale by max_norm / (norm + 1e-6) when < 1),
@@ -166,7 +174,8 @@ WindowOutcome ArmStepper::train(const WindowPlan& plan, bool probe, const Window
       const double pre = torch::nn::utils::clip_grad_norm_(params_, config_.optimizer.clip_norm);
       rec.grad_norm_applied = pre * std::min(1.0, config_.optimizer.clip_norm / (pre + 1e-6));
     }
-    optimizer_->step();
+    // SGD on the CPU in one pass over each parameter, LibTorch's bits (train/sgd_step.h).
+    if (!fusedSgdStep(*optimizer_)) optimizer_->step();
   } catch (const std::exception& e) {
     // Clipping scales .grad in place and the step updates parameter after parameter: either
     // may have changed some already, so the arm cannot go on.

@@ -174,6 +174,8 @@ class ArmStepper {
   /// The next window follows a change of m or K or a resume: it is checked (irregularWindow).
   /// Not saved: load() sets it.
   bool check_next_window_ = false;
+  /// Whether the fused SGD step's probe has run (outside a window's measured memory).
+  bool sgd_probed_ = false;
   double train_seconds_ = 0;
   double counted_tokens_ = 0;   ///< text: target tokens of the windows trained here
   double counted_samples_ = 0;  ///< and their samples
