@@ -18,12 +18,9 @@ namespace accumlab {
 struct FirstLayer {
   enum class Kind { kNone, kLinear, kConvolution };
   Kind kind = Kind::kNone;
-  int64_t in = 0;
-  int64_t out = 0;
-  int64_t height = 0;
-  int64_t width = 0;
-  int64_t kernel = 0;
-  int64_t padding = 0;
+  int64_t in = 0, out = 0;          ///< features, or channels
+  int64_t height = 0, width = 0;    ///< a convolution's images
+  int64_t kernel = 0, padding = 0;  ///< and its kernel
 };
 
 /// A trainable model, built-in or loaded. One instance per arm, used on the training thread.

@@ -83,7 +83,7 @@ void WorkerGroup::leave() { impl_->group.reset(); }
 
 void WorkerGroup::allReduceSum(torch::Tensor& buffer) {
   const auto t0 = Clock::now();
-  ++reduces_;
+  ++reduces_.count;
   if (!impl_->group) throw WorkerLost("this rank has left the run; it sums nothing more");
   try {
     std::vector<torch::Tensor> tensors{buffer};
@@ -108,8 +108,8 @@ void WorkerGroup::allReduceSum(torch::Tensor& buffer) {
     if (!detail.empty() && detail.front() == '[') detail = detail.substr(detail.find("] ") + 2);
     throw WorkerLost(whoIsGone(detail));
   }
-  last_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
-  total_s_ += last_s_;
+  reduces_.last_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  reduces_.total_s += reduces_.last_s;
 }
 
 std::string WorkerGroup::whoIsGone(const std::string& detail) {
@@ -117,7 +117,7 @@ std::string WorkerGroup::whoIsGone(const std::string& detail) {
   const std::string who =
       gone.empty() ? "a worker"
                    : (gone.size() == 1 ? "worker rank " : "worker ranks ") + rankList(gone);
-  return who + " stopped responding in the all-reduce of window " + std::to_string(reduces_) +
+  return who + " stopped responding in the all-reduce of window " + std::to_string(reduces_.count) +
          ": it died, or hung past the " + secondsText(timeout_s_) + " timeout (Gloo: " + detail +
          ")";
 }

@@ -50,8 +50,8 @@ class WorkerGroup {
   void reduceWindow(std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& share,
                     int64_t window_samples, WindowResult& r);
   /// Seconds the last allReduceSum() took, and all of them together.
-  double lastSeconds() const { return last_s_; }
-  double totalSeconds() const { return total_s_; }
+  double lastSeconds() const { return reduces_.last_s; }
+  double totalSeconds() const { return reduces_.total_s; }
 
   /// A stop asked for on this rank; it travels with the next all-reduce (see stopAgreed).
   void wantStop() { want_stop_ = true; }
@@ -74,9 +74,12 @@ class WorkerGroup {
   int rank_ = 0;
   int world_ = 1;
   double timeout_s_ = 30;
-  int64_t reduces_ = 0;
-  double last_s_ = 0;
-  double total_s_ = 0;
+  /// The all-reduces so far: how many, the last one's seconds and all of theirs.
+  struct Reduces {
+    int64_t count = 0;
+    double last_s = 0;
+    double total_s = 0;
+  } reduces_;
   bool want_stop_ = false;
   bool stop_agreed_ = false;
 };
