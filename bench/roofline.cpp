@@ -138,8 +138,8 @@ void linearOps(const std::string& name, int64_t m, int64_t in, int64_t out, bool
   const torch::Tensor d = torch::randn({m, out});
   torch::Tensor gw = torch::zeros({out, in}), gx = torch::empty({m, in});
   const double f = 2.0 * static_cast<double>(m * in * out);
-  accumlab::FirstLayer layer;
-  layer.kind = accumlab::FirstLayer::Kind::kLinear;
+  accumlab::CeilingLayer layer;
+  layer.kind = accumlab::CeilingLayer::Kind::kLinear;
   layer.in = in;
   layer.out = out;
   const accumlab::LayerForward forward =
@@ -162,8 +162,8 @@ void convOps(const std::string& name, int64_t m, int64_t in, int64_t out, int64_
   const torch::Tensor y = torch::conv2d(x, weight, bias, 1, pad);
   const torch::Tensor d = torch::randn_like(y);
   const double f = 2.0 * static_cast<double>(in * k * k * out * y.size(2) * y.size(3) * m);
-  accumlab::FirstLayer layer;
-  layer.kind = accumlab::FirstLayer::Kind::kConvolution;
+  accumlab::CeilingLayer layer;
+  layer.kind = accumlab::CeilingLayer::Kind::kConvolution;
   layer.in = in;
   layer.out = out;
   layer.height = h;

@@ -33,7 +33,7 @@ std::vector<std::pair<torch::Tensor, torch::Tensor>> BuiltinModel::reluStack() {
 
 double BuiltinModel::flopsPerSample() const { return net_->flopsPerSample(); }
 
-FirstLayer BuiltinModel::firstLayer() const { return net_->firstLayer(); }
+CeilingLayer BuiltinModel::ceilingLayer() const { return net_->ceilingLayer(); }
 
 void BuiltinModel::save(const std::string& path) {
   torch::serialize::OutputArchive archive;

@@ -25,7 +25,7 @@ class BuiltinModel : public Model {
   void save(const std::string& path) override;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> reluStack() override;
   double flopsPerSample() const override;
-  FirstLayer firstLayer() const override;
+  CeilingLayer ceilingLayer() const override;
   /// The network's forward as TorchScript source (scriptedNet) with a copy of its weights.
   void saveScripted(std::ostream& out) override;
 

@@ -44,11 +44,18 @@ double MlpImpl::flopsPerSample() const {
   return flops;
 }
 
-FirstLayer MlpImpl::firstLayer() const {
-  FirstLayer f;
-  f.kind = FirstLayer::Kind::kLinear;
-  f.in = layers.front()->weight.size(1);
-  f.out = layers.front()->weight.size(0);
+CeilingLayer MlpImpl::ceilingLayer() const {
+  CeilingLayer f;
+  f.kind = CeilingLayer::Kind::kLinear;
+  // The largest product: on the spirals' 2-128-128-2 the first layer is the smallest, and a
+  // ceiling of it would read as several times what the run can reach.
+  for (const auto& layer : layers) {
+    const int64_t in = layer->weight.size(1), out = layer->weight.size(0);
+    if (in * out > f.in * f.out) {
+      f.in = in;
+      f.out = out;
+    }
+  }
   return f;
 }
 
@@ -94,9 +101,9 @@ double CnnImpl::flopsPerSample() const {
          trainingFlops(linear(fc2), false) + trainingFlops(linear(head), false);
 }
 
-FirstLayer CnnImpl::firstLayer() const {
-  FirstLayer f;
-  f.kind = FirstLayer::Kind::kConvolution;
+CeilingLayer CnnImpl::ceilingLayer() const {
+  CeilingLayer f;
+  f.kind = CeilingLayer::Kind::kConvolution;
   f.in = conv1->weight.size(1);
   f.out = conv1->weight.size(0);
   f.height = height;

@@ -16,8 +16,8 @@ struct NetImpl : torch::nn::Module {
   /// Floating-point operations of one sample's forward and backward (Model::flopsPerSample),
   /// 0 when not counted.
   virtual double flopsPerSample() const { return 0; }
-  /// Its first layer's shape where it counts its FLOPs (Model::firstLayer).
-  virtual FirstLayer firstLayer() const { return {}; }
+  /// The layer the throughput ceiling times (Model::ceilingLayer).
+  virtual CeilingLayer ceilingLayer() const { return {}; }
 };
 
 /// Flatten, then Linear+ReLU per hidden size, then a Linear head. No hidden sizes = logreg.
@@ -25,7 +25,7 @@ struct MlpImpl : NetImpl {
   MlpImpl(int64_t inputs, const std::vector<int64_t>& hidden, int64_t outputs);
   torch::Tensor forward(torch::Tensor x) override;
   double flopsPerSample() const override;
-  FirstLayer firstLayer() const override;
+  CeilingLayer ceilingLayer() const override;
 
   std::vector<torch::nn::Linear> layers;
 };
@@ -37,7 +37,7 @@ struct CnnImpl : NetImpl {
   CnnImpl(int64_t channels, int64_t height, int64_t width, int64_t outputs, bool batch_norm);
   torch::Tensor forward(torch::Tensor x) override;
   double flopsPerSample() const override;
-  FirstLayer firstLayer() const override;
+  CeilingLayer ceilingLayer() const override;
 
   bool batch_norm;
   int64_t height, width;  ///< of the input images

@@ -12,10 +12,10 @@
 
 namespace accumlab {
 
-/// A model's first layer as a shape to time alone (the throughput ceiling, ArmCeiling): a
+/// The layer whose product a run times alone for its throughput ceiling (ArmCeiling): a
 /// Linear layer `in` → `out` features, or a convolution of `in` to `out` channels with a
 /// `kernel`×`kernel` kernel and `padding` on `height`×`width` images. kNone: not known.
-struct FirstLayer {
+struct CeilingLayer {
   enum class Kind { kNone, kLinear, kConvolution };
   Kind kind = Kind::kNone;
   int64_t in = 0, out = 0;          ///< features, or channels
@@ -55,8 +55,9 @@ class Model {
   /// layers' shapes (multiply-adds ×2 of the matrix products and convolutions); 0 when not
   /// known (a TorchScript model).
   virtual double flopsPerSample() const { return 0; }
-  /// The first layer's shape where the model counts its FLOPs (kNone otherwise).
-  virtual FirstLayer firstLayer() const { return {}; }
+  /// The layer the ceiling times, where the model counts its FLOPs (kNone otherwise): the
+  /// MLP's largest product (the first layer of 784-256-10), the CNN's first convolution.
+  virtual CeilingLayer ceilingLayer() const { return {}; }
   /// Writes the model as a TorchScript archive that plain PyTorch loads (`torch.jit.load`):
   /// a copy of its weights on the CPU, in eval mode, whose forward gives forward()'s outputs
   /// (ArmWeights). Throws InputError when the model cannot be written so.

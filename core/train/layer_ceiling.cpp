@@ -58,11 +58,11 @@ CallTiming timeCalls(const std::function<void()>& body, double min_seconds, int 
           n % 2 ? per_call[n / 2] : 0.5 * (per_call[n / 2 - 1] + per_call[n / 2])};
 }
 
-LayerForward layerForward(const FirstLayer& layer, int64_t rows, torch::Device device,
+LayerForward layerForward(const CeilingLayer& layer, int64_t rows, torch::Device device,
                           torch::Dtype dtype) {
   const auto options = torch::TensorOptions().device(device).dtype(dtype);
   LayerForward f;
-  if (layer.kind == FirstLayer::Kind::kLinear) {
+  if (layer.kind == CeilingLayer::Kind::kLinear) {
     const torch::Tensor x = filled({rows, layer.in}, options);
     const torch::Tensor w = filled({layer.out, layer.in}, options);
     const torch::Tensor b = filled({layer.out}, options);
@@ -70,7 +70,7 @@ LayerForward layerForward(const FirstLayer& layer, int64_t rows, torch::Device d
     f.flops = 2.0 * static_cast<double>(rows * layer.in * layer.out);
     f.op = "GEMM " + times(rows, layer.in) + " by " + times(layer.in, layer.out);
     f.call = [x, w, b, y]() mutable { torch::addmm_out(y, b, x, w.t()); };
-  } else if (layer.kind == FirstLayer::Kind::kConvolution) {
+  } else if (layer.kind == CeilingLayer::Kind::kConvolution) {
     const int64_t k = layer.kernel, pad = layer.padding;
     const torch::Tensor x = filled({rows, layer.in, layer.height, layer.width}, options);
     const torch::Tensor w = filled({layer.out, layer.in, k, k}, options);
@@ -85,12 +85,12 @@ LayerForward layerForward(const FirstLayer& layer, int64_t rows, torch::Device d
   return f;
 }
 
-ArmCeiling measureCeiling(ArmKind kind, double flops_per_sample, const FirstLayer& layer, int64_t m,
-                          torch::Device device, torch::Dtype dtype) {
+ArmCeiling measureCeiling(ArmKind kind, double flops_per_sample, const CeilingLayer& layer,
+                          int64_t m, torch::Device device, torch::Dtype dtype) {
   ArmCeiling c;
   c.arm = kind;
   if (flops_per_sample > 0) c.flops_per_sample = flops_per_sample;
-  if (!(flops_per_sample > 0) || layer.kind == FirstLayer::Kind::kNone || m < 1 ||
+  if (!(flops_per_sample > 0) || layer.kind == CeilingLayer::Kind::kNone || m < 1 ||
       !device.is_cpu()) {
     return c;
   }

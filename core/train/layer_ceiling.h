@@ -34,14 +34,14 @@ struct LayerForward {
   std::function<void()> call;
 };
 /// Its tensors are filled without random numbers (the run's generators are left as they were).
-LayerForward layerForward(const FirstLayer& layer, int64_t rows, torch::Device device,
+LayerForward layerForward(const CeilingLayer& layer, int64_t rows, torch::Device device,
                           torch::Dtype dtype);
 
 /// The measured ceiling of `kind`'s arm: `layer`'s forward alone at micro-batch `m`, on this
 /// thread, through the same LibTorch and BLAS as training: the median of a few timings after
 /// a warm-up, about 40 ms. NaN GFLOP/s (and no op) where the layer is not known or `device`
 /// is not the CPU (a GPU's kernels run asynchronously; not timed here).
-ArmCeiling measureCeiling(ArmKind kind, double flops_per_sample, const FirstLayer& layer, int64_t m,
-                          torch::Device device, torch::Dtype dtype);
+ArmCeiling measureCeiling(ArmKind kind, double flops_per_sample, const CeilingLayer& layer,
+                          int64_t m, torch::Device device, torch::Dtype dtype);
 
 }  // namespace accumlab

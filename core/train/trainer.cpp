@@ -43,7 +43,7 @@ void measureCeilings(const std::vector<std::unique_ptr<ArmRun>>& arms, torch::De
     if (it == by_size.end()) {
       it = by_size
                .emplace(m, measureCeiling(arm->stepper->kind(), model.flopsPerSample(),
-                                          model.firstLayer(), m, device, dtype))
+                                          model.ceilingLayer(), m, device, dtype))
                .first;
     }
     arm->ceiling = it->second;

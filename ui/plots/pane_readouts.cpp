@@ -139,35 +139,41 @@ QString gflopsSentence(const RunData& run, const ArmSeries& arm) {
   const QString where = run.id_label.empty() ? QObject::tr("on this machine")
                                              : QObject::tr("on the machine that trained it");
   return QObject::tr(
-             "%1 GFLOP/s, %2 of the measured ceiling (the first layer's %3 alone: %4 "
+             "%1 GFLOP/s, %2 of the measured ceiling (the %3 alone: %4 "
              "GFLOP/s %5)")
       .arg(gflopsText(g), share, QString::fromStdString(c.op), gflopsText(c.gflop_per_s), where);
 }
 
 PaneReadout throughputReadout(const RunData& run) {
   PaneReadout out;
-  QStringList shown, more;
+  QStringList more;
+  // One arm on the line, so that it stays one line beside a short pane at 1024×768 (two
+  // lines left the pane's axis title no room): accum, whose windows the ceiling is about,
+  // else the first right arm. Every arm is in the tooltip.
+  const ArmSeries* lead = nullptr;
   for (const ArmSeries& arm : run.arms) {
     const QString sentence = gflopsSentence(run, arm);
     if (sentence.isEmpty()) continue;
     more << QStringLiteral("<b>%1</b>: %2")
                 .arg(armLegendName(arm.arm).toHtmlEscaped(), sentence.toHtmlEscaped());
-    // The wrong recipes train at accum's sizes: their figures are in the tooltip, so that
-    // the line stays short at 1024×768.
-    if (isPitfall(arm.arm)) continue;
-    const double g = armGflops(run, arm);
-    const QString share = ceilingShare(g, armCeiling(run, arm).gflop_per_s);
+    if (!isPitfall(arm.arm) && (lead == nullptr || arm.arm == ArmKind::kAccum)) lead = &arm;
+  }
+  QStringList shown;
+  if (lead != nullptr) {
+    const double g = armGflops(run, *lead);
+    const QString share = ceilingShare(g, armCeiling(run, *lead).gflop_per_s);
     shown << QStringLiteral("%1 <b>%2</b>%3")
-                 .arg(armLegendName(arm.arm).toHtmlEscaped(), gflopsText(g),
+                 .arg(armLegendName(lead->arm).toHtmlEscaped(), gflopsText(g),
                       share.isEmpty() ? QString() : " (" + share + ")");
   }
   if (shown.isEmpty()) return out;
-  out.text = QObject::tr("GFLOP/s: %1").arg(shown.join(" · "));
+  out.text = QObject::tr("GFLOP/s: %1").arg(shown.front());
   out.more = more.join("<br>") + "<br><br>" +
              QObject::tr(
                  "GFLOP/s: samples/s times the model's floating-point operations per sample, "
-                 "forward and backward, counted from its layers' shapes. The ceiling is its "
-                 "first layer's forward timed alone at the arm's micro-batch, through the same "
+                 "forward and backward, counted from its layers' shapes. The ceiling is the "
+                 "forward of its largest linear layer (an MLP) or its first convolution (the "
+                 "CNN) timed alone at the arm's micro-batch, through the same "
                  "LibTorch and BLAS, just before training: the most the largest product runs "
                  "at on this software stack (docs/performance.md, the roofline).");
   return out;

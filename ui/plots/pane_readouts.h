@@ -51,9 +51,9 @@ double armGflops(const RunData& run, const ArmSeries& arm);
 /// without a ceiling, empty without GFLOP/s.
 QString gflopsSentence(const RunData& run, const ArmSeries& arm);
 
-/// The throughput pane's read-out: each right arm's GFLOP/s and its share of the measured
-/// ceiling ("GFLOP/s: accum 30.1 (56%) · …"), every arm's sentence in the tooltip. Empty
-/// where the model does not count its FLOPs.
+/// The throughput pane's read-out: accum's GFLOP/s (else the first right arm's) and its share
+/// of the measured ceiling ("GFLOP/s: accum 30.1 (56%)"), every arm's sentence in the tooltip.
+/// Empty where the model does not count its FLOPs.
 PaneReadout throughputReadout(const RunData& run);
 
 }  // namespace accumlab::ui

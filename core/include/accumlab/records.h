@@ -284,10 +284,10 @@ struct ArmSummary {
   /// layers' shapes (Model::flopsPerSample); NaN where the model does not count them.
   double flops_per_sample = kNaN;
   double gflop_per_s = kNaN;  ///< samples_per_s × flops_per_sample / 10⁹: achieved GFLOP/s
-  /// The measured ceiling, GFLOP/s: the model's first layer's forward (its GEMM, or its
-  /// convolution) alone at this arm's first micro-batch, through the same LibTorch and BLAS on
-  /// the training thread, before training (ArmCeiling). NaN where the model does not count its
-  /// FLOPs, or on a GPU.
+  /// The measured ceiling, GFLOP/s: the forward of the model's largest linear layer (an MLP's
+  /// GEMM) or first convolution (the CNN) alone at this arm's first micro-batch, through the same
+  /// LibTorch and BLAS on the training thread, before training (ArmCeiling). NaN where the model
+  /// does not count its FLOPs, or on a GPU.
   double ceiling_gflop_per_s = kNaN;
   /// What the ceiling timed, for people: "GEMM 32×784 by 784×256"; empty without a ceiling.
   std::string ceiling_op;

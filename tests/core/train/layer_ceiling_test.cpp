@@ -18,8 +18,8 @@ using testing::RecordingSink;
 
 TEST(LayerCeiling, TheMlpsFirstGemmIsTimed) {
   auto mlp = makeModelFactory("mlp:256", {784}, 10, 1)->create();
-  const ArmCeiling c = measureCeiling(ArmKind::kAccum, mlp->flopsPerSample(), mlp->firstLayer(), 32,
-                                      torch::kCPU, torch::kFloat32);
+  const ArmCeiling c = measureCeiling(ArmKind::kAccum, mlp->flopsPerSample(), mlp->ceilingLayer(),
+                                      32, torch::kCPU, torch::kFloat32);
   EXPECT_TRUE(std::isfinite(c.gflop_per_s));
   EXPECT_GT(c.gflop_per_s, 0.0);
   EXPECT_EQ(c.flops_per_sample, mlp->flopsPerSample());
@@ -28,7 +28,7 @@ TEST(LayerCeiling, TheMlpsFirstGemmIsTimed) {
 
 TEST(LayerCeiling, TheCnnsFirstConvolutionIsTimed) {
   auto cnn = makeModelFactory("cnn", {1, 28, 28}, 10, 1)->create();
-  const ArmCeiling c = measureCeiling(ArmKind::kNoAccum, cnn->flopsPerSample(), cnn->firstLayer(),
+  const ArmCeiling c = measureCeiling(ArmKind::kNoAccum, cnn->flopsPerSample(), cnn->ceilingLayer(),
                                       4, torch::kCPU, torch::kFloat64);
   EXPECT_GT(c.gflop_per_s, 0.0);
   EXPECT_TRUE(std::isfinite(c.gflop_per_s));
@@ -38,7 +38,7 @@ TEST(LayerCeiling, TheCnnsFirstConvolutionIsTimed) {
 TEST(LayerCeiling, AModelWithoutFlopCountsHasNone) {
   // A TorchScript model counts no FLOPs and names no first layer (Model's defaults).
   const ArmCeiling c =
-      measureCeiling(ArmKind::kAccum, 0.0, FirstLayer{}, 32, torch::kCPU, torch::kFloat32);
+      measureCeiling(ArmKind::kAccum, 0.0, CeilingLayer{}, 32, torch::kCPU, torch::kFloat32);
   EXPECT_TRUE(std::isnan(c.gflop_per_s));
   EXPECT_TRUE(std::isnan(c.flops_per_sample));
   EXPECT_TRUE(c.op.empty());
@@ -49,7 +49,7 @@ TEST(LayerCeiling, DrawsNoRandomNumbers) {
   torch::manual_seed(7);
   const torch::Tensor without = torch::randn({8});
   torch::manual_seed(7);
-  measureCeiling(ArmKind::kAccum, mlp->flopsPerSample(), mlp->firstLayer(), 16, torch::kCPU,
+  measureCeiling(ArmKind::kAccum, mlp->flopsPerSample(), mlp->ceilingLayer(), 16, torch::kCPU,
                  torch::kFloat32);
   EXPECT_TRUE(torch::equal(torch::randn({8}), without));
 }
