@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <map>
 #include <vector>
 
 namespace accumlab {
@@ -102,6 +104,27 @@ ArmCeiling measureCeiling(ArmKind kind, double flops_per_sample, const CeilingLa
     c.op = f.op;
   }
   return c;
+}
+
+std::vector<ArmCeiling> measureCeilings(const std::vector<std::unique_ptr<ArmRun>>& arms,
+                                        torch::Device device, torch::Dtype dtype) {
+  std::map<int64_t, ArmCeiling> by_size;
+  std::vector<ArmCeiling> counted;
+  for (const auto& arm : arms) {
+    const Model& model = arm->stepper->model();
+    const int64_t m = arm->stepper->microBatch();
+    auto it = by_size.find(m);
+    if (it == by_size.end()) {
+      it = by_size
+               .emplace(m, measureCeiling(arm->stepper->kind(), model.flopsPerSample(),
+                                          model.ceilingLayer(), m, device, dtype))
+               .first;
+    }
+    arm->ceiling = it->second;
+    arm->ceiling.arm = arm->stepper->kind();
+    if (std::isfinite(arm->ceiling.flops_per_sample)) counted.push_back(arm->ceiling);
+  }
+  return counted;
 }
 
 }  // namespace accumlab

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -28,30 +27,6 @@
 namespace accumlab {
 
 constexpr double kMemoryPollMs = 200.0;  ///< memory is read from /proc at most this often
-
-namespace {
-
-/// Each arm's measured ceiling (ArmRun::ceiling), timed once per micro-batch: arms of one
-/// size share it. On separate tensors, drawing no random numbers: training is as without it.
-void measureCeilings(const std::vector<std::unique_ptr<ArmRun>>& arms, torch::Device device,
-                     torch::Dtype dtype) {
-  std::map<int64_t, ArmCeiling> by_size;
-  for (const auto& arm : arms) {
-    const Model& model = arm->stepper->model();
-    const int64_t m = arm->stepper->microBatch();
-    auto it = by_size.find(m);
-    if (it == by_size.end()) {
-      it = by_size
-               .emplace(m, measureCeiling(arm->stepper->kind(), model.flopsPerSample(),
-                                          model.ceilingLayer(), m, device, dtype))
-               .first;
-    }
-    arm->ceiling = it->second;
-    arm->ceiling.arm = arm->stepper->kind();
-  }
-}
-
-}  // namespace
 
 Trainer::Trainer(ExperimentConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {}
 Trainer::~Trainer() = default;
@@ -456,10 +431,7 @@ RunSummary Trainer::run(MetricsSink& sink) {
   info.budget_samples = d.budget;
   info.class_names = d.data.class_names;
   // Before the run's clock starts: the timing is no part of any arm's wall time.
-  measureCeilings(d.schedule.arms(), d.device, d.dtype);
-  for (const auto& arm : d.schedule.arms()) {
-    if (std::isfinite(arm->ceiling.flops_per_sample)) info.ceilings.push_back(arm->ceiling);
-  }
+  info.ceilings = measureCeilings(d.schedule.arms(), d.device, d.dtype);
   d.start = Clock::now();
   if (d.checkpoint.resuming()) {
     RunParts parts = d.parts();
