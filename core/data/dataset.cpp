@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "data/dataset.h"
 
+#include <cstring>
 #include <sstream>
+#include <stdexcept>
+#include <type_traits>
 
 #include "accumlab/input_error.h"
 
@@ -17,6 +20,71 @@ torch::Tensor convertInputs(const torch::Tensor& raw, double scale, torch::Dtype
 }
 
 namespace {
+
+// The rows of `source` at `rows`, converted to To and multiplied by `scale` as convertInputs
+// does (ATen multiplies a To tensor by a scalar in To): a micro-batch's gather without a
+// dispatched op. index_select and the conversions cost about 11 µs per micro-batch of 8
+// samples of the MLP 784-256-10, this about 1 µs.
+template <typename From, typename To>
+void gatherInto(const torch::Tensor& source, const int64_t* rows, int64_t count, double scale,
+                torch::Tensor& out) {
+  const int64_t width = count > 0 ? out.numel() / count : 0;
+  const int64_t n = source.size(0);
+  const From* from = source.data_ptr<From>();
+  To* to = out.data_ptr<To>();
+  const To factor = static_cast<To>(scale);
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t row = rows[r];
+    if (row < 0 || row >= n) {
+      throw std::out_of_range("row " + std::to_string(row) + " of a dataset of " +
+                              std::to_string(n));
+    }
+    const From* in = from + row * width;
+    To* dst = to + r * width;
+    if constexpr (std::is_same_v<From, To>) {
+      std::memcpy(dst, in, static_cast<size_t>(width) * sizeof(To));
+    } else {
+      for (int64_t i = 0; i < width; ++i) dst[i] = static_cast<To>(in[i]);
+    }
+    if (scale != 1.0) {
+      for (int64_t i = 0; i < width; ++i) dst[i] = dst[i] * factor;
+    }
+  }
+}
+
+// The gather without dispatched ops, for the CPU's common forms (uint8 or float inputs to
+// float32 or float64, int64 labels); an undefined tensor for any other form, which
+// index_select and convertInputs then take.
+torch::Tensor gatherRows(const torch::Tensor& source, const torch::Tensor& rows, double scale,
+                         torch::ScalarType dtype, const torch::Device& device) {
+  if (!device.is_cpu() || !source.is_cpu() || !source.is_contiguous() || source.dim() < 1 ||
+      !rows.is_cpu() || rows.scalar_type() != torch::kLong || rows.dim() != 1 ||
+      !rows.is_contiguous()) {
+    return {};
+  }
+  std::vector<int64_t> shape = source.sizes().vec();
+  shape[0] = rows.numel();
+  torch::Tensor out = torch::empty(shape, source.options().dtype(dtype));
+  const int64_t* r = rows.data_ptr<int64_t>();
+  const int64_t count = rows.numel();
+  const torch::ScalarType from = source.scalar_type();
+  if (dtype == torch::kFloat && from == torch::kByte) {
+    gatherInto<uint8_t, float>(source, r, count, scale, out);
+  } else if (dtype == torch::kFloat && from == torch::kFloat) {
+    gatherInto<float, float>(source, r, count, scale, out);
+  } else if (dtype == torch::kDouble && from == torch::kByte) {
+    gatherInto<uint8_t, double>(source, r, count, scale, out);
+  } else if (dtype == torch::kDouble && from == torch::kFloat) {
+    gatherInto<float, double>(source, r, count, scale, out);
+  } else if (dtype == torch::kDouble && from == torch::kDouble) {
+    gatherInto<double, double>(source, r, count, scale, out);
+  } else if (dtype == torch::kLong && from == torch::kLong && scale == 1.0) {
+    gatherInto<int64_t, int64_t>(source, r, count, 1.0, out);
+  } else {
+    return {};  // e.g. float64 data trained in float32: ATen's rounding, not written here
+  }
+  return out;
+}
 
 // Text rows cut to the longest of them: a batch pads to its own longest sequence.
 torch::Tensor textRows(const torch::Tensor& x, const torch::Tensor& len) {
@@ -75,6 +143,7 @@ torch::Tensor Dataset::trainInputs(const torch::Tensor& rows, torch::Dtype dtype
     return textInputs(textRows(train_x.index_select(0, rows), train_len.index_select(0, rows)),
                       device);
   }
+  if (torch::Tensor x = gatherRows(train_x, rows, scale, dtype, device); x.defined()) return x;
   return convertInputs(train_x.index_select(0, rows), scale, dtype, device);
 }
 
@@ -84,6 +153,8 @@ torch::Tensor Dataset::trainTargets(const torch::Tensor& rows, torch::Dtype dtyp
     const torch::Tensor len = train_len.index_select(0, rows);
     return textTargets(textRows(train_x.index_select(0, rows), len), len, device);
   }
+  const torch::ScalarType as = task == Task::kRegression ? dtype : train_y.scalar_type();
+  if (torch::Tensor y = gatherRows(train_y, rows, 1.0, as, device); y.defined()) return y;
   torch::Tensor y = train_y.index_select(0, rows).to(device);
   return task == Task::kRegression ? y.to(dtype) : y;
 }

@@ -129,6 +129,39 @@ TEST(GradWindow, HostSquaredNormMatchesFloat64Sums) {
               1e-6 * m.to(torch::kFloat64).pow(2).sum().item<double>());
 }
 
+// hostSquaredNorm's float32 rule written out one element at a time (grad_window.cpp): 16 lanes
+// of float over blocks of 4,096 elements, the lanes added in double in order, the rest one by
+// one in double.
+double squaresByTheRule(const float* x, int64_t n) {
+  double total = 0;
+  int64_t i = 0;
+  for (; i + 4096 <= n; i += 4096) {
+    float lane[16] = {};
+    for (int64_t e = 0; e < 4096; ++e) {
+      const float square = x[i + e] * x[i + e];
+      lane[e % 16] = lane[e % 16] + square;
+    }
+    for (const float v : lane) total += v;
+  }
+  for (; i < n; ++i) total += static_cast<double>(x[i]) * x[i];
+  return total;
+}
+
+TEST(GradWindow, HostSquaredNormFollowsItsRuleToTheBit) {
+  // The same bits as the rule whatever the length: blocks run four at a time, then one at a
+  // time, then the tail; a view that starts off any 64-byte line.
+  torch::manual_seed(12);
+  for (const int64_t n : {0, 1, 4095, 4096, 4097, 3 * 4096 + 7, 4 * 4096, 4 * 4096 + 1,
+                          9 * 4096 + 4095, 200704, 1048579}) {
+    const torch::Tensor x = torch::randn({n + 3}) * torch::exp(3 * torch::randn({n + 3}));
+    for (const int64_t offset : {0, 3}) {
+      const torch::Tensor view = x.narrow(0, offset, n);
+      EXPECT_EQ(hostSquaredNorm(view), squaresByTheRule(view.data_ptr<float>(), n))
+          << n << " elements at offset " << offset;
+    }
+  }
+}
+
 TEST(GradWindow, Float32NoiseSumsMatchFloat64Truth) {
   // The squared norms of float32 gradients over 2,600 weights (MLP 64-40-2): within 1e-5 of
   // the same gradients summed in float64.
