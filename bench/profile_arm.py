@@ -42,7 +42,7 @@ CATEGORIES = ["GEMM", "convolution", "element-wise", "autograd", "dispatch", "al
 def category(dso, sym):
     if dso.startswith("[kernel"):
         return "kernel"
-    if "index_select" in sym:
+    if "index_select" in sym or "gatherInto" in sym:  # ATen's gather, or the engine's own
         return "data gather"
     if "accumlab::" in sym or dso.startswith("accumlab"):
         return "engine"
