@@ -23,18 +23,22 @@ namespace {
 
 // The rows of `source` at `rows`, converted to To and multiplied by `scale` as convertInputs
 // does (ATen multiplies a To tensor by a scalar in To): a micro-batch's gather without a
-// dispatched op. index_select and the conversions cost about 11 µs per micro-batch of 8
-// samples of the MLP 784-256-10, this about 1 µs.
+// dispatched op (at m = 8 those ops cost more than the copy; docs/performance.md, "Rows and
+// ReLU without dispatched ops").
 template <typename From, typename To>
-void gatherInto(const torch::Tensor& source, const int64_t* rows, int64_t count, double scale,
-                torch::Tensor& out) {
-  const int64_t width = count > 0 ? out.numel() / count : 0;
-  const int64_t n = source.size(0);
+torch::Tensor gatherInto(const torch::Tensor& source, const torch::Tensor& rows, double scale,
+                         torch::ScalarType dtype) {
+  std::vector<int64_t> shape = source.sizes().vec();
+  shape[0] = rows.numel();
+  torch::Tensor out = torch::empty(shape, source.options().dtype(dtype));
+  const int64_t n = source.size(0), count = rows.numel();
+  const int64_t width = n > 0 ? source.numel() / n : 0;  // elements of one row
+  const int64_t* index = rows.data_ptr<int64_t>();
   const From* from = source.data_ptr<From>();
   To* to = out.data_ptr<To>();
   const To factor = static_cast<To>(scale);
   for (int64_t r = 0; r < count; ++r) {
-    const int64_t row = rows[r];
+    const int64_t row = index[r];
     if (row < 0 || row >= n) {
       throw std::out_of_range("row " + std::to_string(row) + " of a dataset of " +
                               std::to_string(n));
@@ -50,6 +54,7 @@ void gatherInto(const torch::Tensor& source, const int64_t* rows, int64_t count,
       for (int64_t i = 0; i < width; ++i) dst[i] = dst[i] * factor;
     }
   }
+  return out;
 }
 
 // The gather without dispatched ops, for the CPU's common forms (uint8 or float inputs to
@@ -62,28 +67,26 @@ torch::Tensor gatherRows(const torch::Tensor& source, const torch::Tensor& rows,
       !rows.is_contiguous()) {
     return {};
   }
-  std::vector<int64_t> shape = source.sizes().vec();
-  shape[0] = rows.numel();
-  torch::Tensor out = torch::empty(shape, source.options().dtype(dtype));
-  const int64_t* r = rows.data_ptr<int64_t>();
-  const int64_t count = rows.numel();
   const torch::ScalarType from = source.scalar_type();
   if (dtype == torch::kFloat && from == torch::kByte) {
-    gatherInto<uint8_t, float>(source, r, count, scale, out);
-  } else if (dtype == torch::kFloat && from == torch::kFloat) {
-    gatherInto<float, float>(source, r, count, scale, out);
-  } else if (dtype == torch::kDouble && from == torch::kByte) {
-    gatherInto<uint8_t, double>(source, r, count, scale, out);
-  } else if (dtype == torch::kDouble && from == torch::kFloat) {
-    gatherInto<float, double>(source, r, count, scale, out);
-  } else if (dtype == torch::kDouble && from == torch::kDouble) {
-    gatherInto<double, double>(source, r, count, scale, out);
-  } else if (dtype == torch::kLong && from == torch::kLong && scale == 1.0) {
-    gatherInto<int64_t, int64_t>(source, r, count, 1.0, out);
-  } else {
-    return {};  // e.g. float64 data trained in float32: ATen's rounding, not written here
+    return gatherInto<uint8_t, float>(source, rows, scale, dtype);
   }
-  return out;
+  if (dtype == torch::kFloat && from == torch::kFloat) {
+    return gatherInto<float, float>(source, rows, scale, dtype);
+  }
+  if (dtype == torch::kDouble && from == torch::kByte) {
+    return gatherInto<uint8_t, double>(source, rows, scale, dtype);
+  }
+  if (dtype == torch::kDouble && from == torch::kFloat) {
+    return gatherInto<float, double>(source, rows, scale, dtype);
+  }
+  if (dtype == torch::kDouble && from == torch::kDouble) {
+    return gatherInto<double, double>(source, rows, scale, dtype);
+  }
+  if (dtype == torch::kLong && from == torch::kLong && scale == 1.0) {
+    return gatherInto<int64_t, int64_t>(source, rows, 1.0, dtype);
+  }
+  return {};  // e.g. float64 data trained in float32: ATen's rounding, not written here
 }
 
 // Text rows cut to the longest of them: a batch pads to its own longest sequence.

@@ -44,13 +44,13 @@ LayerForward layerForward(const CeilingLayer& layer, int64_t rows, torch::Device
 /// thread, through the same LibTorch and BLAS as training: the median of a few timings after
 /// a warm-up, about 40 ms. NaN GFLOP/s (and no op) where the layer is not known or `device`
 /// is not the CPU (a GPU's kernels run asynchronously; not timed here).
+ArmCeiling measureCeiling(ArmKind kind, double flops_per_sample, const CeilingLayer& layer,
+                          int64_t m, torch::Device device, torch::Dtype dtype);
+
 /// Each arm's measured ceiling into ArmRun::ceiling, timed once per micro-batch (arms of one
 /// size share it), on separate tensors and drawing no random numbers, so training is as
 /// without it. Returns the ceilings of the arms whose model counts its FLOPs, for RunInfo.
 std::vector<ArmCeiling> measureCeilings(const std::vector<std::unique_ptr<ArmRun>>& arms,
                                         torch::Device device, torch::Dtype dtype);
-
-ArmCeiling measureCeiling(ArmKind kind, double flops_per_sample, const CeilingLayer& layer,
-                          int64_t m, torch::Device device, torch::Dtype dtype);
 
 }  // namespace accumlab

@@ -158,16 +158,12 @@ PaneReadout throughputReadout(const RunData& run) {
                 .arg(armLegendName(arm.arm).toHtmlEscaped(), sentence.toHtmlEscaped());
     if (!isPitfall(arm.arm) && (lead == nullptr || arm.arm == ArmKind::kAccum)) lead = &arm;
   }
-  QStringList shown;
-  if (lead != nullptr) {
-    const double g = armGflops(run, *lead);
-    const QString share = ceilingShare(g, armCeiling(run, *lead).gflop_per_s);
-    shown << QStringLiteral("%1 <b>%2</b>%3")
+  if (lead == nullptr) return out;
+  const double g = armGflops(run, *lead);
+  const QString share = ceilingShare(g, armCeiling(run, *lead).gflop_per_s);
+  out.text = QObject::tr("GFLOP/s: %1 <b>%2</b>%3")
                  .arg(armLegendName(lead->arm).toHtmlEscaped(), gflopsText(g),
                       share.isEmpty() ? QString() : " (" + share + ")");
-  }
-  if (shown.isEmpty()) return out;
-  out.text = QObject::tr("GFLOP/s: %1").arg(shown.front());
   out.more = more.join("<br>") + "<br><br>" +
              QObject::tr(
                  "GFLOP/s: samples/s times the model's floating-point operations per sample, "

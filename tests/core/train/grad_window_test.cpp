@@ -148,8 +148,8 @@ double squaresByTheRule(const float* x, int64_t n) {
 }
 
 TEST(GradWindow, HostSquaredNormFollowsItsRuleToTheBit) {
-  // The same bits as the rule whatever the length: blocks run four at a time, then one at a
-  // time, then the tail; a view that starts off any 64-byte line.
+  // The same bits as the rule whatever the length (no block, one, several, each with and
+  // without a tail), also on a view that starts off a 64-byte line.
   torch::manual_seed(12);
   for (const int64_t n : {0, 1, 4095, 4096, 4097, 3 * 4096 + 7, 4 * 4096, 4 * 4096 + 1,
                           9 * 4096 + 4095, 200704, 1048579}) {
